@@ -1,0 +1,154 @@
+package applypatch
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// Result returns the bytes the change leaves at its destination with the current
+// selection: for an Add its content, for an Update or Move the baseline with the selected
+// hunks applied, for a Delete nil. Results are always derived from the baseline, never
+// patched incrementally.
+func (c *Change) Result() ([]byte, error) { return c.derive() }
+
+// derive computes the change's result bytes from its baseline and selected hunks.
+func (c *Change) derive() ([]byte, error) {
+	switch c.Op.Kind {
+	case Add:
+		return addContent(c.Op.Lines), nil
+	case Delete:
+		return nil, nil
+	}
+	sel := c.selectedHunks()
+	if len(sel) == 0 || c.text == nil {
+		return c.Base.Bytes, nil
+	}
+	s, err := applyHunks(c.text, sel)
+	if err != nil {
+		err.Path = c.Op.Path
+		return nil, err
+	}
+	out, encErr := c.codec.encode(s)
+	if encErr != nil {
+		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: encErr}
+	}
+	return out, nil
+}
+
+// addContent joins an Add's lines, each ending in a newline (T4): no lines make an empty
+// file, and a last empty line is a blank line.
+func addContent(lines []string) []byte {
+	var b bytes.Buffer
+	b.Grow(addSize(lines))
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// placedHunk is a selected, changing hunk with its number among changing hunks.
+type placedHunk struct {
+	*HunkChange
+	num int
+}
+
+// selectedHunks returns the selected changing hunks in baseline order (payload order
+// among equal starts). A Move is indivisible: all its hunks go with it (R4).
+func (c *Change) selectedHunks() []placedHunk {
+	var out []placedHunk
+	num := 0
+	for _, h := range c.Hunks {
+		if h.IsLocator() {
+			continue
+		}
+		num++
+		if h.Selected || c.Op.IsMove() {
+			out = append(out, placedHunk{h, num})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b placedHunk) int { return a.Place.Start - b.Place.Start })
+	return out
+}
+
+// applyHunks builds the new text. Kept lines, context included, are copied from the file
+// with their own terminators (M5, T2); inserted lines take the file's style; every line
+// ends with a terminator (T4). Two hunks may share context lines (the trailing context of
+// one is the leading context of the next) but not change the same lines.
+func applyHunks(t *text, hunks []placedHunk) (string, *MatchError) {
+	var b strings.Builder
+	b.Grow(estimateSize(t))
+	emit := func(i int) {
+		b.WriteString(t.lines[i])
+		e := t.eols[i]
+		if e == eolNone {
+			e = t.style
+		}
+		b.WriteString(eolBytes[e])
+	}
+	done, tail := 0, 0 // baseline lines emitted; trailing context lines of the previous hunk
+	var prev placedHunk
+	for _, h := range hunks {
+		lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
+		skip := 0
+		if h.Place.Start < done {
+			skip = done - h.Place.Start
+			if skip > tail || !leadingContext(lines, skip) {
+				return "", &MatchError{Hunk: h.num, PayloadLine: h.Line, Reason: Overlap,
+					Candidates: []int{prev.num, prev.Place.Line()}}
+			}
+		}
+		for ; done < h.Place.Start; done++ {
+			emit(done)
+		}
+		j := h.Place.Start + skip
+		for _, l := range lines[skip:] {
+			switch l.Kind {
+			case Context:
+				emit(j)
+				j++
+			case Remove:
+				j++
+			case Insert:
+				b.WriteString(l.Text)
+				b.WriteString(eolBytes[t.style])
+			}
+		}
+		done, tail, prev = j, trailingContext(lines), h
+	}
+	for ; done < len(t.lines); done++ {
+		emit(done)
+	}
+	return b.String(), nil
+}
+
+// leadingContext reports whether the first n lines are context lines.
+func leadingContext(lines []Line, n int) bool {
+	if n > len(lines) {
+		return false
+	}
+	for _, l := range lines[:n] {
+		if l.Kind != Context {
+			return false
+		}
+	}
+	return true
+}
+
+// trailingContext counts the context lines that end a hunk.
+func trailingContext(lines []Line) int {
+	n := 0
+	for i := len(lines) - 1; i >= 0 && lines[i].Kind == Context; i-- {
+		n++
+	}
+	return n
+}
+
+func estimateSize(t *text) int {
+	n := 0
+	for _, l := range t.lines {
+		n += len(l) + 2
+	}
+	return n
+}

@@ -1,0 +1,21 @@
+// Command applypatch applies a "*** Begin Patch" payload to a directory as one
+// all-or-nothing transaction.
+//
+// Usage:
+//
+//	applypatch [flags] [PAYLOAD_FILE | PAYLOAD]
+//
+// The payload comes from PAYLOAD_FILE, from the first argument itself when it starts with
+// "*** Begin Patch", or from standard input. It prints the result the model would see.
+//
+// Exit status: 0 applied (or a revision was requested), 1 rejected with nothing written,
+// 2 usage error, 3 a failed commit whose rollback was incomplete.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/applypatch/applypatch"
+	"github.com/spf13/afero"
+)
+
+// Exit codes (H5).
+const (
+	exitApplied    = 0
+	exitRejected   = 1
+	exitUsage      = 2
+	exitIncomplete = 3
+)
+
+const usage = `usage: applypatch [flags] [PAYLOAD_FILE | PAYLOAD]
+
+Applies a "*** Begin Patch" payload to a directory as one all-or-nothing transaction.
+The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
+"*** Begin Patch", or from standard input.
+
+Flags:
+`
+
+// config is the parsed command line.
+type config struct {
+	dir            string
+	check          bool
+	json           bool
+	allowOutside   bool
+	allowProtected bool
+	args           []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	cfg := &config{}
+	fl := flag.NewFlagSet("applypatch", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fl.PrintDefaults()
+	}
+	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
+	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
+	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
+	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg.args = fl.Args()
+	if len(cfg.args) > 1 {
+		fl.Usage()
+		return nil, errors.New("applypatch takes at most one payload argument")
+	}
+	return cfg, nil
+}
+
+// run is the whole command, callable in-process by tests.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitApplied
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "applypatch:", err)
+		return exitUsage
+	}
+	payload, err := readPayload(cfg.args, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "applypatch:", err)
+		return exitUsage
+	}
+	root, err := filepath.Abs(cfg.dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "applypatch:", err)
+		return exitUsage
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
+		return exitUsage
+	}
+	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer()}
+	res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
+	return report(res, err, cfg, stdout, stderr)
+}
+
+// readPayload takes the payload from the argument, a file, or standard input (H5).
+func readPayload(args []string, stdin io.Reader) (string, error) {
+	if len(args) == 1 {
+		if strings.HasPrefix(strings.TrimSpace(args[0]), "*** Begin Patch") {
+			return args[0], nil
+		}
+		b, err := os.ReadFile(args[0])
+		return string(b), err
+	}
+	b, err := io.ReadAll(stdin)
+	if err == nil && len(b) == 0 {
+		err = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
+	}
+	return string(b), err
+}
+
+// authorizer allows the classes the flags allow.
+func (cfg *config) authorizer() applypatch.Authorizer {
+	allowed := map[applypatch.Class]bool{
+		applypatch.Outside:   cfg.allowOutside,
+		applypatch.Protected: cfg.allowProtected,
+	}
+	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
+		for _, p := range paths {
+			if !allowed[p.Class] {
+				return fmt.Errorf("%s is %s; pass --allow-%s to write it", p.Path, p.Class, p.Class)
+			}
+		}
+		return nil
+	})
+}
+
+// execute applies the payload, or with check only resolves it.
+func execute(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options, check bool) (*applypatch.Result, error) {
+	if !check {
+		return applypatch.Apply(ctx, fsys, payload, opts)
+	}
+	return applypatch.Check(ctx, fsys, payload, opts)
+}
+
+// report prints the result and chooses the exit code.
+func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Writer) int {
+	if cfg.json {
+		out := struct {
+			*applypatch.Result
+			Text    string `json:"text"`
+			Summary string `json:"summary"`
+		}{res, res.Text(), res.Summary()}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+	} else if res.Status == applypatch.StatusError {
+		fmt.Fprintln(stderr, res.Text())
+	} else {
+		fmt.Fprintln(stdout, res.Text())
+	}
+	switch {
+	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+		return exitIncomplete
+	case err != nil || res.Status == applypatch.StatusError:
+		return exitRejected
+	}
+	return exitApplied
+}

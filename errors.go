@@ -1,0 +1,146 @@
+package applypatch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A PatchError lists every operation of a payload that cannot be applied, so that a model
+// can fix them all in one retry. Nothing was written. Its Unwrap exposes each error to
+// errors.Is and errors.As.
+type PatchError struct {
+	Errs []error
+}
+
+func (e *PatchError) Error() string {
+	if len(e.Errs) == 1 {
+		return e.Errs[0].Error() + "\nNothing was applied."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems; nothing was applied:", len(e.Errs))
+	for _, err := range e.Errs {
+		b.WriteString("\n- ")
+		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the errors of the failing operations.
+func (e *PatchError) Unwrap() []error { return e.Errs }
+
+// FileReason says what is wrong with a file an operation names.
+type FileReason int
+
+const (
+	// Missing: an Update, Move or Delete names a path that does not exist.
+	Missing FileReason = iota + 1
+	// Exists: an Add or a Move destination names a path that exists.
+	Exists
+	// IsDir: an Update, Move or Delete names a directory.
+	IsDir
+	// Binary: an Update or Move names a file that looks binary (T1).
+	Binary
+	// Undecodable: the file is not valid in its encoding, or the result cannot be encoded (T3).
+	Undecodable
+	// Unreadable: the file could not be read.
+	Unreadable
+)
+
+// fileReasonText is what each reason tells the reader to do next.
+var fileReasonText = map[FileReason]string{
+	Missing:     "the file does not exist; re-read the directory, or use '*** Add File:' to create it",
+	Exists:      "the path already exists; use '*** Update File:' to change it, or choose another path",
+	IsDir:       "the path is a directory; name a file",
+	Binary:      "the file looks binary (it has a NUL byte in its first 8192 bytes); only text files can be patched",
+	Undecodable: "the file cannot be read as text",
+	Unreadable:  "the file cannot be read",
+}
+
+// A FileError reports a path whose state does not allow its operation (X3, T1, T3).
+type FileError struct {
+	Path   string
+	Reason FileReason
+	Err    error
+}
+
+func (e *FileError) Error() string {
+	msg := e.Path + ": " + fileReasonText[e.Reason]
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Is reports whether target is a *FileError with the same Reason, or with no Reason.
+func (e *FileError) Is(target error) bool {
+	t, ok := target.(*FileError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+// A LimitError reports a payload that asks for more than a limit allows (T5).
+type LimitError struct {
+	Path  string
+	What  string
+	Limit int
+	Got   int
+}
+
+func (e *LimitError) Error() string {
+	where := ""
+	if e.Path != "" {
+		where = e.Path + ": "
+	}
+	return fmt.Sprintf("%sthe patch asks for %d %s, over the limit of %d; split the change into smaller patches",
+		where, e.Got, e.What, e.Limit)
+}
+
+// Is reports whether target is a *LimitError.
+func (e *LimitError) Is(target error) bool {
+	_, ok := target.(*LimitError)
+	return ok
+}
+
+// A ConflictError reports paths that changed since their baselines were captured (X2,
+// X7). Nothing was written and the proposal stays usable: deselect the stale paths, or
+// resolve the patch again from the current files.
+type ConflictError struct {
+	// Paths are the stale paths, as authored.
+	Paths []string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("file changed during review: %s; nothing was written. "+
+		"Deselect the stale file to apply the rest, or reject the patch so the model re-reads it",
+		strings.Join(e.Paths, ", "))
+}
+
+// Is reports whether target is a *ConflictError.
+func (e *ConflictError) Is(target error) bool {
+	_, ok := target.(*ConflictError)
+	return ok
+}
+
+// An IncompleteRollbackError reports a commit that failed and could not restore every
+// path (X6). Cause is the original failure; Paths are the paths (as authored) that are
+// not at their baseline. Inspect them before retrying.
+type IncompleteRollbackError struct {
+	Cause error
+	Paths []string
+}
+
+func (e *IncompleteRollbackError) Error() string {
+	return fmt.Sprintf("patch rollback incomplete after: %v; these paths were not restored: %s. "+
+		"Inspect them before retrying", e.Cause, strings.Join(e.Paths, ", "))
+}
+
+// Unwrap returns the original failure.
+func (e *IncompleteRollbackError) Unwrap() error { return e.Cause }
+
+// Is reports whether target is an *IncompleteRollbackError.
+func (e *IncompleteRollbackError) Is(target error) bool {
+	_, ok := target.(*IncompleteRollbackError)
+	return ok
+}

@@ -1,0 +1,468 @@
+package applypatch
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Payload markers and section headers.
+const (
+	markerBegin  = "*** Begin Patch"
+	markerEnd    = "*** End Patch"
+	markerEOF    = "*** End of File"
+	markerEnv    = "*** Environment ID:"
+	headerAdd    = "*** Add File: "
+	headerUpdate = "*** Update File: "
+	headerDelete = "*** Delete File: "
+	headerMove   = "*** Move to: "
+)
+
+// validHeaders is shown to the reader of every error about a section header.
+const validHeaders = "valid section headers are '*** Add File: PATH', '*** Update File: PATH' " +
+	"(optionally followed by '*** Move to: PATH') and '*** Delete File: PATH'"
+
+// A ParseError reports a payload that cannot be read. Line is the 1-based line of the
+// payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
+// form was expected. Nothing is resolved or written when parsing fails.
+//
+// Test for it with errors.As, or with errors.Is(err, &ParseError{}).
+type ParseError struct {
+	Line int
+	Text string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return "invalid patch: " + e.Msg
+	}
+	return fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, e.Text, e.Msg)
+}
+
+// Is reports whether target is a *ParseError, so that errors.Is(err, &ParseError{}) holds
+// for every parse error.
+func (e *ParseError) Is(target error) bool {
+	_, ok := target.(*ParseError)
+	return ok
+}
+
+// payloadLine is one line of the payload with its 1-based number, CR before LF removed.
+type payloadLine struct {
+	n    int
+	text string
+}
+
+// Parse reads a payload: "*** Begin Patch", Add, Update (with optional Move) and Delete
+// sections, "*** End Patch". It accepts the leniencies models need (surrounding whitespace
+// on markers, a shell heredoc wrapper, CRLF, an Environment ID line, a dropped space on
+// empty context lines, an omitted first "@@") and rejects everything that could apply
+// something the model did not mean: prose around the envelope, a missing End marker,
+// unknown headers, lines outside a section, and two operations on one path.
+func Parse(payload string) (*Patch, error) {
+	lines := splitPayload(payload)
+	lines, err := unwrapHeredoc(lines)
+	if err != nil {
+		return nil, err
+	}
+	body, err := envelope(lines)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{lines: body}
+	if err := p.sections(); err != nil {
+		return nil, err
+	}
+	if len(p.patch.Ops) == 0 {
+		return nil, &ParseError{Msg: "the patch contains no operations; add at least one " +
+			"'*** Add File:', '*** Update File:' or '*** Delete File:' section"}
+	}
+	if err := checkPaths(&p.patch); err != nil {
+		return nil, err
+	}
+	return &p.patch, nil
+}
+
+// splitPayload splits on LF, dropping one CR before each LF (P3). A lone CR is not a
+// line break in a payload.
+func splitPayload(s string) []payloadLine {
+	raw := strings.Split(s, "\n")
+	out := make([]payloadLine, len(raw))
+	for i, l := range raw {
+		out[i] = payloadLine{n: i + 1, text: strings.TrimSuffix(l, "\r")}
+	}
+	return out
+}
+
+// trimBlank drops blank lines at both ends.
+func trimBlank(lines []payloadLine) []payloadLine {
+	for len(lines) > 0 && strings.TrimSpace(lines[0].text) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
+// "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
+var heredocOpen = regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+
+// unwrapHeredoc strips a shell heredoc wrapper (P2).
+func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
+	lines = trimBlank(lines)
+	if len(lines) == 0 {
+		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+	}
+	first := lines[0]
+	m := heredocOpen.FindStringSubmatch(strings.TrimSpace(first.text))
+	if m == nil {
+		return lines, nil
+	}
+	if m[1] != m[3] {
+		return nil, &ParseError{Line: first.n, Text: first.text,
+			Msg: "the heredoc delimiter's quotes do not match; send the patch without the shell wrapper"}
+	}
+	last := lines[len(lines)-1]
+	if len(lines) < 2 || strings.TrimSpace(last.text) != m[2] {
+		return nil, &ParseError{Line: last.n, Text: last.text,
+			Msg: fmt.Sprintf("the heredoc opened on line %d is not closed by a line %q; "+
+				"send the patch without the shell wrapper, or close it", first.n, m[2])}
+	}
+	return lines[1 : len(lines)-1], nil
+}
+
+// envelope checks "*** Begin Patch" … "*** End Patch" (P1, P2, P11) and returns the lines
+// between them, without an Environment ID line (P4).
+func envelope(lines []payloadLine) ([]payloadLine, error) {
+	lines = trimBlank(lines)
+	if len(lines) == 0 {
+		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+	}
+	if first := lines[0]; strings.TrimSpace(first.text) != markerBegin {
+		return nil, &ParseError{Line: first.n, Text: first.text,
+			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
+	}
+	last := lines[len(lines)-1]
+	if len(lines) < 2 || strings.TrimSpace(last.text) != markerEnd {
+		return nil, endError(lines)
+	}
+	body := lines[1 : len(lines)-1]
+	if len(body) > 0 && strings.HasPrefix(strings.TrimSpace(body[0].text), markerEnv) {
+		body = body[1:]
+	}
+	return body, nil
+}
+
+// endError explains a missing or misplaced "*** End Patch".
+func endError(lines []payloadLine) error {
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.TrimSpace(lines[i].text) == markerEnd {
+			extra := lines[i+1]
+			return &ParseError{Line: extra.n, Text: extra.text,
+				Msg: "text follows '*** End Patch'; send only the patch, with nothing after its last line"}
+		}
+	}
+	last := lines[len(lines)-1]
+	return &ParseError{Line: last.n, Text: last.text,
+		Msg: "the last line of the patch must be '*** End Patch'; the payload may have been cut off, so nothing was applied"}
+}
+
+// parser walks the lines between the envelope markers.
+type parser struct {
+	lines []payloadLine
+	i     int
+	patch Patch
+}
+
+func (p *parser) more() bool        { return p.i < len(p.lines) }
+func (p *parser) peek() payloadLine { return p.lines[p.i] }
+func (p *parser) errf(l payloadLine, format string, args ...any) error {
+	return &ParseError{Line: l.n, Text: l.text, Msg: fmt.Sprintf(format, args...)}
+}
+
+// sectionHeaders maps a header prefix to the kind of section it starts.
+var sectionHeaders = []struct {
+	prefix string
+	kind   Kind
+}{{headerAdd, Add}, {headerUpdate, Update}, {headerDelete, Delete}}
+
+// header reads a section header from a trimmed line.
+func header(text string) (Kind, string, bool) {
+	for _, h := range sectionHeaders {
+		if rest, ok := strings.CutPrefix(text, h.prefix); ok {
+			return h.kind, strings.TrimSpace(rest), true
+		}
+		if strings.TrimSpace(text) == strings.TrimSpace(h.prefix) {
+			return h.kind, "", true
+		}
+	}
+	return 0, "", false
+}
+
+// sections reads every section (P5).
+func (p *parser) sections() error {
+	for p.more() {
+		l := p.peek()
+		text := strings.TrimSpace(l.text)
+		if text == "" {
+			p.i++
+			continue
+		}
+		kind, target, ok := header(text)
+		if !ok {
+			return p.notAHeader(l, text)
+		}
+		if target == "" {
+			return p.errf(l, "the section header names no path; write it as '%sPATH'", strings.TrimSpace(text)+" ")
+		}
+		p.i++
+		op := Operation{Kind: kind, Path: target, Line: l.n}
+		var err error
+		switch kind {
+		case Add:
+			err = p.addBody(&op)
+		case Delete:
+			err = p.deleteBody(&op)
+		case Update:
+			err = p.updateBody(&op)
+		}
+		if err != nil {
+			return err
+		}
+		p.patch.Ops = append(p.patch.Ops, op)
+	}
+	return nil
+}
+
+// notAHeader explains a line where a section header was expected (P11).
+func (p *parser) notAHeader(l payloadLine, text string) error {
+	switch {
+	case strings.HasPrefix(text, "*** "):
+		return p.errf(l, "unknown header; %s", validHeaders)
+	case strings.HasPrefix(text, "+"), strings.HasPrefix(text, "-"), strings.HasPrefix(text, "@@"):
+		return p.errf(l, "a hunk line outside any section; start the section with a header first (%s)", validHeaders)
+	}
+	return p.errf(l, "expected a section header; %s", validHeaders)
+}
+
+// addBody reads the '+' lines of an Add (P5): none makes an empty file.
+func (p *parser) addBody(op *Operation) error {
+	op.Lines = []string{}
+	for p.more() {
+		l := p.peek()
+		if isHeaderLine(l.text) {
+			return nil
+		}
+		text, ok := strings.CutPrefix(l.text, "+")
+		if !ok {
+			return p.errf(l, "every line of an Add File section must start with '+' (a lone '+' is an empty line)")
+		}
+		op.Lines = append(op.Lines, text)
+		p.i++
+	}
+	return nil
+}
+
+// isHeaderLine reports whether a line (trimmed) starts a new section.
+func isHeaderLine(text string) bool {
+	_, _, ok := header(strings.TrimSpace(text))
+	return ok
+}
+
+// deleteBody checks that nothing but blank lines follows a Delete header.
+func (p *parser) deleteBody(op *Operation) error {
+	for p.more() {
+		l := p.peek()
+		if isHeaderLine(l.text) {
+			return nil
+		}
+		if strings.TrimSpace(l.text) != "" {
+			return p.errf(l, "a Delete File section has no body; remove this line, or start a new section")
+		}
+		p.i++
+	}
+	return nil
+}
+
+// updateMarker reads a marker inside an Update body: trailing whitespace is tolerated,
+// leading is not, so an indented marker stays a context line (P6).
+func updateMarker(text string) string {
+	if strings.HasPrefix(text, "*** ") || strings.HasPrefix(text, "@@") {
+		return strings.TrimRight(text, " \t")
+	}
+	return ""
+}
+
+// updateBody reads an Update: an optional Move, then hunks (P5–P10).
+func (p *parser) updateBody(op *Operation) error {
+	if p.more() {
+		l := p.peek()
+		if m := updateMarker(l.text); strings.HasPrefix(m+" ", headerMove) {
+			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(m, strings.TrimSpace(headerMove)))
+			if op.MoveTo == "" {
+				return p.errf(l, "'*** Move to:' names no path; write it as '*** Move to: PATH'")
+			}
+			if cleanPath(op.MoveTo) == cleanPath(op.Path) { // a move onto itself is a plain update
+				op.MoveTo = ""
+			}
+			p.i++
+		}
+	}
+	var cur *Hunk
+	closed := true // no open hunk: the next body line needs "@@" (except for the first hunk)
+	for p.more() {
+		l := p.peek()
+		m := updateMarker(l.text)
+		switch {
+		case m != "" && isHeaderLine(m):
+			return p.endUpdate(op, cur, l)
+		case m == markerEOF:
+			if cur == nil { // before the first hunk: ignored (P9)
+				p.i++
+				continue
+			}
+			if len(cur.Lines) == 0 {
+				return p.errf(l, "the hunk before '*** End of File' has no lines; give it context, '-' or '+' lines")
+			}
+			cur.EOF, closed = true, true
+		case m == "@@" || strings.HasPrefix(m, "@@ "):
+			if cur != nil && len(cur.Lines) == 0 {
+				return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
+			}
+			h, err := p.hunkHeader(l, m)
+			if err != nil {
+				return err
+			}
+			op.Hunks = append(op.Hunks, h)
+			cur, closed = &op.Hunks[len(op.Hunks)-1], false
+		case m != "":
+			return p.badUpdateLine(l, m)
+		default:
+			if closed && cur != nil {
+				if strings.TrimSpace(l.text) == "" { // blank lines after "*** End of File"
+					p.i++
+					continue
+				}
+				return p.errf(l, "a new hunk must start with '@@' (or '@@ TEXT') after '*** End of File'")
+			}
+			if cur == nil { // the first hunk may omit its "@@" (P8)
+				op.Hunks = append(op.Hunks, Hunk{Line: l.n})
+				cur, closed = &op.Hunks[0], false
+			}
+			ln, err := p.hunkLine(l)
+			if err != nil {
+				return err
+			}
+			cur.Lines = append(cur.Lines, ln)
+		}
+		p.i++
+	}
+	return p.endUpdate(op, cur, payloadLine{})
+}
+
+// endUpdate validates an Update when its body ends (P10).
+func (p *parser) endUpdate(op *Operation, cur *Hunk, next payloadLine) error {
+	hdr := payloadLine{n: op.Line, text: strings.TrimSpace(headerUpdate) + " " + op.Path}
+	if cur != nil && len(cur.Lines) == 0 {
+		return p.errf(payloadLine{n: cur.Line, text: "@@"}, "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
+	}
+	if len(op.Hunks) == 0 && op.MoveTo == "" {
+		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
+	}
+	if op.MoveTo == "" && allLocators(op.Hunks) {
+		return p.errf(hdr, "every hunk of this Update is context only, so it changes nothing; add '-'/'+' lines or remove the section")
+	}
+	return nil
+}
+
+func allLocators(hs []Hunk) bool {
+	for i := range hs {
+		if !hs[i].IsLocator() {
+			return false
+		}
+	}
+	return true
+}
+
+// hintText is a line hint: a positive integer without leading zeros (P8).
+var hintText = regexp.MustCompile(`^[1-9][0-9]*$`)
+
+// unifiedHeader recognises a unified diff's "@@ -a,b +c,d @@" header.
+var unifiedHeader = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
+
+// hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
+func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
+	h := Hunk{Line: l.n}
+	rest, _ := strings.CutPrefix(m, "@@")
+	rest = strings.TrimPrefix(rest, " ")
+	switch {
+	case rest == "":
+	case unifiedHeader.MatchString(rest):
+		return h, p.errf(l, "unified-diff line numbers are not used here; write '@@' alone, '@@ TEXT' naming a line above the hunk, or '@@ N' for a line hint")
+	case hintText.MatchString(rest):
+		n, err := strconv.Atoi(rest)
+		if err != nil {
+			return h, p.errf(l, "the line hint is too large")
+		}
+		h.Hint = n
+	default:
+		h.Anchor = rest
+	}
+	return h, nil
+}
+
+// hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context (P7).
+func (p *parser) hunkLine(l payloadLine) (Line, error) {
+	if l.text == "" {
+		return Line{Kind: Context}, nil
+	}
+	switch k := LineKind(l.text[0]); k {
+	case Context, Remove, Insert:
+		return Line{Kind: k, Text: l.text[1:]}, nil
+	}
+	return Line{}, p.badUpdateLine(l, l.text)
+}
+
+// badUpdateLine explains a line an Update body cannot hold.
+func (p *parser) badUpdateLine(l payloadLine, m string) error {
+	if strings.HasPrefix(m, "*** ") {
+		return p.errf(l, "unknown header inside an Update File section; %s", validHeaders)
+	}
+	if strings.HasPrefix(m, "@@") {
+		return p.errf(l, "a hunk header is '@@' or '@@ TEXT' (with one space)")
+	}
+	return p.errf(l, "every line of an Update hunk must start with ' ' (context), '-' (removed) or '+' (added)")
+}
+
+// cleanPath is the key two payload paths are compared by.
+func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, "\\", "/")) }
+
+// checkPaths rejects two operations on one path, counting Move destinations (P11).
+func checkPaths(p *Patch) error {
+	seen := map[string]int{}
+	claim := func(op *Operation, name string) error {
+		key := cleanPath(name)
+		if prev, dup := seen[key]; dup {
+			return &ParseError{Line: op.Line, Text: name, Msg: fmt.Sprintf(
+				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)}
+		}
+		seen[key] = op.Line
+		return nil
+	}
+	for i := range p.Ops {
+		op := &p.Ops[i]
+		if err := claim(op, op.Path); err != nil {
+			return err
+		}
+		if op.MoveTo != "" {
+			if err := claim(op, op.MoveTo); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package applypatch
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Kind says what an [Operation] does to its path.
+type Kind int
+
+const (
+	// Add creates a file that must not exist yet.
+	Add Kind = iota + 1
+	// Update edits an existing file in place, or moves it when MoveTo is set.
+	Update
+	// Delete removes an existing file.
+	Delete
+)
+
+var kindNames = map[Kind]string{Add: "add", Update: "update", Delete: "delete"}
+
+// String returns "add", "update" or "delete".
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A Patch is a parsed payload: its operations in payload order.
+type Patch struct {
+	Ops []Operation
+}
+
+// An Operation is one section of a payload: an Add, an Update (optionally moving the file),
+// or a Delete. Paths are kept exactly as authored; they are resolved against the workspace
+// by [Resolve].
+type Operation struct {
+	Kind Kind
+	// Path is the file the section names, as written in the payload.
+	Path string
+	// MoveTo is the destination of an Update with "*** Move to:", or "".
+	MoveTo string
+	// Lines is the content of an Add, one element per line, without the leading '+'.
+	Lines []string
+	// Hunks are the "@@" chunks of an Update, in payload order.
+	Hunks []Hunk
+	// Line is the 1-based payload line of the section header.
+	Line int
+}
+
+// IsMove reports whether the operation is an Update that moves its file.
+func (op *Operation) IsMove() bool { return op.Kind == Update && op.MoveTo != "" }
+
+// A Hunk is one "@@" chunk of an Update.
+type Hunk struct {
+	// Anchor is the text after "@@ ": a line (or the start of a line) that must appear
+	// above the hunk. Empty when the hunk has none.
+	Anchor string
+	// Hint is a 1-based line number written as "@@ N", or 0.
+	Hint int
+	// EOF is set when the hunk ends with "*** End of File".
+	EOF bool
+	// Lines are the hunk's context, removed and added lines in order.
+	Lines []Line
+	// Line is the 1-based payload line of the "@@" (or of the hunk's first line when the
+	// first hunk of an Update omits it).
+	Line int
+}
+
+// LineKind says whether a hunk line is kept, removed or added.
+type LineKind byte
+
+const (
+	// Context lines must be present in the file and are kept as the file has them.
+	Context LineKind = ' '
+	// Remove lines must be present in the file and are removed.
+	Remove LineKind = '-'
+	// Insert lines are added.
+	Insert LineKind = '+'
+)
+
+// A Line is one line of a hunk, without its marker character.
+type Line struct {
+	Kind LineKind
+	Text string
+}
+
+// Old returns the lines the hunk expects in the file: its context and removed lines.
+func (h *Hunk) Old() []string { return h.side(Remove) }
+
+// New returns the lines the hunk leaves in their place: its context and added lines.
+func (h *Hunk) New() []string { return h.side(Insert) }
+
+func (h *Hunk) side(k LineKind) []string {
+	out := make([]string, 0, len(h.Lines))
+	for _, l := range h.Lines {
+		if l.Kind == Context || l.Kind == k {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+// IsLocator reports whether the hunk only positions later hunks: it has context lines and
+// changes nothing.
+func (h *Hunk) IsLocator() bool {
+	for _, l := range h.Lines {
+		if l.Kind != Context {
+			return false
+		}
+	}
+	return true
+}
+
+// Counts returns the number of added and removed lines.
+func (h *Hunk) Counts() (added, removed int) {
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case Insert:
+			added++
+		case Remove:
+			removed++
+		}
+	}
+	return added, removed
+}
+
+// Format renders p as canonical payload text, which [Parse] reads back to an equal Patch
+// (payload line numbers aside).
+func Format(p *Patch) string {
+	var b strings.Builder
+	eol := "\n"
+	if p.hasTrailingCR() {
+		// Parse strips one CR before each LF, so a line whose text ends in CR needs CRLF.
+		eol = "\r\n"
+	}
+	w := func(parts ...string) {
+		for _, s := range parts {
+			b.WriteString(s)
+		}
+		b.WriteString(eol)
+	}
+	w(markerBegin)
+	for i := range p.Ops {
+		formatOp(&p.Ops[i], w)
+	}
+	w(markerEnd)
+	return b.String()
+}
+
+func formatOp(op *Operation, w func(...string)) {
+	switch op.Kind {
+	case Add:
+		w(headerAdd, op.Path)
+		for _, l := range op.Lines {
+			w("+", l)
+		}
+	case Delete:
+		w(headerDelete, op.Path)
+	case Update:
+		w(headerUpdate, op.Path)
+		if op.MoveTo != "" {
+			w(headerMove, op.MoveTo)
+		}
+		for i := range op.Hunks {
+			formatHunk(&op.Hunks[i], w)
+		}
+	}
+}
+
+func formatHunk(h *Hunk, w func(...string)) {
+	switch {
+	case h.Hint > 0:
+		w("@@ ", strconv.Itoa(h.Hint))
+	case h.Anchor != "":
+		w("@@ ", h.Anchor)
+	default:
+		w("@@")
+	}
+	for _, l := range h.Lines {
+		w(string(rune(l.Kind)), l.Text)
+	}
+	if h.EOF {
+		w(markerEOF)
+	}
+}
+
+func (p *Patch) hasTrailingCR() bool {
+	cr := func(s string) bool { return strings.HasSuffix(s, "\r") }
+	for _, op := range p.Ops {
+		if cr(op.Path) || cr(op.MoveTo) {
+			return true
+		}
+		for _, l := range op.Lines {
+			if cr(l) {
+				return true
+			}
+		}
+		for _, h := range op.Hunks {
+			if cr(h.Anchor) {
+				return true
+			}
+			for _, l := range h.Lines {
+				if cr(l.Text) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

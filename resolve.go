@@ -1,0 +1,270 @@
+package applypatch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/afero"
+	"golang.org/x/text/encoding"
+)
+
+// A Baseline is the state of a path captured before review: present or absent, its mode
+// and its bytes, with their SHA-256 (X2).
+type Baseline struct {
+	Exists bool        `json:"exists"`
+	Dir    bool        `json:"dir,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	Hash   string      `json:"hash,omitempty"`
+	// Bytes is the file's content; nil for an absent path or a directory.
+	Bytes []byte `json:"bytes,omitempty"`
+}
+
+// A Snapshot is an expected-before state a host supplies for a path (X2): what it last
+// saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
+type Snapshot struct {
+	Exists bool        `json:"exists"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	Hash   string      `json:"hash,omitempty"`
+}
+
+// Snapshot returns the baseline as a snapshot.
+func (b Baseline) Snapshot() Snapshot {
+	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Hash}
+}
+
+func hashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// A Proposal is a resolved patch: every path fenced and classified, every baseline
+// captured, every hunk placed and every result derived. Nothing has been written. A
+// review changes its selection, feedback and revisions; [Commit] writes it.
+type Proposal struct {
+	// Patch is the parsed payload.
+	Patch *Patch
+	// Changes are the resolved operations, in payload order.
+	Changes []*Change
+	// Feedback is whole-patch feedback staged in review.
+	Feedback string
+
+	fsys afero.Fs
+	opts Options
+}
+
+// A Change is one resolved operation.
+type Change struct {
+	// Op is the operation as parsed; its Hunks are mirrored, with their review state, in
+	// Hunks.
+	Op Operation
+	// Class is the class of Op.Path; MoveClass of Op.MoveTo.
+	Class, MoveClass Class
+	// Base is the baseline of the path; Dest of the Move destination.
+	Base, Dest Baseline
+	// Hunks are the Update's hunks with their placements and review state.
+	Hunks []*HunkChange
+	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible
+	// (R4). An Update's selection lives on its hunks.
+	Selected bool
+	// Feedback is feedback on the whole operation.
+	Feedback string
+	// Revised is set when a person replaced the operation's content in review (R8, R9).
+	Revised bool
+
+	name, moveName string // resolved names in the filesystem
+	text           *text
+	codec          *codec
+}
+
+// A HunkChange is one hunk of an Update with where it landed and its review state.
+type HunkChange struct {
+	Hunk
+	Place    Placement
+	Selected bool
+	Feedback string
+	Revised  bool
+}
+
+// Name returns the resolved name of the change's path in the filesystem. It may disclose
+// host paths, so results and errors show Op.Path instead (F5).
+func (c *Change) Name() string { return c.name }
+
+// Resolve prepares a patch for review and commit without writing anything (X1): it fences
+// and classifies every path, asks the Authorizer where needed, captures every baseline,
+// places every hunk and derives every result. When operations fail, the error is a
+// *PatchError listing every failing operation, so a model can fix them all in one retry.
+func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Proposal, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	pr := &Proposal{Patch: p, fsys: fsys, opts: *opts}
+	pr.opts.Limits = opts.Limits.withDefaults()
+	if n := len(p.Ops); n > pr.opts.Limits.Operations {
+		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
+	}
+	if err := pr.fence(ctx); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, c := range pr.Changes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		errs = append(errs, pr.prepare(c)...)
+	}
+	if len(errs) > 0 {
+		return nil, &PatchError{Errs: errs}
+	}
+	return pr, nil
+}
+
+// prepare captures a change's baselines, decodes and places its hunks.
+func (pr *Proposal) prepare(c *Change) []error {
+	var err error
+	if c.Base, err = pr.capture(c.name, c.Op.Path); err != nil {
+		return []error{err}
+	}
+	if c.Op.MoveTo != "" {
+		if c.Dest, err = pr.capture(c.moveName, c.Op.MoveTo); err != nil {
+			return []error{err}
+		}
+	}
+	if err := checkPresence(c); err != nil {
+		return []error{err}
+	}
+	switch {
+	case c.Op.Kind == Add:
+		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
+			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
+		}
+	case c.Op.Kind == Update:
+		return pr.place(c)
+	}
+	return nil
+}
+
+// capture reads the baseline of one path.
+func (pr *Proposal) capture(name, authored string) (Baseline, error) {
+	fi, err := pr.fsys.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Baseline{}, nil
+	}
+	if err != nil {
+		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+	}
+	if fi.IsDir() {
+		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
+	}
+	if fi.Size() > pr.opts.Limits.FileBytes {
+		return Baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
+	}
+	b, err := afero.ReadFile(pr.fsys, name)
+	if err != nil {
+		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+	}
+	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b, Hash: hashBytes(b)}, nil
+}
+
+// checkPresence applies X3 at resolve time: Add and a Move destination need an absent
+// path; Update and Delete an existing file.
+func checkPresence(c *Change) error {
+	switch {
+	case c.Op.Kind == Add && c.Base.Exists:
+		return &FileError{Path: c.Op.Path, Reason: Exists}
+	case c.Op.Kind != Add && !c.Base.Exists:
+		return &FileError{Path: c.Op.Path, Reason: Missing}
+	case c.Op.Kind != Add && c.Base.Dir:
+		return &FileError{Path: c.Op.Path, Reason: IsDir}
+	case c.Op.MoveTo != "" && c.Dest.Exists:
+		return &FileError{Path: c.Op.MoveTo, Reason: Exists}
+	}
+	return nil
+}
+
+// addSize is the byte size of an Add's content.
+func addSize(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n
+}
+
+// place decodes an Update's baseline and places every hunk, reporting every failure.
+func (pr *Proposal) place(c *Change) []error {
+	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are
+		if isBinary(c.Base.Bytes) {
+			return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
+		}
+		return nil
+	}
+	enc, encName := pr.declared(c.name)
+	s, cd, err := decode(c.Base.Bytes, enc, encName)
+	if err != nil {
+		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
+	}
+	c.text, c.codec = splitText(s), cd
+	pl := newPlacer(c.text)
+	var errs []error
+	num := 0
+	for i := range c.Op.Hunks {
+		h := &c.Op.Hunks[i]
+		if !h.IsLocator() {
+			num++
+		}
+		place, merr := pl.place(h)
+		hc := &HunkChange{Hunk: *h, Place: place, Selected: !h.IsLocator()}
+		c.Hunks = append(c.Hunks, hc)
+		if merr != nil {
+			merr.Path, merr.PayloadLine, merr.Anchor = c.Op.Path, h.Line, h.Anchor
+			if !h.IsLocator() {
+				merr.Hunk = num
+			}
+			if merr.Reason == NotFound {
+				merr.Near = pl.nearMiss(h.Old())
+			}
+			errs = append(errs, merr)
+		}
+	}
+	if len(errs) == 0 {
+		if _, err := c.derive(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
+	if pr.opts.Encoding == nil {
+		return nil, ""
+	}
+	return pr.opts.Encoding(name)
+}
+
+func isBinary(b []byte) bool {
+	for _, c := range b[:min(len(b), binaryProbe)] {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sanitize rewrites a filesystem error so that it names the authored path, never the
+// resolved host path (F5).
+func sanitize(err error, name, authored string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: authored, Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &os.LinkError{Op: le.Op, Old: authored, New: authored, Err: le.Err}
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), name, authored))
+}

@@ -1,0 +1,438 @@
+package applypatch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is the outcome of a call.
+type Status string
+
+const (
+	// StatusApplied: changes were written (feedback may ride along).
+	StatusApplied Status = "applied"
+	// StatusRevision: nothing was written and feedback asks the model for a revision. It
+	// is a success: the model continues.
+	StatusRevision Status = "revision"
+	// StatusError: nothing was written; Message says why.
+	StatusError Status = "error"
+)
+
+// A Result is the outcome of one call, for the model and for hosts (S1). Text renders
+// what the model sees; Summary the transcript line; the JSON form is render data.
+type Result struct {
+	Status Status `json:"status"`
+	// Applied counts the changes written; Total all changes of the patch. A change is one
+	// changing hunk of an Update, or one whole Add, Delete or Move.
+	Applied int `json:"applied"`
+	Total   int `json:"total"`
+	// Comments counts feedback sent: whole-patch, per operation and per hunk.
+	Comments int `json:"comments"`
+	// Revised counts applied changes a person rewrote in review (R9).
+	Revised int `json:"revised"`
+	// Reviewed is set when a person settled the call in an interactive review.
+	Reviewed bool `json:"reviewed"`
+	// Message is the error of an error result.
+	Message string `json:"message,omitempty"`
+	// Files has one entry per operation with a change written, in payload order.
+	Files []FileResult `json:"files"`
+	// Notes are the feedback, fuzzy-match and rejection lines of Text.
+	Notes []string `json:"notes"`
+	// Checked is set on the result of [Check]: nothing was written, Applied counts what
+	// would be.
+	Checked bool `json:"checked,omitempty"`
+	// Reminder is a one-shot message for the host to put before the model's next turn when
+	// a person revised the patch (R9); empty otherwise.
+	Reminder string `json:"reminder,omitempty"`
+
+	items []string
+}
+
+// A FileResult is one operation of a result with its written diff.
+type FileResult struct {
+	// Path and MovePath are the operands as authored (S5).
+	Path     string `json:"path"`
+	MovePath string `json:"move-path,omitempty"`
+	// Kind is "add", "update", "delete" or "move".
+	Kind string `json:"kind"`
+	// Added and Deleted count the '+' and '-' lines of Diff.
+	Added   int `json:"added"`
+	Deleted int `json:"deleted"`
+	// Diff is what was written: '+'/'-'/' ' lines, "@@ ANCHOR" heading each hunk.
+	Diff string `json:"diff"`
+	// Fuzzy is set when a hunk matched by a fuzzy pass; Revised when a person rewrote it.
+	Fuzzy   bool `json:"fuzzy,omitempty"`
+	Revised bool `json:"revised,omitempty"`
+}
+
+// errorResult is the result of a call that wrote nothing because of err.
+func errorResult(err error) *Result {
+	return &Result{Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
+}
+
+// Text renders the model-visible result (S2): a first line, then one item a line in
+// payload order.
+func (r *Result) Text() string {
+	if r.Status == StatusError {
+		return "Error: " + r.Message
+	}
+	return strings.Join(append([]string{r.header()}, r.items...), "\n")
+}
+
+func (r *Result) header() string {
+	if r.Status == StatusRevision {
+		return "Patch revision requested"
+	}
+	h := "Applied patch: " + plural(r.Applied, "change")
+	if r.Checked {
+		h = "Patch applies cleanly: " + plural(r.Applied, "change") + " (nothing written: check only)"
+	}
+	if r.Revised > 0 {
+		h += fmt.Sprintf(" (%d revised by the user during review)", r.Revised)
+	}
+	return h
+}
+
+// Summary renders the transcript line (S3), e.g.
+// "ApplyPatch: 2 files · 3 changes (+3 -1)" or "ApplyPatch: revision requested · 1 comment sent".
+func (r *Result) Summary() string {
+	if r.Status == StatusError {
+		return "ApplyPatch: error"
+	}
+	var b strings.Builder
+	b.WriteString("ApplyPatch: ")
+	if r.Applied == 0 {
+		b.WriteString("revision requested")
+	} else {
+		b.WriteString(plural(len(r.Files), "file") + " · ")
+		if r.Applied == r.Total {
+			b.WriteString(plural(r.Applied, "change"))
+		} else {
+			fmt.Fprintf(&b, "%d/%d changes", r.Applied, r.Total)
+		}
+	}
+	if r.Comments > 0 {
+		b.WriteString(" · " + plural(r.Comments, "comment") + " sent")
+	}
+	if r.Applied > 0 {
+		a, d := r.lineCounts()
+		fmt.Fprintf(&b, " (+%d -%d)", a, d)
+	}
+	return b.String()
+}
+
+// Body renders the transcript body (S3): per file a heading and its diff, then the notes.
+func (r *Result) Body() string {
+	var parts []string
+	for _, f := range r.Files {
+		name := f.Path
+		if f.MovePath != "" {
+			name += " → " + f.MovePath
+		}
+		head := fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
+		parts = append(parts, strings.TrimSuffix(head+"\n"+f.Diff, "\n"))
+	}
+	if len(r.Notes) > 0 {
+		parts = append(parts, strings.Join(r.Notes, "\n"))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "move": "R"}
+
+func (r *Result) lineCounts() (added, deleted int) {
+	for _, f := range r.Files {
+		added += f.Added
+		deleted += f.Deleted
+	}
+	return added, deleted
+}
+
+// plural renders "1 change" or "N changes".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// editedNote and addedNote explain a person's revision to the model (R9).
+const (
+	editedNote = "The user rewrote this file's change before approving it. The applied content below is what they chose: " +
+		"treat it as intentional, and do not revert or \"correct\" it."
+	addedNote = "The user rewrote this new file's content before approving it. The file as written is what they chose: " +
+		"treat it as intentional, and do not revert or \"correct\" it."
+)
+
+// result builds the result of the proposal as settled and committed (S1–S5).
+func (pr *Proposal) result() *Result {
+	return pr.resultAs(false)
+}
+
+// resultAs builds the result; checked reports what would be written.
+func (pr *Proposal) resultAs(checked bool) *Result {
+	applied, total := pr.tally()
+	r := &Result{Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
+		Revised: pr.revised(), Checked: checked, Files: []FileResult{}, Notes: []string{}}
+	if applied == 0 {
+		r.Status = StatusRevision
+	}
+	if pr.Feedback != "" {
+		r.note("Feedback (whole patch): " + pr.Feedback)
+	}
+	for _, c := range pr.Changes {
+		c.report(r)
+	}
+	r.Reminder = pr.reminder()
+	return r
+}
+
+// verb is how an applied change is reported.
+func (r *Result) verb() string {
+	if r.Checked {
+		return "Would apply"
+	}
+	return "Applied"
+}
+
+// item adds a line to the text; note adds it to the notes too.
+func (r *Result) item(s string) { r.items = append(r.items, s) }
+func (r *Result) note(s string) {
+	r.items = append(r.items, s)
+	r.Notes = append(r.Notes, s)
+}
+
+// report adds a change's lines to the result.
+func (c *Change) report(r *Result) {
+	if c.Op.Kind == Update && c.Op.MoveTo == "" {
+		c.reportHunks(r)
+	} else {
+		c.reportWhole(r)
+	}
+	if c.Feedback != "" {
+		r.note(fmt.Sprintf("Feedback: %s: %s", c.Op.Path, c.Feedback))
+	}
+	if c.hasSelection() {
+		r.Files = append(r.Files, c.fileResult())
+	}
+}
+
+// reportHunks reports an Update hunk by hunk, numbering changing hunks from 1.
+func (c *Change) reportHunks(r *Result) {
+	if c.revisedSelection() {
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", c.Op.Path))
+		r.item(editedNote)
+		r.item(c.revisedDiff())
+	}
+	num := 0
+	for _, h := range c.Hunks {
+		if h.IsLocator() {
+			continue
+		}
+		num++
+		if h.Selected {
+			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), c.Op.Path, num))
+			if h.Place.Pass.Fuzzy() {
+				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", c.Op.Path, num, h.Place.Pass))
+			}
+		} else {
+			r.note(fmt.Sprintf("Rejected: %s hunk %d", c.Op.Path, num))
+		}
+		if h.Feedback != "" {
+			r.note(fmt.Sprintf("Feedback: %s hunk %d: %s", c.Op.Path, num, h.Feedback))
+		}
+	}
+}
+
+// reportWhole reports an Add, a Delete or a Move, which apply whole.
+func (c *Change) reportWhole(r *Result) {
+	if !c.Selected {
+		r.note("Rejected: " + c.Op.Path)
+		return
+	}
+	switch {
+	case c.Op.Kind == Add && c.Revised:
+		r.item("User edited during review (authoritative): " + c.Op.Path)
+		r.item(addedNote)
+	case c.revisedSelection():
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", c.Op.Path))
+		r.item(editedNote)
+		r.item(c.revisedDiff())
+	}
+	if c.Op.MoveTo != "" {
+		r.item(fmt.Sprintf("%s: %s -> %s", r.verb(), c.Op.Path, c.Op.MoveTo))
+	} else {
+		r.item(r.verb() + ": " + c.Op.Path)
+	}
+	for _, h := range c.Hunks {
+		if h.Place.Pass.Fuzzy() && !h.IsLocator() {
+			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", c.Op.Path, h.Place.Pass))
+			break
+		}
+	}
+}
+
+// revisedSelection reports whether an applied hunk of the change was revised in review.
+func (c *Change) revisedSelection() bool {
+	for _, h := range c.Hunks {
+		if h.Revised && (h.Selected || c.Op.IsMove() && c.Selected) {
+			return true
+		}
+	}
+	return false
+}
+
+// revisedDiff renders the diff lines of the applied revised hunks.
+func (c *Change) revisedDiff() string {
+	var lines []string
+	for _, h := range c.Hunks {
+		if h.Revised && (h.Selected || c.Op.IsMove()) {
+			for _, l := range h.Lines {
+				lines = append(lines, string(rune(l.Kind))+l.Text)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fileResult renders the written diff of a selected change.
+func (c *Change) fileResult() FileResult {
+	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
+	if c.Op.IsMove() {
+		f.Kind = "move"
+	}
+	var lines []string
+	switch c.Op.Kind {
+	case Add:
+		for _, l := range c.Op.Lines {
+			lines = append(lines, "+"+l)
+		}
+	case Delete:
+		for _, l := range baselineLines(c.Base.Bytes) {
+			lines = append(lines, "-"+l)
+		}
+	case Update:
+		lines = c.hunkDiff(&f)
+	}
+	for _, l := range lines {
+		switch l[0] {
+		case '+':
+			f.Added++
+		case '-':
+			f.Deleted++
+		}
+	}
+	f.Diff = strings.Join(lines, "\n")
+	return f
+}
+
+// hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
+func (c *Change) hunkDiff(f *FileResult) []string {
+	var lines []string
+	for _, h := range c.Hunks {
+		if h.IsLocator() || !(h.Selected || c.Op.IsMove()) {
+			continue
+		}
+		f.Fuzzy = f.Fuzzy || h.Place.Pass.Fuzzy()
+		f.Revised = f.Revised || h.Revised
+		lines = append(lines, strings.TrimRight("@@ "+h.Anchor, " "))
+		for _, l := range h.Lines {
+			lines = append(lines, string(rune(l.Kind))+l.Text)
+		}
+	}
+	return lines
+}
+
+// baselineLines splits a file's bytes into lines for display, without terminators.
+func baselineLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return splitText(string(b)).lines
+}
+
+// tally counts selected and total changes (R5, S1).
+func (pr *Proposal) tally() (selected, total int) {
+	for _, c := range pr.Changes {
+		s, t := c.tally()
+		selected += s
+		total += t
+	}
+	return selected, total
+}
+
+// tally counts a change's selected and total changes: one for an Add, a Delete or a
+// Move, one per changing hunk for an Update. Locators count nowhere.
+func (c *Change) tally() (selected, total int) {
+	if c.Op.Kind != Update || c.Op.MoveTo != "" {
+		if c.Selected {
+			return 1, 1
+		}
+		return 0, 1
+	}
+	for _, h := range c.Hunks {
+		if h.IsLocator() {
+			continue
+		}
+		total++
+		if h.Selected {
+			selected++
+		}
+	}
+	return selected, total
+}
+
+// revised counts applied changes a person rewrote (R9): revised selected hunks of
+// Updates, revised hunks of selected Moves, and selected revised Adds.
+func (pr *Proposal) revised() int {
+	n := 0
+	for _, c := range pr.Changes {
+		if c.Op.Kind == Add && c.Revised && c.Selected {
+			n++
+		}
+		for _, h := range c.Hunks {
+			if h.Revised && !h.IsLocator() && (h.Selected && !c.Op.IsMove() || c.Op.IsMove() && c.Selected) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// comments counts staged feedback: whole-patch, per operation, per hunk (R5).
+func (pr *Proposal) comments() int {
+	n := 0
+	if pr.Feedback != "" {
+		n++
+	}
+	for _, c := range pr.Changes {
+		if c.Feedback != "" {
+			n++
+		}
+		for _, h := range c.Hunks {
+			if h.Feedback != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// reminder is the one-shot message for the model's next turn after a revised patch was
+// applied (R9).
+func (pr *Proposal) reminder() string {
+	var revised []string
+	for _, c := range pr.Changes {
+		switch {
+		case c.Op.Kind == Add && c.Revised && c.Selected:
+			revised = append(revised, c.Op.Path+" (new file content)")
+		case c.revisedSelection():
+			revised = append(revised, c.Op.Path+" (whole file revised)")
+		}
+	}
+	if len(revised) == 0 {
+		return ""
+	}
+	return "The user revised your last patch before approving it: " + strings.Join(revised, ", ") +
+		". Their revisions are deliberate and authoritative; do not revert them or re-apply your original version unless asked."
+}
