@@ -8,3 +8,8 @@ require (
 	github.com/spf13/afero v1.15.0
 	golang.org/x/text v0.44.0
 )
+
+require (
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
+)

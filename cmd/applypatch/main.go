@@ -14,8 +14,10 @@ package main
 
 import (
 	"os"
+
+	"github.com/applypatch/applypatch/internal/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,4 +1,5 @@
-package main
+// Package cli is the applypatch command, importable so tests can run it in-process.
+package cli
 
 import (
 	"context"
@@ -66,8 +67,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return cfg, nil
 }
 
-// run is the whole command, callable in-process by tests.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run is the whole command: it parses args, reads the payload, applies it and returns the
+// exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitApplied
