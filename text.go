@@ -107,20 +107,23 @@ type EncodingError struct {
 }
 
 func (e *EncodingError) Error() string {
-	where := ""
+	subject := "the file"
+	if e.Rune != 0 {
+		subject = "the result"
+	}
 	if e.Line > 0 {
-		where = fmt.Sprintf(" (line %d)", e.Line)
+		subject = fmt.Sprintf("line %d of %s", e.Line, subject)
 	}
 	switch {
 	case e.Rune != 0:
-		return fmt.Sprintf("the result has %q (U+%04X)%s, which %s cannot encode; "+
-			"use characters the file's encoding holds", e.Rune, e.Rune, where, e.Encoding)
+		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
+			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
 	case e.Declared:
-		return fmt.Sprintf("the file is not valid %s, the encoding the host declared for it%s; "+
-			"it was left as it is. Check the declared encoding", e.Encoding, where)
+		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
+			"it was left as it is. Check the declared encoding", subject, e.Encoding)
 	}
-	return fmt.Sprintf("the file is not valid %s%s; it was left as it is. "+
-		"The host must declare the file's encoding before it can be patched", e.Encoding, where)
+	return fmt.Sprintf("%s is not valid %s; it was left as it is. "+
+		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
 }
 
 // Is reports whether target is an *EncodingError.

@@ -298,6 +298,19 @@ func (tx *txn) display(st *step, name string) string {
 // tempPattern names temporary files: hidden, beside their target, recognisable.
 const tempPattern = ".applypatch-*"
 
+// tempStem is the most of a target's name a temporary file's name repeats, so that a
+// target whose name is near the filesystem's limit (255 bytes) still gets a temporary
+// file: ".", the stem, ".applypatch-" and ten digits stay within it.
+const tempStem = 200
+
+// tempPrefix is the start of a temporary file's name for a target's base name.
+func tempPrefix(base string) string {
+	if len(base) > tempStem {
+		base = strings.ToValidUTF8(base[:tempStem], "")
+	}
+	return "." + base + tempPattern
+}
+
 // replace writes data to a step's path atomically where the filesystem allows (X4): a
 // temporary file in the same directory, its mode set, optionally synced, then renamed
 // over the path, and with Options.Sync the directory synced too. Where rename is
@@ -305,7 +318,7 @@ const tempPattern = ".applypatch-*"
 // path in place and sets *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
-	tmp, err := afero.TempFile(tx.fsys, dir, "."+filepath.Base(st.name)+tempPattern)
+	tmp, err := afero.TempFile(tx.fsys, dir, tempPrefix(filepath.Base(st.name)))
 	if err != nil {
 		return err
 	}

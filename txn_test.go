@@ -705,3 +705,23 @@ func TestCommitCancelled(t *testing.T) {
 		}
 	})
 }
+
+// TestCommitLongName: a target whose name is near the filesystem's limit of 255 bytes
+// still gets a temporary file beside it, so it can be added, updated and moved.
+func TestCommitLongName(t *testing.T) {
+	long := strings.Repeat("n", 240) + ".txt"
+	moved := strings.Repeat("é", 120) + ".txt" // 244 bytes, cut at a character boundary
+	onEachFs(t, func(t *testing.T, fsys afero.Fs, root string) {
+		payload := "*** Begin Patch\n*** Add File: " + long + "\n+one\n*** End Patch\n"
+		if _, err := applypatch.Apply(context.Background(), fsys, payload, &applypatch.Options{Workspace: root}); err != nil {
+			t.Fatal(err)
+		}
+		payload = "*** Begin Patch\n*** Update File: " + long + "\n*** Move to: " + moved + "\n@@\n-one\n+two\n*** End Patch\n"
+		if _, err := applypatch.Apply(context.Background(), fsys, payload, &applypatch.Options{Workspace: root}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(fsTree{moved: {mode: 0o644, data: "two\n"}}, readTree(t, fsys, root), cmp.AllowUnexported(treeEntry{})); diff != "" {
+			t.Errorf("tree (-want +got):\n%s", diff)
+		}
+	})
+}

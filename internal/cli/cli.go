@@ -40,6 +40,7 @@ type config struct {
 	json           bool
 	allowOutside   bool
 	allowProtected bool
+	encodings      encodingFlags
 	args           []string
 }
 
@@ -56,6 +57,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
+		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
@@ -70,6 +73,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(afero.NewOsFs(), args, stdin, stdout, stderr)
+}
+
+// run is Run on a given filesystem, so tests can inject faults.
+func run(fsys afero.Fs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitApplied
@@ -92,8 +100,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
 		return exitUsage
 	}
-	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer()}
-	res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
+	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer(), Encoding: cfg.encodings.declared(root)}
+	res, err := execute(context.Background(), fsys, payload, opts, cfg.check)
 	return report(res, err, cfg, stdout, stderr)
 }
 
@@ -152,6 +160,10 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
+	}
+	var encErr *applypatch.EncodingError
+	if errors.As(err, &encErr) && !encErr.Declared && encErr.Rune == 0 {
+		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
 	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
