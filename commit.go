@@ -17,13 +17,18 @@ import (
 var ErrRejected = errors.New("Patch rejected")
 
 // Commit writes the proposal's selected changes as one transaction, in payload order
-// (X3): each path is checked against its baseline before the first write and again just
-// before its own (X2), replaced atomically (X4), and on any failure every written path is
-// restored (X5). It returns the result for the model either way.
+// (X3): each path is checked against its baseline and any snapshot the host expects for
+// the whole batch before the first write and again just before its own (X2), replaced
+// atomically (X4), and on any failure every written path is restored (X5). It returns
+// the result for the model either way.
 //
-// A [*ConflictError] writes nothing and leaves the proposal usable (X7). A review that
-// selected nothing returns [ErrRejected] unless feedback was staged, which is a revision
-// request that writes nothing.
+// A [*ConflictError] (a stale path), an [*OwnerError] (a path the host no longer owns,
+// X8) or an [*UnsavedBufferError] (X9) found before the first write writes nothing and
+// leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
+// failure after a write is rolled back; a path rollback cannot restore, or finds changed
+// by someone else, makes the error an [*IncompleteRollbackError] (X6). Commits on one
+// filesystem value are serialised. A review that selected nothing returns [ErrRejected]
+// unless feedback was staged, which is a revision request that writes nothing.
 func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return errorResult(err), err
