@@ -39,6 +39,9 @@ const binaryProbe = 8192
 // splitText splits decoded content into lines. LF, CRLF and a lone CR each end a line; a
 // final terminator does not start an extra empty line.
 func splitText(s string) *text {
+	if strings.IndexByte(s, '\r') < 0 {
+		return splitLF(s)
+	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t := &text{lines: make([]string, 0, n), eols: make([]eol, 0, n), style: eolLF}
 	styled := false
@@ -60,6 +63,22 @@ func splitText(s string) *text {
 		}
 		t.lines, t.eols = append(t.lines, s[:i]), append(t.eols, e)
 		s = s[i+w:]
+	}
+	return t
+}
+
+// splitLF is splitText for content without a CR, the common case.
+func splitLF(s string) *text {
+	n := strings.Count(s, "\n") + 1
+	t := &text{lines: make([]string, 0, n), eols: make([]eol, 0, n), style: eolLF}
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			t.lines, t.eols = append(t.lines, s), append(t.eols, eolNone)
+			break
+		}
+		t.lines, t.eols = append(t.lines, s[:i]), append(t.eols, eolLF)
+		s = s[i+1:]
 	}
 	return t
 }
@@ -151,7 +170,6 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 	if isDeclared {
 		c = &codec{enc: declared, name: declaredName}
 	}
-	s := string(raw)
 	if c.enc == nil {
 		if bytes.IndexByte(raw[:min(len(raw), binaryProbe)], 0) >= 0 {
 			return "", nil, errBinary
@@ -159,7 +177,7 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 		if !utf8.Valid(raw) {
 			return "", nil, &EncodingError{Encoding: c.name, Line: invalidUTF8Line(raw)}
 		}
-		return s, c, nil
+		return string(raw), c, nil
 	}
 	dec, err := c.enc.NewDecoder().Bytes(raw)
 	if err != nil || !c.roundTrips(dec, raw) {
@@ -209,17 +227,17 @@ func (c *codec) firstBadLine(text string, raw []byte) int {
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
 // an [*EncodingError], never a replacement (T3).
-func (c *codec) encode(s string) ([]byte, error) {
+func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {
-			return []byte(s), nil
+			return s, nil
 		}
 		return append(bytes.Clone(c.bom), s...), nil
 	}
-	b, n, err := transform.Bytes(c.enc.NewEncoder(), []byte(s))
+	b, n, err := transform.Bytes(c.enc.NewEncoder(), s)
 	if err != nil {
-		r, _ := utf8.DecodeRuneInString(s[n:])
-		return nil, &EncodingError{Encoding: c.name, Line: strings.Count(s[:n], "\n") + 1, Rune: r}
+		r, _ := utf8.DecodeRune(s[n:])
+		return nil, &EncodingError{Encoding: c.name, Line: bytes.Count(s[:n], []byte("\n")) + 1, Rune: r}
 	}
 	return append(bytes.Clone(c.bom), b...), nil
 }
@@ -230,7 +248,7 @@ func (c *Change) encodeAdd() ([]byte, error) {
 	if c.codec == nil {
 		return content, nil
 	}
-	b, err := c.codec.encode(string(content))
+	b, err := c.codec.encode(content)
 	if err != nil {
 		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
 	}
