@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -218,10 +219,12 @@ func checkRollback(t *testing.T, label string, err error, first int, before, aft
 // every k of a clean run, on every backend, with and without Options.Sync: a single
 // fault always rolls back completely (X4, X5).
 func TestCommitFaultMatrix(t *testing.T) {
-	tried := 0
+	var tried atomic.Int64
+	t.Cleanup(func() { t.Logf("fault matrix: %d single-fault runs", tried.Load()) })
 	for _, b := range matrixBackends {
 		for _, sync := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/sync=%v", b.name, sync), func(t *testing.T) {
+				t.Parallel()
 				total := cleanCount(t, b, sync)
 				var o outcome
 				for k := 1; k <= total; k++ {
@@ -239,12 +242,11 @@ func TestCommitFaultMatrix(t *testing.T) {
 				if o.incomplete > 0 {
 					t.Errorf("a single fault left an incomplete rollback: %v", &o)
 				}
-				tried += total
+				tried.Add(int64(total))
 				t.Logf("k = 1..%d tried: %v", total, &o)
 			})
 		}
 	}
-	t.Logf("fault matrix: %d single-fault runs", tried)
 }
 
 // opIs selects operations of one kind.
@@ -319,9 +321,11 @@ func TestCommitFaultMatrixFailingRollback(t *testing.T) {
 		{faultfs.OpWrite},
 		{faultfs.OpRemove, faultfs.OpRename},
 	}
-	tried := 0
+	var tried atomic.Int64
+	t.Cleanup(func() { t.Logf("failing-rollback matrix: %d runs", tried.Load()) })
 	for _, b := range matrixBackends {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			total := cleanCount(t, b, false)
 			for _, ops := range kinds {
 				var o outcome
@@ -332,13 +336,12 @@ func TestCommitFaultMatrixFailingRollback(t *testing.T) {
 					err := commitThrough(t, ffs, root, false)
 					label := fmt.Sprintf("k=%d then every %v", k, ops)
 					checkRollback(t, label, err, k, before, readTree(t, view, root), &o)
-					tried++
 				}
+				tried.Add(int64(total))
 				t.Logf("k = 1..%d, then every %v fails: %v", total, ops, &o)
 			}
 		})
 	}
-	t.Logf("failing-rollback matrix: %d runs", tried)
 }
 
 // TestCommitFaultMatrixReads fails the k-th operation counting reads too, over Resolve
@@ -347,6 +350,7 @@ func TestCommitFaultMatrixFailingRollback(t *testing.T) {
 func TestCommitFaultMatrixReads(t *testing.T) {
 	for _, b := range matrixBackends[:2] {
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			view, root := b.new(t)
 			ffs := faultfs.New(view, faultfs.CountReads())
 			if err := commitThrough(t, ffs, root, false); err != nil {
