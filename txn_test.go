@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,33 +79,29 @@ func writeString(t testing.TB, fsys afero.Fs, name, data string) {
 // commit wrote it is not restored over their edit; it is reported, with the original
 // failure, and every other path is restored (X5, X6).
 func TestRollbackLeavesSomeoneElsesEditAlone(t *testing.T) {
-	edits := map[string]func(t testing.TB, fsys afero.Fs, name string){
-		"bytes": func(t testing.TB, fsys afero.Fs, name string) { writeString(t, fsys, name, "someone else\n") },
-		"mode": func(t testing.TB, fsys afero.Fs, name string) {
+	edits := []struct {
+		name string
+		edit func(t testing.TB, fsys afero.Fs, name string)
+		left treeEntry // what a.txt holds after the edit
+	}{
+		{"bytes", func(t testing.TB, fsys afero.Fs, name string) { writeString(t, fsys, name, "someone else\n") },
+			treeEntry{mode: 0o644, data: "someone else\n"}},
+		{"mode", func(t testing.TB, fsys afero.Fs, name string) {
 			if err := fsys.Chmod(name, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		},
+		}, treeEntry{mode: 0o600, data: "a1\nA2\n"}},
 	}
-	for what, edit := range edits {
+	for _, e := range edits {
 		onEachFs(t, func(t *testing.T, base afero.Fs, root string) {
-			t.Run(what, func(t *testing.T) {
+			t.Run(e.name, func(t *testing.T) {
 				writeFixture(t, base, root, abcFiles)
-				before := readTree(t, base, root)
+				want := readTree(t, base, root)
+				want["a.txt"] = e.left
 				a := filepath.Join(root, "a.txt")
-				meddler := hookFs{base, afterWriteOf("a.txt", func() { edit(t, base, a) })}
+				meddler := hookFs{base, afterWriteOf("a.txt", func() { e.edit(t, base, a) })}
 				fsys := faultfs.New(meddler, faultfs.FailNth(3, opIs(faultfs.OpRename)))
 				pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root})
-				edited := func() fsTree { // what a.txt holds once edited
-					e := before["a.txt"]
-					e.data, e.mode = "a1\nA2\n", 0o644
-					if what == "bytes" {
-						e.data = "someone else\n"
-					} else {
-						e.mode = 0o600
-					}
-					return fsTree{"a.txt": e}
-				}()
 
 				_, err := applypatch.Commit(context.Background(), pr)
 
@@ -123,10 +118,7 @@ func TestRollbackLeavesSomeoneElsesEditAlone(t *testing.T) {
 				if !strings.Contains(ire.Reasons["a.txt"], "someone else") {
 					t.Errorf("Reasons[a.txt] = %q, want it to say someone else changed it", ire.Reasons["a.txt"])
 				}
-				after := readTree(t, base, root)
-				want := maps.Clone(before)
-				want["a.txt"] = edited["a.txt"]
-				if diff := cmp.Diff(want, after, cmp.AllowUnexported(treeEntry{})); diff != "" {
+				if diff := cmp.Diff(want, readTree(t, base, root), cmp.AllowUnexported(treeEntry{})); diff != "" {
 					t.Errorf("tree (-want +got):\n%s", diff)
 				}
 			})
