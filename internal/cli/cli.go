@@ -42,6 +42,7 @@ type config struct {
 	json           bool
 	allowOutside   bool
 	allowProtected bool
+	encodings      encodingFlags
 	args           []string
 }
 
@@ -58,6 +59,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
+		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
@@ -72,6 +75,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, nil)
+}
+
+// run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
+// into the writes inside the workspace.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitApplied
@@ -100,17 +109,23 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer confined.Close()
-	res, err := cfg.apply(root, confined, payload)
+	var ws afero.Fs = confined
+	if wrap != nil {
+		ws = wrap(ws)
+	}
+	res, err := cfg.apply(root, ws, payload)
 	return report(res, err, cfg, stdout, stderr)
 }
 
-// apply runs the payload on the workspace root, confined being an os.Root over it. Paths are resolved and classified on the
-// operating system's filesystem, but every read and write inside the workspace goes
+// apply runs the payload on the workspace root, confined being an os.Root over it. Paths
+// are resolved and classified on the operating system's filesystem, but every read and
+// write inside the workspace goes
 // through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(root string, confined afero.Fs, payload string) (*applypatch.Result, error) {
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer()}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
+		Encoding: cfg.encodings.declared(root)}
 	return execute(context.Background(), hostFs(), payload, opts, cfg.check)
 }
 
@@ -183,6 +198,10 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
+	}
+	var encErr *applypatch.EncodingError
+	if errors.As(err, &encErr) && !encErr.Declared && encErr.Rune == 0 {
+		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
 	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
