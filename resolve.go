@@ -13,14 +13,26 @@ import (
 )
 
 // A Baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes, with their SHA-256 (X2).
+// and its bytes (X2).
 type Baseline struct {
 	Exists bool        `json:"exists"`
 	Dir    bool        `json:"dir,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"`
-	Hash   string      `json:"hash,omitempty"`
-	// Bytes is the file's content; nil for an absent path or a directory.
+	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
+	// large file costs less than hashing it; [Baseline.Sum] computes it, and a baseline
+	// restored without its bytes (R12) is checked by it.
+	Hash string `json:"hash,omitempty"`
+	// Bytes is the file's content; nil for an absent path or a directory. It must not be
+	// modified.
 	Bytes []byte `json:"bytes,omitempty"`
+}
+
+// Sum returns the hex SHA-256 of the baseline's bytes: Hash when set, else computed.
+func (b Baseline) Sum() string {
+	if b.Hash != "" || !b.Exists || b.Dir {
+		return b.Hash
+	}
+	return hashBytes(b.Bytes)
 }
 
 // A Snapshot is an expected-before state a host supplies for a path (X2): what it last
@@ -33,7 +45,7 @@ type Snapshot struct {
 
 // Snapshot returns the baseline as a snapshot.
 func (b Baseline) Snapshot() Snapshot {
-	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Hash}
+	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Sum()}
 }
 
 func hashBytes(b []byte) string {
@@ -173,7 +185,7 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if err != nil {
 		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
 	}
-	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b, Hash: hashBytes(b)}, nil
+	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b}, nil
 }
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -41,21 +42,28 @@ type state struct {
 	exists bool
 	dir    bool
 	data   []byte
-	hash   string
 	mode   fs.FileMode
 	err    error
 }
 
-// is reports whether the state is the baseline b, by hash, so a baseline that keeps only
-// its hash (R12) is checked as well as one that keeps its bytes.
+// hash is the hex SHA-256 of the state's bytes, computed only where a hash must be
+// compared: hashing a large file costs more than comparing it.
+func (s state) hash() string { return hashBytes(s.data) }
+
+// is reports whether the state is the baseline b: by bytes when the baseline keeps them,
+// else by hash, so a baseline that keeps only its hash (R12) is checked as well.
 func (s state) is(b Baseline) bool {
 	switch {
 	case s.err != nil:
 		return false
 	case !b.Exists || !s.exists:
 		return b.Exists == s.exists
+	case b.Dir || s.dir || s.mode != b.Mode:
+		return false
+	case b.Bytes != nil || b.Hash == "":
+		return bytes.Equal(s.data, b.Bytes)
 	}
-	return !b.Dir && !s.dir && s.mode == b.Mode && s.hash == b.Hash
+	return s.hash() == b.Hash
 }
 
 // same reports whether two read states hold the same thing.
@@ -78,7 +86,7 @@ func (s state) satisfies(snap Snapshot) bool {
 	case !snap.Exists || !s.exists:
 		return snap.Exists == s.exists
 	}
-	return !s.dir && (snap.Hash == "" || snap.Hash == s.hash) && (snap.Mode == 0 || snap.Mode == s.mode)
+	return !s.dir && (snap.Mode == 0 || snap.Mode == s.mode) && (snap.Hash == "" || snap.Hash == s.hash())
 }
 
 // done is one started step of the journal: what the path held just before it, so that
@@ -151,7 +159,7 @@ func (tx *txn) precheck() error {
 			lost = appendNew(lost, st.path)
 			continue
 		}
-		cur := tx.read(st.name)
+		cur := tx.readAgainst(st.name, st.base)
 		if cur.err != nil {
 			return unreadable(st, cur.err)
 		}
@@ -208,7 +216,45 @@ func (tx *txn) read(name string) state {
 	if err != nil {
 		return state{err: err}
 	}
-	return state{exists: true, data: b, hash: hashBytes(b), mode: fi.Mode().Perm()}
+	return state{exists: true, data: b, mode: fi.Mode().Perm()}
+}
+
+// readAgainst returns what a path holds now, like read, but when it still holds the
+// baseline's bytes it compares them in chunks and shares the baseline's copy, so a
+// check of a large unchanged file allocates nothing.
+func (tx *txn) readAgainst(name string, b Baseline) state {
+	fi, err := tx.fsys.Stat(name)
+	if err != nil || fi.IsDir() || b.Bytes == nil || fi.Size() != int64(len(b.Bytes)) {
+		return tx.read(name)
+	}
+	same, err := sameContent(tx.fsys, name, b.Bytes)
+	if err != nil || !same {
+		return tx.read(name)
+	}
+	return state{exists: true, data: b.Bytes, mode: fi.Mode().Perm()}
+}
+
+// sameContent reports whether the file holds exactly want, reading it in chunks.
+func sameContent(fsys afero.Fs, name string, want []byte) (bool, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > len(want) || !bytes.Equal(buf[:n], want[:n]) {
+			return false, nil
+		}
+		want = want[n:]
+		switch {
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return len(want) == 0, nil
+		case err != nil:
+			return false, err
+		}
+	}
 }
 
 // owns asks the host's owner predicate (X8).
@@ -238,7 +284,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if tx.unsaved(st.name) {
 		return &UnsavedBufferError{Paths: []string{st.path}}
 	}
-	cur := tx.read(st.name)
+	cur := tx.readAgainst(st.name, st.base)
 	if cur.err != nil {
 		return unreadable(st, cur.err)
 	}
