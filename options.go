@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"context"
 	"io/fs"
 
 	"golang.org/x/text/encoding"
@@ -33,6 +34,10 @@ type Options struct {
 	Owner OwnerPredicate
 	// Buffers, when set, refreshes editor buffers after a commit (X9).
 	Buffers BufferHook
+	// AfterCommit, when set, runs after a review's successful commit and before the review
+	// settles (R10): the place for host diagnostics. The review stays inert meanwhile, and
+	// an abort still settles it first.
+	AfterCommit func(ctx context.Context, res *Result)
 	// FileMode is the mode of added files; zero means 0644 (T6).
 	FileMode fs.FileMode
 	// Sync makes every written file reach stable storage before it replaces the old one

@@ -30,6 +30,17 @@ Applies a "*** Begin Patch" payload to a directory as one all-or-nothing transac
 The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
 "*** Begin Patch", or from standard input.
 
+With --review-script FILE the patch is reviewed first by the script's actions, one a line
+(PATH as authored, HUNK the changing-hunk number as the review rows count it):
+
+    deselect PATH [HUNK]
+    select PATH [HUNK]
+    feedback PATH|* [HUNK] TEXT     (* is the whole patch; \n in TEXT is a newline)
+    revise PATH FILE                (FILE, relative to the script, holds the edited result)
+    submit | reject                 (the last line)
+
+The model-visible result is printed on standard output.
+
 Flags:
 `
 
@@ -40,7 +51,26 @@ type config struct {
 	json           bool
 	allowOutside   bool
 	allowProtected bool
+	reviewScript   string
+	expect         expectations
 	args           []string
+}
+
+// expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).
+type expectations map[string]string
+
+func (e *expectations) String() string { return "" }
+
+func (e *expectations) Set(v string) error {
+	p, hash, ok := strings.Cut(v, "=")
+	if !ok || p == "" || len(hash) != 64 {
+		return errors.New("want PATH=SHA256, the hex SHA-256 of the content PATH must still have")
+	}
+	if *e == nil {
+		*e = expectations{}
+	}
+	(*e)[p] = strings.ToLower(hash)
+	return nil
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -56,8 +86,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.StringVar(&cfg.reviewScript, "review-script", "", "review the patch with the actions of review script `FILE` before applying it")
+	fl.Var(&cfg.expect, "expect", "refuse to write unless workspace file `PATH=SHA256` still has that content (repeatable)")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
+	}
+	if cfg.check && cfg.reviewScript != "" {
+		fl.Usage()
+		return nil, errors.New("--check and --review-script do not go together: a check writes nothing to review")
 	}
 	cfg.args = fl.Args()
 	if len(cfg.args) > 1 {
@@ -92,9 +128,61 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
 		return exitUsage
 	}
-	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer()}
-	res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
+	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer(), Expected: cfg.expected(root)}
+	if cfg.reviewScript == "" {
+		res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
+		return report(res, err, cfg, stdout, stderr)
+	}
+	script, err := loadScript(cfg.reviewScript, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "applypatch:", err)
+		return exitUsage
+	}
+	opts.Mode = applypatch.Ask
+	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
 	return report(res, err, cfg, stdout, stderr)
+}
+
+// expected turns --expect flags into snapshots keyed by name in the filesystem.
+func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
+	if len(cfg.expect) == 0 {
+		return nil
+	}
+	out := map[string]applypatch.Snapshot{}
+	for p, hash := range cfg.expect {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		out[filepath.Clean(p)] = applypatch.Snapshot{Exists: true, Hash: hash}
+	}
+	return out
+}
+
+// loadScript reads a review script; its revise files are read relative to it.
+func loadScript(name string, log io.Writer) (*applypatch.ScriptReviewer, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := applypatch.LoadReviewScript(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	if err != nil {
+		return nil, err
+	}
+	sr.Name, sr.Log = name, log
+	return sr, nil
+}
+
+// review parses and resolves the payload, then reviews it with the script.
+func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options, rv applypatch.Reviewer) (*applypatch.Result, error) {
+	p, err := applypatch.Parse(payload)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	pr, err := applypatch.Resolve(ctx, fsys, p, opts)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	return applypatch.Review(ctx, pr, rv)
 }
 
 // readPayload takes the payload from the argument, a file, or standard input (H5).
@@ -148,7 +236,7 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
-	} else if res.Status == applypatch.StatusError {
+	} else if res.Status == applypatch.StatusError && cfg.reviewScript == "" {
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
