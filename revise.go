@@ -322,7 +322,7 @@ func hunksFromEdit(t *text, edited []string) ([]*HunkChange, error) {
 		return nil, fmt.Errorf("the revision could not be read back as hunks: %w", err)
 	}
 	hs := p.Ops[0].Hunks
-	pl := newPlacer(t)
+	pl := newPlacer(t, hs)
 	out := make([]*HunkChange, len(hs))
 	for i := range hs {
 		h := &hs[i]

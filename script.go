@@ -136,7 +136,7 @@ func parseAction(line string, readFile func(string) (string, error)) (ScriptActi
 }
 
 func parseNoOperands(a *ScriptAction, rest string, _ func(string) (string, error)) error {
-	if rest != "" && !strings.HasPrefix(rest, "#") {
+	if rest = strings.TrimSpace(rest); rest != "" && !strings.HasPrefix(rest, "#") {
 		return fmt.Errorf("%s takes no operands", a.Verb)
 	}
 	return nil

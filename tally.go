@@ -113,7 +113,7 @@ func (s *Session) Render() string {
 	case StateSubmitting:
 		return "ApplyPatch · Applying patch and refreshing diagnostics..."
 	case StateSettled:
-		return "ApplyPatch · " + s.result.Summary()
+		return s.result.Summary()
 	}
 	t, rows := s.tally(), s.rows()
 	var b strings.Builder
