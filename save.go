@@ -53,15 +53,21 @@ type (
 		Lines  []string `json:"lines"`
 		Line   int      `json:"line,omitempty"`
 		// Review state; absent in the parsed patch.
-		Place    *Placement `json:"place,omitempty"`
-		Selected bool       `json:"selected,omitempty"`
-		Feedback string     `json:"feedback,omitempty"`
-		Revised  bool       `json:"revised,omitempty"`
+		Place    *savedPlace `json:"place,omitempty"`
+		Selected bool        `json:"selected,omitempty"`
+		Feedback string      `json:"feedback,omitempty"`
+		Revised  bool        `json:"revised,omitempty"`
+	}
+	savedPlace struct {
+		Start   int  `json:"start"`
+		Len     int  `json:"len"`
+		Pass    Pass `json:"pass,omitempty"`
+		Trimmed int  `json:"trimmed,omitempty"`
 	}
 	savedChange struct {
 		Op        savedOp  `json:"op"`
-		Class     Class    `json:"class"`
-		MoveClass Class    `json:"moveClass,omitempty"`
+		Class     string   `json:"class"`
+		MoveClass string   `json:"moveClass,omitempty"`
 		Base      Baseline `json:"base"`
 		Dest      Baseline `json:"dest"`
 		Selected  bool     `json:"selected,omitempty"`
@@ -82,7 +88,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 		sp.Ops = append(sp.Ops, saveOp(&pr.Patch.Ops[i], nil))
 	}
 	for _, c := range pr.Changes {
-		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class, MoveClass: c.MoveClass,
+		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class.String(), MoveClass: classNames[c.MoveClass],
 			Base: c.Base, Dest: c.Dest, Selected: c.Selected, Feedback: c.Feedback, Revised: c.Revised}
 		if opts.BaselinesByHash {
 			sc.Base.Bytes, sc.Dest.Bytes = nil, nil
@@ -108,8 +114,9 @@ func saveOp(op *Operation, hcs []*HunkChange) savedOp {
 			sh.Lines[k] = string(rune(l.Kind)) + l.Text
 		}
 		if hcs != nil {
-			place := hcs[i].Place
-			sh.Place, sh.Selected, sh.Feedback, sh.Revised = &place, hcs[i].Selected, hcs[i].Feedback, hcs[i].Revised
+			p := hcs[i].Place
+			sh.Place = &savedPlace{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
+			sh.Selected, sh.Feedback, sh.Revised = hcs[i].Selected, hcs[i].Feedback, hcs[i].Revised
 		}
 		so.Hunks = append(so.Hunks, sh)
 	}
@@ -236,8 +243,9 @@ func restoreOp(so *savedOp) (Operation, []*HunkChange, error) {
 			h.Lines = append(h.Lines, Line{Kind: LineKind(l[0]), Text: l[1:]})
 		}
 		op.Hunks = append(op.Hunks, h)
-		if sh.Place != nil {
-			hcs = append(hcs, &HunkChange{Hunk: h, Place: *sh.Place, Selected: sh.Selected, Feedback: sh.Feedback, Revised: sh.Revised})
+		if p := sh.Place; p != nil {
+			place := Placement{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
+			hcs = append(hcs, &HunkChange{Hunk: h, Place: place, Selected: sh.Selected, Feedback: sh.Feedback, Revised: sh.Revised})
 		}
 	}
 	return op, hcs, nil
@@ -256,13 +264,12 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 	if len(hcs) != len(op.Hunks) {
 		return nil, nil, &StateError{Msg: op.Path + ": saved hunks lack their placements"}
 	}
-	c := &Change{Op: op, Class: sc.Class, MoveClass: sc.MoveClass, Base: sc.Base, Dest: sc.Dest, Hunks: hcs,
-		Selected: sc.Selected, Feedback: sc.Feedback, Revised: sc.Revised}
-	if c.name, err = pr.refence(op.Path, sc.Class); err != nil {
+	c := &Change{Op: op, Base: sc.Base, Dest: sc.Dest, Hunks: hcs, Selected: sc.Selected, Feedback: sc.Feedback, Revised: sc.Revised}
+	if c.name, c.Class, err = pr.refence(op.Path, sc.Class); err != nil {
 		return nil, nil, err
 	}
 	if op.MoveTo != "" {
-		if c.moveName, err = pr.refence(op.MoveTo, sc.MoveClass); err != nil {
+		if c.moveName, c.MoveClass, err = pr.refence(op.MoveTo, sc.MoveClass); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -294,16 +301,16 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 }
 
 // refence resolves a path again and checks it is still in the class it was authorised in.
-func (pr *Proposal) refence(path string, saved Class) (string, error) {
+func (pr *Proposal) refence(path, saved string) (string, Class, error) {
 	name, class := newFence(pr.fsys, &pr.opts).resolve(path)
 	switch {
 	case class == Forbidden:
-		return "", &FenceError{Path: path, Class: class, Reason: "the path is a credential location and is never written; choose another path"}
-	case class != saved:
-		return "", &FenceError{Path: path, Class: class, Reason: fmt.Sprintf(
+		return "", class, &FenceError{Path: path, Class: class, Reason: "the path is a credential location and is never written; choose another path"}
+	case class.String() != saved:
+		return "", class, &FenceError{Path: path, Class: class, Reason: fmt.Sprintf(
 			"the path is %s now but was %s when the review was saved; resolve the patch again", class, saved)}
 	}
-	return name, nil
+	return name, class, nil
 }
 
 // restoreBaseline checks a saved baseline against its hash, re-reading the file when only

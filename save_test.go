@@ -131,14 +131,14 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		{"version", edit(func(m map[string]any) { m["version"] = 7.0 }), &StateError{}},
 		{"placement", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
-			h["place"].(map[string]any)["Start"] = 9.0
+			h["place"].(map[string]any)["start"] = 9.0
 		}), &StateError{}},
 		{"hash", edit(func(m map[string]any) { change(m, 1)["base"].(map[string]any)["hash"] = strings.Repeat("0", 64) }), &StateError{}},
 		{"marker", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["lines"] = []any{"?x"}
 		}), &StateError{}},
-		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = float64(Outside) }), &FenceError{}},
+		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = "outside" }), &FenceError{}},
 		{"forbidden", edit(func(m map[string]any) {
 			change(m, 3)["op"].(map[string]any)["path"] = ".ssh/id_rsa"
 		}), &FenceError{}},

@@ -143,7 +143,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return report(res, err, cfg, stdout, stderr)
 }
 
-// expected turns --expect flags into snapshots keyed by name in the filesystem.
+// expected turns --expect flags into snapshots keyed by name in the filesystem. They
+// check content: the mode is taken as the file has it now.
 func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
 	if len(cfg.expect) == 0 {
 		return nil
@@ -153,7 +154,11 @@ func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
-		out[filepath.Clean(p)] = applypatch.Snapshot{Exists: true, Hash: hash}
+		snap := applypatch.Snapshot{Exists: true, Hash: hash}
+		if fi, err := os.Stat(p); err == nil {
+			snap.Mode = fi.Mode().Perm()
+		}
+		out[filepath.Clean(p)] = snap
 	}
 	return out
 }
