@@ -288,13 +288,13 @@ func (s *Session) sides(c *Change) (base, proposed string, err error) {
 		merr.Path = c.Op.Path
 		return "", "", merr
 	}
-	return base, out, nil
+	return base, string(out), nil
 }
 
 // join puts a text back together with its own line terminators.
 func (t *text) join() string {
 	var b strings.Builder
-	b.Grow(estimateSize(t))
+	b.Grow(estimateSize(t, nil))
 	for i, l := range t.lines {
 		b.WriteString(l)
 		b.WriteString(eolBytes[t.eols[i]])

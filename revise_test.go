@@ -392,7 +392,7 @@ func roundTrip(base, edited string) (string, int, error) {
 	if merr != nil {
 		return "", 0, merr
 	}
-	return out, len(hs), nil
+	return string(out), len(hs), nil
 }
 
 // FuzzAdopt checks that adopting any edit of any file never panics, and that an adopted
