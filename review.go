@@ -140,9 +140,6 @@ func (s *Session) countDeleted() {
 	}
 }
 
-// Proposal returns the proposal under review. Change it only through the session.
-func (s *Session) Proposal() *Proposal { return s.pr }
-
 // Run lets rv drive the session until it settles, ctx is cancelled (the session is then
 // aborted) or rv fails before settling (the session settles with its error), and returns
 // the settled result. See [Review].

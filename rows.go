@@ -34,14 +34,21 @@ const (
 var selectionGlyphs = [...]string{SelectedNone: "✗", SelectedPartial: "◐", SelectedAll: "✓"}
 
 // Glyph returns "✓", "◐" or "✗".
-func (sel Selection) Glyph() string { return selectionGlyphs[sel] }
+func (sel Selection) Glyph() string {
+	if sel < 0 || int(sel) >= len(selectionGlyphs) {
+		return "?"
+	}
+	return selectionGlyphs[sel]
+}
 
 // A Row is one line of the review's list (R1): an operation, or under an expanded Update
 // one of its changing hunks. Rows are computed on every call and carry everything a front
 // end renders; [Row.String] renders the row line itself.
 type Row struct {
+	// Target names the row in requests: its operation, and its hunk for a hunk row.
 	Target Target
-	Kind   RowKind
+	// Kind says whether the row is an operation or a hunk.
+	Kind RowKind
 	// Status is the operation's letter: "A" add, "M" update, "D" delete, "R" move.
 	Status string
 	// Path is the path as authored; "OLD → NEW" for a Move (S5).
