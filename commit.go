@@ -38,10 +38,13 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
+	if err := pr.recheck(plan); err != nil {
+		return errorResult(err), err
+	}
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
-	tx := &txn{fsys: pr.fsys, opts: &pr.opts, plan: plan}
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep}
 	if err := tx.run(); err != nil {
 		return errorResult(err), err
 	}

@@ -84,7 +84,7 @@ func (s *Session) Visit(t Target) (Location, error) {
 	case c.Op.Kind == Add:
 		return Location{}, reviewErr(NotVisitable, t, "File is not created until the patch is applied")
 	}
-	if _, err := s.pr.fsys.Stat(c.name); errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.pr.files().Stat(c.name); errors.Is(err, fs.ErrNotExist) {
 		return Location{}, reviewErr(NotVisitable, t, c.Op.Path+" no longer exists")
 	}
 	loc := Location{Path: c.Op.Path, Name: c.name, Line: 1}

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
-	"strings"
 
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
@@ -53,8 +51,9 @@ type Proposal struct {
 	// Feedback is whole-patch feedback staged in review.
 	Feedback string
 
-	fsys afero.Fs
-	opts Options
+	fsys   afero.Fs
+	opts   Options
+	fenced *fence // the resolver and classes of F1–F4, built by Resolve
 }
 
 // A Change is one resolved operation.
@@ -150,7 +149,7 @@ func (pr *Proposal) prepare(c *Change) []error {
 
 // capture reads the baseline of one path.
 func (pr *Proposal) capture(name, authored string) (Baseline, error) {
-	fi, err := pr.fsys.Stat(name)
+	fi, err := pr.files().Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Baseline{}, nil
 	}
@@ -163,7 +162,7 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if fi.Size() > pr.opts.Limits.FileBytes {
 		return Baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
 	}
-	b, err := afero.ReadFile(pr.fsys, name)
+	b, err := afero.ReadFile(pr.files(), name)
 	if err != nil {
 		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
 	}
@@ -253,18 +252,4 @@ func isBinary(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// sanitize rewrites a filesystem error so that it names the authored path, never the
-// resolved host path (F5).
-func sanitize(err error, name, authored string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: authored, Err: pe.Err}
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return &os.LinkError{Op: le.Op, Old: authored, New: authored, Err: le.Err}
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), name, authored))
 }

@@ -246,7 +246,7 @@ func (s *Session) validate(c *Change) error {
 			return &LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: s.pr.opts.Limits.AddBytes, Got: n}
 		}
 	}
-	_, err := s.pr.fsys.Stat(c.name)
+	_, err := s.pr.files().Stat(c.name)
 	switch {
 	case c.Op.Kind == Add && err == nil:
 		return &FileError{Path: c.Op.Path, Reason: Exists}

@@ -66,8 +66,8 @@ type (
 	}
 	savedChange struct {
 		Op        savedOp  `json:"op"`
-		Class     string   `json:"class"`
-		MoveClass string   `json:"moveClass,omitempty"`
+		Class     Class    `json:"class"`
+		MoveClass Class    `json:"moveClass,omitempty"`
 		Base      Baseline `json:"base"`
 		Dest      Baseline `json:"dest"`
 		Selected  bool     `json:"selected,omitempty"`
@@ -88,7 +88,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 		sp.Ops = append(sp.Ops, saveOp(&pr.Patch.Ops[i], nil))
 	}
 	for _, c := range pr.Changes {
-		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class.String(), MoveClass: classNames[c.MoveClass],
+		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class, MoveClass: c.MoveClass,
 			Base: c.Base, Dest: c.Dest, Selected: c.Selected, Feedback: c.Feedback, Revised: c.Revised}
 		if opts.BaselinesByHash {
 			sc.Base.Bytes, sc.Dest.Bytes = nil, nil
@@ -300,17 +300,23 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 	return c, stale, nil
 }
 
-// refence resolves a path again and checks it is still in the class it was authorised in.
-func (pr *Proposal) refence(path, saved string) (string, Class, error) {
-	name, class := newFence(pr.fsys, &pr.opts).resolve(path)
-	switch {
-	case class == Forbidden:
-		return "", class, &FenceError{Path: path, Class: class, Reason: "the path is a credential location and is never written; choose another path"}
-	case class.String() != saved:
-		return "", class, &FenceError{Path: path, Class: class, Reason: fmt.Sprintf(
-			"the path is %s now but was %s when the review was saved; resolve the patch again", class, saved)}
+// refence resolves a path again, as Resolve did, and checks it is still in the class it
+// was authorised in.
+func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
+	f, err := pr.fencer()
+	if err != nil {
+		return "", 0, err
 	}
-	return name, class, nil
+	cp, err := f.classify(path, 0)
+	switch {
+	case err != nil:
+		return "", 0, err
+	case cp.Class == Forbidden:
+		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: Refused}
+	case cp.Class != saved:
+		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: Redirected}
+	}
+	return cp.name, cp.Class, nil
 }
 
 // restoreBaseline checks a saved baseline against its hash, re-reading the file when only
@@ -328,7 +334,7 @@ func (pr *Proposal) restoreBaseline(b *Baseline, name, path string) (bool, error
 		}
 		return true, nil
 	}
-	data, err := afero.ReadFile(pr.fsys, name)
+	data, err := afero.ReadFile(pr.files(), name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

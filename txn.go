@@ -64,6 +64,9 @@ type txn struct {
 	plan    []*step
 	journal []done
 	dirs    []string // directories created, outermost first
+	// guard, when set, vets a step just before it runs; the fence re-resolves its path
+	// there (F1).
+	guard func(*step) error
 }
 
 // locks serialises transactions per filesystem: afero's MemMapFs does not survive a
@@ -140,6 +143,11 @@ func (tx *txn) owns(name string) bool {
 
 // exec runs one step after checking the path once more (X2) and its owner (X8).
 func (tx *txn) exec(st *step) error {
+	if tx.guard != nil {
+		if err := tx.guard(st); err != nil {
+			return err
+		}
+	}
 	if !tx.owns(st.name) {
 		return fmt.Errorf("%s: the host no longer owns this path", st.path)
 	}

@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -128,20 +130,42 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
 		return exitUsage
 	}
-	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer(), Expected: cfg.expected(root)}
-	if cfg.reviewScript == "" {
-		res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
-		return report(res, err, cfg, stdout, stderr)
-	}
-	script, err := loadScript(cfg.reviewScript, stderr)
+	confined, err := rootfs.Open(root)
 	if err != nil {
-		fmt.Fprintln(stderr, "applypatch:", err)
+		fmt.Fprintf(stderr, "applypatch: -C %s: %v\n", cfg.dir, errors.Unwrap(err))
 		return exitUsage
 	}
-	opts.Mode = applypatch.Ask
-	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
+	defer confined.Close()
+	var script *applypatch.ScriptReviewer
+	if cfg.reviewScript != "" {
+		if script, err = loadScript(cfg.reviewScript, stderr); err != nil {
+			fmt.Fprintln(stderr, "applypatch:", err)
+			return exitUsage
+		}
+	}
+	res, err := cfg.apply(root, confined, payload, script)
 	return report(res, err, cfg, stdout, stderr)
 }
+
+// apply runs the payload on the workspace root, confined being an os.Root over it, after
+// a review by script when one is given. Paths are resolved and classified on the
+// operating system's filesystem, but every read and write inside the workspace goes
+// through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
+// check and a write cannot lead the write out of the workspace. Only outside paths, which
+// need --allow-outside, are written through the plain filesystem.
+func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(), Expected: cfg.expected(root)}
+	if script == nil {
+		return execute(context.Background(), hostFs(), payload, opts, cfg.check)
+	}
+	opts.Mode = applypatch.Ask
+	return review(context.Background(), hostFs(), payload, opts, script)
+}
+
+// hostFs returns the operating system's filesystem, on which payload paths are resolved
+// and classified and through which outside paths are written. A variable, so that tests
+// can watch what reaches it.
+var hostFs = afero.NewOsFs
 
 // expected turns --expect flags into snapshots keyed by name in the filesystem. They
 // check content: the mode is taken as the file has it now.
@@ -153,6 +177,9 @@ func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
 	for p, hash := range cfg.expect {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real // snapshots are keyed by where a path lands
 		}
 		snap := applypatch.Snapshot{Exists: true, Hash: hash}
 		if fi, err := os.Stat(p); err == nil {
@@ -206,17 +233,26 @@ func readPayload(args []string, stdin io.Reader) (string, error) {
 	return string(b), err
 }
 
-// authorizer allows the classes the flags allow.
+// authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:
+// the library refuses them in every mode.
 func (cfg *config) authorizer() applypatch.Authorizer {
-	allowed := map[applypatch.Class]bool{
-		applypatch.Outside:   cfg.allowOutside,
-		applypatch.Protected: cfg.allowProtected,
+	flags := []struct {
+		class   applypatch.Class
+		allowed bool
+		flag    string
+	}{
+		{applypatch.Outside, cfg.allowOutside, "--allow-outside"},
+		{applypatch.Protected, cfg.allowProtected, "--allow-protected"},
 	}
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
-		for _, p := range paths {
-			if !allowed[p.Class] {
-				return fmt.Errorf("%s is %s; pass --allow-%s to write it", p.Path, p.Class, p.Class)
+		var missing []string
+		for _, f := range flags {
+			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == f.class }) {
+				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}
+		}
+		if len(missing) > 0 {
+			return errors.New(strings.Join(missing, " and "))
 		}
 		return nil
 	})
