@@ -74,17 +74,22 @@ type countOwner struct{ n int }
 
 func (o *countOwner) Owns(string) bool { o.n++; return true }
 
-// swapOnce is an OwnerPredicate that swaps ws/dir for a link on its first call. The
-// transaction asks it right after its last check of a path and just before the write
-// (X8), so the swap lands in the window no user-space check can close.
+// swapOnce is an OwnerPredicate that swaps ws/dir for a link on its at-th call. The
+// transaction asks it once per step before the first write (X8), then again for each
+// step right after the fence's last check of its path and just before the write, so a
+// swap there lands in the window no user-space check can close.
 type swapOnce struct {
 	t    *testing.T
 	base string
+	at   int
+	n    int
 	once sync.Once
 }
 
 func (s *swapOnce) Owns(string) bool {
-	s.once.Do(func() { swapToOutside(s.t, s.base) })
+	if s.n++; s.n == s.at {
+		s.once.Do(func() { swapToOutside(s.t, s.base) })
+	}
 	return true
 }
 
@@ -97,7 +102,7 @@ func TestCommitRechecksEachStep(t *testing.T) {
 	ws := filepath.Join(base, "ws")
 	_, err := Apply(context.Background(), afero.NewOsFs(),
 		payload("*** Add File: first.txt", "+1", "*** Add File: dir/second.txt", "+2"),
-		&Options{Workspace: ws, Owner: &swapOnce{t: t, base: base}})
+		&Options{Workspace: ws, Owner: &swapOnce{t: t, base: base, at: 3}}) // the first step's write
 	if !errors.Is(err, &FenceError{Reason: Redirected}) {
 		t.Fatalf("err = %v, want a Redirected fence error", err)
 	}
@@ -118,7 +123,7 @@ func TestWorkspaceFsConfinesLastMomentSwap(t *testing.T) {
 		t.Run(fmt.Sprintf("confined=%v", confined), func(t *testing.T) {
 			base := linkTree(t, "ws/dir/keep.txt", "outside/")
 			ws := filepath.Join(base, "ws")
-			opts := &Options{Workspace: ws, Owner: &swapOnce{t: t, base: base}}
+			opts := &Options{Workspace: ws, Owner: &swapOnce{t: t, base: base, at: 2}} // the write's last check
 			if confined {
 				root, err := rootfs.Open(ws)
 				if err != nil {

@@ -83,23 +83,36 @@ type Options struct {
 	// or not, so ".ssh" forbids ~/.ssh/config and a link that leads there.
 	Forbidden []string
 	// Encoding returns the encoding the host declares for a path (the resolved name in the
-	// filesystem), or nil for UTF-8 (T3). A byte-order mark in the file takes precedence.
+	// filesystem) and the name to show for it, or nil for UTF-8 (T3). Updates decode and
+	// re-encode the file byte-exactly, and Adds are written, in that encoding; a file not
+	// valid in it, or a result with a character it cannot hold, is refused with an
+	// [*EncodingError]. A byte-order mark in the file takes precedence.
 	Encoding func(name string) (encoding.Encoding, string)
-	// Expected holds expected-before snapshots the host supplies, keyed by resolved name,
-	// checked with the captured baselines before any write (X2).
+	// Expected holds expected-before snapshots the host supplies (what it last saw at a
+	// path), keyed by resolved name or by the path as authored. Commit checks them with
+	// the captured baselines for the whole batch before the first write and again just
+	// before each path's write (X2); a mismatch is a [*ConflictError]. Only paths the
+	// commit writes or removes are checked.
 	Expected map[string]Snapshot
-	// Owner, when set, is asked before every write, buffer refresh and rollback step (X8).
+	// Owner, when set, is asked before every write, buffer refresh and rollback step, with
+	// the resolved name; a path it no longer owns is not touched (X8).
 	Owner OwnerPredicate
-	// Buffers, when set, refreshes editor buffers after a commit (X9).
+	// Buffers, when set, connects open editor buffers to a commit (X9): a buffer with
+	// unsaved edits of a path to be written refuses the commit with an
+	// [*UnsavedBufferError], and after success Refresh is called for every path written
+	// or removed whose buffer is unmodified.
 	Buffers BufferHook
 	// AfterCommit, when set, runs after a review's successful commit and before the review
 	// settles (R10): the place for host diagnostics. The review stays inert meanwhile, and
 	// an abort still settles it first.
 	AfterCommit func(ctx context.Context, res *Result)
-	// FileMode is the mode of added files; zero means 0644 (T6).
+	// FileMode is the mode of added files, set exactly whatever the umask; zero means
+	// 0644 (T6). Updates keep the file's mode and Moves the source's.
 	FileMode fs.FileMode
-	// Sync makes every written file reach stable storage before it replaces the old one
-	// (X4). Off by default: it costs one fsync per file.
+	// Sync makes every written file reach stable storage before it replaces the old one,
+	// and syncs its directory after the rename where the platform can (X4). Off by
+	// default: it costs two fsyncs per written file, and what those cost depends on the
+	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool
 	// Limits bound the work one payload can ask for (T5). Zero fields take the defaults.
 	Limits Limits
@@ -155,3 +168,9 @@ func (o *Options) workspace() string {
 	}
 	return o.Workspace
 }
+
+// OwnerFunc adapts a function to [OwnerPredicate].
+type OwnerFunc func(name string) bool
+
+// Owns calls f.
+func (f OwnerFunc) Owns(name string) bool { return f(name) }

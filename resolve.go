@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // A Baseline is the state of a path captured before review: present or absent, its mode
@@ -141,6 +142,12 @@ func (pr *Proposal) prepare(c *Change) []error {
 		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
 			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
 		}
+		if enc, name := pr.declared(c.name); enc != nil && enc != unicode.UTF8 {
+			c.codec = &codec{enc: enc, name: name}
+			if _, err := c.derive(); err != nil {
+				return []error{err}
+			}
+		}
 	case c.Op.Kind == Update:
 		return pr.place(c)
 	}
@@ -204,7 +211,10 @@ func (pr *Proposal) place(c *Change) []error {
 	}
 	enc, encName := pr.declared(c.name)
 	s, cd, err := decode(c.Base.Bytes, enc, encName)
-	if err != nil {
+	switch {
+	case errors.Is(err, errBinary):
+		return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
+	case err != nil:
 		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
 	}
 	c.text, c.codec = splitText(s), cd

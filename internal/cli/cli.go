@@ -55,6 +55,7 @@ type config struct {
 	allowProtected bool
 	reviewScript   string
 	expect         expectations
+	encodings      encodingFlags
 	args           []string
 }
 
@@ -90,6 +91,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
 	fl.StringVar(&cfg.reviewScript, "review-script", "", "review the patch with the actions of review script `FILE` before applying it")
 	fl.Var(&cfg.expect, "expect", "refuse to write unless workspace file `PATH=SHA256` still has that content (repeatable)")
+	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
+		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
@@ -108,6 +111,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, nil)
+}
+
+// run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
+// into the writes inside the workspace.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitApplied
@@ -136,6 +145,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer confined.Close()
+	var ws afero.Fs = confined
+	if wrap != nil {
+		ws = wrap(ws)
+	}
 	var script *applypatch.ScriptReviewer
 	if cfg.reviewScript != "" {
 		if script, err = loadScript(cfg.reviewScript, stderr); err != nil {
@@ -143,7 +156,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	res, err := cfg.apply(root, confined, payload, script)
+	res, err := cfg.apply(root, ws, payload, script)
 	return report(res, err, cfg, stdout, stderr)
 }
 
@@ -154,7 +167,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(), Expected: cfg.expected(root)}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
+		Encoding: cfg.encodings.declared(root), Expected: cfg.expected(root)}
 	if script == nil {
 		return execute(context.Background(), hostFs(), payload, opts, cfg.check)
 	}
@@ -167,25 +181,23 @@ func (cfg *config) apply(root string, confined afero.Fs, payload string, script 
 // can watch what reaches it.
 var hostFs = afero.NewOsFs
 
-// expected turns --expect flags into snapshots keyed by name in the filesystem. They
-// check content: the mode is taken as the file has it now.
+// expected turns --expect flags into snapshots of paths as authored. They check
+// content: the mode is taken as the file has it now.
 func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
 	if len(cfg.expect) == 0 {
 		return nil
 	}
 	out := map[string]applypatch.Snapshot{}
 	for p, hash := range cfg.expect {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real // snapshots are keyed by where a path lands
+		name := p
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(root, name)
 		}
 		snap := applypatch.Snapshot{Exists: true, Hash: hash}
-		if fi, err := os.Stat(p); err == nil {
+		if fi, err := os.Stat(name); err == nil {
 			snap.Mode = fi.Mode().Perm()
 		}
-		out[filepath.Clean(p)] = snap
+		out[p] = snap // keyed by the path as authored in the payload
 	}
 	return out
 }
@@ -281,6 +293,10 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
+	}
+	var encErr *applypatch.EncodingError
+	if errors.As(err, &encErr) && !encErr.Declared && encErr.Rune == 0 {
+		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
 	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
