@@ -90,6 +90,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 	for _, c := range pr.Changes {
 		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class, MoveClass: c.MoveClass,
 			Base: c.Base, Dest: c.Dest, Selected: c.Selected, Feedback: c.Feedback, Revised: c.Revised}
+		sc.Base.Hash, sc.Dest.Hash = c.Base.Sum(), c.Dest.Sum()
 		if opts.BaselinesByHash {
 			sc.Base.Bytes, sc.Dest.Bytes = nil, nil
 		}
