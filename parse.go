@@ -67,7 +67,7 @@ func Parse(payload string) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := envelope(lines)
+	body, end, err := envelope(lines)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +76,10 @@ func Parse(payload string) (*Patch, error) {
 		return nil, err
 	}
 	if len(p.patch.Ops) == 0 {
-		return nil, &ParseError{Msg: "the patch contains no operations; add at least one " +
-			"'*** Add File:', '*** Update File:' or '*** Delete File:' section"}
+		return nil, p.errf(end, "the patch contains no operations; add at least one "+
+			"'*** Add File:', '*** Update File:' or '*** Delete File:' section before it")
 	}
-	if err := checkPaths(&p.patch); err != nil {
+	if err := p.checkPaths(); err != nil {
 		return nil, err
 	}
 	return &p.patch, nil
@@ -136,25 +136,25 @@ func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
 }
 
 // envelope checks "*** Begin Patch" … "*** End Patch" (P1, P2, P11) and returns the lines
-// between them, without an Environment ID line (P4).
-func envelope(lines []payloadLine) ([]payloadLine, error) {
+// between them, without an Environment ID line (P4), and the End line.
+func envelope(lines []payloadLine) ([]payloadLine, payloadLine, error) {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
-		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+		return nil, payloadLine{}, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	if first := lines[0]; strings.TrimSpace(first.text) != markerBegin {
-		return nil, &ParseError{Line: first.n, Text: first.text,
+		return nil, payloadLine{}, &ParseError{Line: first.n, Text: first.text,
 			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
 	}
 	last := lines[len(lines)-1]
 	if len(lines) < 2 || strings.TrimSpace(last.text) != markerEnd {
-		return nil, endError(lines)
+		return nil, payloadLine{}, endError(lines)
 	}
 	body := lines[1 : len(lines)-1]
 	if len(body) > 0 && strings.HasPrefix(strings.TrimSpace(body[0].text), markerEnv) {
 		body = body[1:]
 	}
-	return body, nil
+	return body, last, nil
 }
 
 // endError explains a missing or misplaced "*** End Patch".
@@ -441,28 +441,33 @@ func (p *parser) badUpdateLine(l payloadLine, m string) error {
 // cleanPath is the key two payload paths are compared by.
 func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, "\\", "/")) }
 
-// checkPaths rejects two operations on one path, counting Move destinations (P11).
-func checkPaths(p *Patch) error {
+// checkPaths rejects two operations on one path, counting Move destinations (P11). The
+// error names the header or Move line that repeats a path (P12).
+func (p *parser) checkPaths() error {
 	seen := map[string]int{}
-	claim := func(op *Operation, name string) error {
+	claim := func(op *Operation, name string, line int) error {
 		key := cleanPath(name)
 		if prev, dup := seen[key]; dup {
-			return &ParseError{Line: op.Line, Text: name, Msg: fmt.Sprintf(
-				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)}
+			return p.errf(p.line(line),
+				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)
 		}
 		seen[key] = op.Line
 		return nil
 	}
-	for i := range p.Ops {
-		op := &p.Ops[i]
-		if err := claim(op, op.Path); err != nil {
+	for i := range p.patch.Ops {
+		op := &p.patch.Ops[i]
+		if err := claim(op, op.Path, op.Line); err != nil {
 			return err
 		}
+		// "*** Move to:" is always the line after the Update header.
 		if op.MoveTo != "" {
-			if err := claim(op, op.MoveTo); err != nil {
+			if err := claim(op, op.MoveTo, op.Line+1); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
+
+// line returns the payload line numbered n, which lies between the envelope markers.
+func (p *parser) line(n int) payloadLine { return p.lines[n-p.lines[0].n] }
