@@ -205,6 +205,9 @@ func (pr *Proposal) place(c *Change) []error {
 	}
 	enc, encName := pr.declared(c.name)
 	s, cd, err := decode(c.Base.Bytes, enc, encName)
+	if errors.Is(err, errBinary) {
+		return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
+	}
 	if err != nil {
 		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
 	}

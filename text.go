@@ -113,6 +113,10 @@ type decodeError struct {
 
 func (e *decodeError) Error() string { return e.reason }
 
+// errBinary is the decode error of a file that looks binary (T1): a NUL in its first
+// 8192 bytes, or characters once decoded.
+var errBinary = &decodeError{"the file looks binary (it has a NUL byte); only text files can be patched"}
+
 // decode reads raw bytes as text. declared is the host's encoding for the path (nil for
 // none); a byte-order mark takes precedence over it. It refuses what it cannot round-trip.
 func decode(raw []byte, declared encoding.Encoding, declaredName string) (string, *codec, error) {
@@ -129,7 +133,7 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 	}
 	if c.enc == nil {
 		if bytes.IndexByte(raw[:min(len(raw), binaryProbe)], 0) >= 0 {
-			return "", nil, &decodeError{"the file looks binary (it has a NUL byte); only text files can be patched"}
+			return "", nil, errBinary
 		}
 		if !utf8.Valid(raw) {
 			return "", nil, &decodeError{"the file is not valid UTF-8; the host must declare its encoding before it can be patched"}
@@ -141,7 +145,7 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 		return "", nil, &decodeError{"the file is not valid " + c.name + "; it was left as it is"}
 	}
 	if strings.IndexByte(string(s[:min(len(s), binaryProbe)]), 0) >= 0 {
-		return "", nil, &decodeError{"the file looks binary (it has a NUL character); only text files can be patched"}
+		return "", nil, errBinary
 	}
 	return string(s), c, nil
 }
