@@ -173,7 +173,7 @@ func nearest(cands []int, target int) []int {
 func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 	for _, p := range passes {
 		want := normalize[p](h.Anchor)
-		if p >= SurroundingWhitespace && want == "" {
+		if want == "" { // an anchor of blanks names no line at this pass
 			continue
 		}
 		cands := pl.tieBreak(pl.idx.at(p).withPrefix(want), 0)
