@@ -185,7 +185,7 @@ func applyAll(t *text, hunks []Hunk) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s, nil
+	return string(s), nil
 }
 
 func sortPlaced(sel []placedHunk) {
