@@ -366,9 +366,9 @@ func (p *parser) updateBody(op *Operation) error {
 
 // endUpdate validates an Update when its body ends (P10).
 func (p *parser) endUpdate(op *Operation, cur *Hunk, next payloadLine) error {
-	hdr := payloadLine{n: op.Line, text: strings.TrimSpace(headerUpdate) + " " + op.Path}
+	hdr := p.line(op.Line)
 	if cur != nil && len(cur.Lines) == 0 {
-		return p.errf(payloadLine{n: cur.Line, text: "@@"}, "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
+		return p.errf(p.line(cur.Line), "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
 	}
 	if len(op.Hunks) == 0 && op.MoveTo == "" {
 		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
