@@ -349,6 +349,10 @@ func (p *parser) updateBody(op *Operation) error {
 				}
 				return p.errf(l, "a new hunk must start with '@@' (or '@@ TEXT') after '*** End of File'")
 			}
+			if cur == nil && l.text == "" && p.markerAhead() { // a separator, not a hunk (P7)
+				p.i++
+				continue
+			}
 			if cur == nil { // the first hunk may omit its "@@" (P8)
 				op.Hunks = append(op.Hunks, Hunk{Line: l.n})
 				cur, closed = &op.Hunks[0], false
@@ -362,6 +366,19 @@ func (p *parser) updateBody(op *Operation) error {
 		p.i++
 	}
 	return p.endUpdate(op, cur, payloadLine{})
+}
+
+// markerAhead reports whether the bare empty lines from the current one end at a marker
+// ("@@", "*** End of File", a header) or at the end of the body. Before the first hunk
+// such lines separate the header from the hunks; read as a hunk of empty context lines
+// (P7, P8) they would be a locator that a file with blank lines makes ambiguous.
+func (p *parser) markerAhead() bool {
+	for j := p.i; j < len(p.lines); j++ {
+		if t := p.lines[j].text; t != "" {
+			return updateMarker(t) != ""
+		}
+	}
+	return true
 }
 
 // endUpdate validates an Update when its body ends (P10).
