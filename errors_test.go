@@ -120,7 +120,8 @@ func TestErrorTypes(t *testing.T) {
 // allErrorTypes are zero values of the error types.
 var allErrorTypes = []error{
 	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{}, &applypatch.LimitError{},
-	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{},
+	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.FenceError{},
+	&applypatch.EncodingError{}, &applypatch.UnsavedBufferError{}, &applypatch.OwnerError{},
 }
 
 func limitErr(t *testing.T) error {
