@@ -266,4 +266,3 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	}
 	return pr.opts.Encoding(name)
 }
-
