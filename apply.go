@@ -23,6 +23,9 @@ func (c *Change) derive() ([]byte, error) {
 	if len(sel) == 0 || c.text == nil {
 		return c.Base.Bytes, nil
 	}
+	if c.derived.of(sel) {
+		return c.derived.data, nil
+	}
 	s, err := applyHunks(c.text, sel)
 	if err != nil {
 		err.Path = c.Op.Path
@@ -32,7 +35,29 @@ func (c *Change) derive() ([]byte, error) {
 	if encErr != nil {
 		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: encErr}
 	}
+	c.derived = derivedResult{hunks: hunkSet(sel), data: out}
 	return out, nil
+}
+
+// derivedResult remembers the last result derived and the hunks it applied, so that
+// Resolve's validation and Commit's plan derive a large file once, not twice. Hunks are
+// replaced, never edited in place, when a review changes them.
+type derivedResult struct {
+	hunks []*HunkChange
+	data  []byte
+}
+
+// of reports whether the result was derived from exactly these hunks.
+func (d derivedResult) of(sel []placedHunk) bool {
+	return d.data != nil && slices.Equal(d.hunks, hunkSet(sel))
+}
+
+func hunkSet(sel []placedHunk) []*HunkChange {
+	out := make([]*HunkChange, len(sel))
+	for i, h := range sel {
+		out[i] = h.HunkChange
+	}
+	return out
 }
 
 // addContent joins an Add's lines, each ending in a newline (T4): no lines make an empty

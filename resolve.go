@@ -91,6 +91,7 @@ type Change struct {
 	name, moveName string // resolved names in the filesystem
 	text           *text
 	codec          *codec
+	derived        derivedResult
 }
 
 // A HunkChange is one hunk of an Update with where it landed and its review state.
