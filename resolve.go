@@ -267,3 +267,13 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	}
 	return pr.opts.Encoding(name)
 }
+
+// isBinary reports whether raw bytes hold a NUL in their first binaryProbe bytes (T1).
+func isBinary(b []byte) bool {
+	for _, c := range b[:min(len(b), binaryProbe)] {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
+}
