@@ -78,8 +78,9 @@ type placedHunk struct {
 	num int
 }
 
-// selectedHunks returns the selected changing hunks in baseline order (payload order
-// among equal starts). A Move is indivisible: all its hunks go with it (R4).
+// selectedHunks returns the selected changing hunks in baseline order. Among hunks that
+// start on one line, '+'-only hunks (inserted before that line) come first, then payload
+// order. A Move is indivisible: all its hunks go with it (R4).
 func (c *Change) selectedHunks() []placedHunk {
 	var out []placedHunk
 	num := 0
@@ -92,7 +93,12 @@ func (c *Change) selectedHunks() []placedHunk {
 			out = append(out, placedHunk{h, num})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b placedHunk) int { return a.Place.Start - b.Place.Start })
+	slices.SortStableFunc(out, func(a, b placedHunk) int {
+		if a.Place.Start != b.Place.Start {
+			return a.Place.Start - b.Place.Start
+		}
+		return min(a.Place.Len, 1) - min(b.Place.Len, 1)
+	})
 	return out
 }
 
