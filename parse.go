@@ -151,10 +151,20 @@ func envelope(lines []payloadLine) ([]payloadLine, payloadLine, error) {
 		return nil, payloadLine{}, endError(lines)
 	}
 	body := lines[1 : len(lines)-1]
-	if len(body) > 0 && strings.HasPrefix(strings.TrimSpace(body[0].text), markerEnv) {
-		body = body[1:]
+	if i := firstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].text), markerEnv) {
+		body = body[i+1:]
 	}
 	return body, last, nil
+}
+
+// firstNonBlank returns the index of the first line that is not blank, or len(lines).
+func firstNonBlank(lines []payloadLine) int {
+	for i, l := range lines {
+		if strings.TrimSpace(l.text) != "" {
+			return i
+		}
+	}
+	return len(lines)
 }
 
 // endError explains a missing or misplaced "*** End Patch".

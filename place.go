@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,9 @@ type placer struct {
 	t      *text
 	idx    *lineIndex
 	cursor int
+	// sectionEnd is the next line the current hunk's anchor also names, or the end of
+	// the file.
+	sectionEnd int
 }
 
 // newPlacer prepares to place hunks in t.
@@ -97,7 +101,7 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 	var above []int
 	for _, p := range passes {
 		all := pl.idx.at(p).find(normalized(old, p), eofStart)
-		cands := below(all, anchorAt)
+		cands := pl.inSection(below(all, anchorAt), anchorAt)
 		if len(cands) == 0 {
 			if above == nil {
 				above = all
@@ -114,6 +118,25 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: anchorAt + 1}
 	}
 	return Placement{}, &MatchError{Reason: NotFound}
+}
+
+// inSection narrows several candidates below an anchor to those before the next line
+// the anchor also names (M6): "@@ ## Install" means the lines under "## Install", not
+// those under "## Install from source". It cannot empty the set.
+func (pl *placer) inSection(cands []int, anchorAt int) []int {
+	if anchorAt < 0 || len(cands) < 2 {
+		return cands
+	}
+	var in []int
+	for _, c := range cands {
+		if c < pl.sectionEnd {
+			in = append(in, c)
+		}
+	}
+	if len(in) == 0 {
+		return cands
+	}
+	return in
 }
 
 // below keeps the candidates strictly below an anchor line (M6).
@@ -176,15 +199,34 @@ func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 		if want == "" { // an anchor of blanks names no line at this pass
 			continue
 		}
-		cands := pl.tieBreak(pl.idx.at(p).withPrefix(want), 0)
+		named := pl.idx.at(p).withPrefix(want)
+		cands := pl.tieBreak(named, 0)
+		if whole := pl.wholeLines(cands, want, p); len(cands) > 1 && len(whole) == 1 {
+			cands = whole // one line is the anchor itself, the others only start with it
+		}
 		switch {
 		case len(cands) == 1:
+			pl.sectionEnd = len(pl.t.lines)
+			if i := slices.Index(named, cands[0]); i+1 < len(named) {
+				pl.sectionEnd = named[i+1]
+			}
 			return cands[0], p, nil
 		case len(cands) > 1:
 			return -1, p, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(cands), Pass: p}
 		}
 	}
 	return -1, Exact, &MatchError{Reason: AnchorNotFound}
+}
+
+// wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
+func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
+	var out []int
+	for _, c := range cands {
+		if normalize[p](pl.t.lines[c]) == want {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
@@ -238,8 +280,8 @@ const (
 // Hunk the changing-hunk number (from 1, as review rows count; 0 for a context-only
 // locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
 // lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
-// 1-based line its anchor named, when that was found; Near the closest region for a hunk
-// that was not found.
+// 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
+// if any; Near the closest region for a hunk that was not found.
 //
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
@@ -248,6 +290,7 @@ type MatchError struct {
 	PayloadLine int
 	Reason      MatchReason
 	Anchor      string
+	Hint        int
 	Candidates  []int
 	AnchorLine  int
 	Pass        Pass
@@ -305,6 +348,11 @@ func (e *MatchError) reason() string {
 		}
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
 	case Ambiguous:
+		if e.Hint > 0 {
+			return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and its line hint '@@ %d' is as near "+
+				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
+				len(e.Candidates), joinInts(e.Candidates), e.Hint)
+		}
 		return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			len(e.Candidates), joinInts(e.Candidates))

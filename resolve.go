@@ -239,7 +239,7 @@ func (pr *Proposal) place(c *Change) []error {
 		hc := &HunkChange{Hunk: *h, Place: place, Selected: !h.IsLocator()}
 		c.Hunks = append(c.Hunks, hc)
 		if merr != nil {
-			merr.Path, merr.PayloadLine, merr.Anchor = c.Op.Path, h.Line, h.Anchor
+			merr.Path, merr.PayloadLine, merr.Anchor, merr.Hint = c.Op.Path, h.Line, h.Anchor, h.Hint
 			if !h.IsLocator() {
 				merr.Hunk = num
 			}
