@@ -1,0 +1,189 @@
+package applypatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+)
+
+// memFiles builds a MemMapFs workspace at /ws holding files.
+func memFiles(t testing.TB, files map[string]string) afero.Fs {
+	t.Helper()
+	fsys := afero.NewMemMapFs()
+	for name, data := range files {
+		if err := afero.WriteFile(fsys, "/ws/"+name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fsys
+}
+
+// contents returns every file of fsys by its path, to prove what changed.
+func contents(t testing.TB, fsys afero.Fs) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := afero.Walk(fsys, "/", func(name string, fi fs.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := afero.ReadFile(fsys, name)
+		out[name] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// patchArgs encodes a payload as the tool's arguments.
+func patchArgs(t testing.TB, name, payload string) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(map[string]string{name: payload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const toolBase = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+
+// TestToolDefinition checks the definition a host registers (H1).
+func TestToolDefinition(t *testing.T) {
+	def := (&Tool{}).Definition()
+	if def.Name != "apply_patch" {
+		t.Errorf("name = %q", def.Name)
+	}
+	var schema struct {
+		Type       string `json:"type"`
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+		Required             []string `json:"required"`
+		AdditionalProperties *bool    `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(def.Parameters, &schema); err != nil {
+		t.Fatalf("schema is not JSON: %v", err)
+	}
+	if schema.Type != "object" || len(schema.Properties) != 1 || schema.Properties["patchText"].Type != "string" ||
+		!cmp.Equal(schema.Required, []string{"patchText"}) || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+		t.Errorf("schema = %+v; want one required string property patchText and no others", schema)
+	}
+	for _, want := range []string{"*** Begin Patch", "*** Add File: ", "*** Update File: ", "*** Delete File: ",
+		"*** Move to: ", "*** End of File", "*** End Patch", "@@ ", "exactly", `"patchText"`} {
+		if !strings.Contains(def.Description, want) {
+			t.Errorf("description does not teach %q", want)
+		}
+	}
+	// The description's own example must be a payload the parser accepts.
+	example := def.Description[strings.Index(def.Description, markerBegin) : strings.Index(def.Description, markerEnd)+len(markerEnd)]
+	if _, err := Parse(example); err != nil {
+		t.Errorf("the description's example does not parse: %v", err)
+	}
+	b, _ := json.Marshal(def)
+	if !strings.Contains(string(b), `"parameters":{"type":"object"`) {
+		t.Errorf("definition JSON = %s", b)
+	}
+}
+
+// TestToolCall runs tool calls end to end on a MemMapFs (H3): a success writes, every
+// failure is an "Error: " text with an error status and writes nothing.
+func TestToolCall(t *testing.T) {
+	const update = "*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n" +
+		"*** Add File: docs/README.md\n+# demo\n*** End Patch"
+	tests := []struct {
+		name   string
+		args   json.RawMessage
+		mode   Mode
+		text   string            // the exact text, or its prefix when it ends in "…"
+		status Status            // the result's status
+		is     error             // what the error must match, nil for success
+		after  map[string]string // the files after the call; nil means unchanged
+	}{
+		{name: "applied", args: patchArgs(t, "patchText", update),
+			text:   "Applied patch: 2 changes\nApplied: main.go hunk 1\nApplied: docs/README.md",
+			status: StatusApplied,
+			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
+				"/ws/docs/README.md": "# demo\n"}},
+		{name: "input alias", args: patchArgs(t, "input", update), mode: FullAuto,
+			text: "Applied patch: 2 changes…", status: StatusApplied,
+			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
+				"/ws/docs/README.md": "# demo\n"}},
+		{name: "parse error", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Update File: main.go\n-x\n+y\n"),
+			text:   `Error: invalid patch: line 4 "+y": the last line of the patch must be '*** End Patch'…`,
+			status: StatusError, is: &ParseError{}},
+		{name: "context not found", args: patchArgs(t, "patchText",
+			"*** Begin Patch\n*** Add File: new.txt\n+n\n*** Update File: main.go\n@@\n-\tprintln(\"bye\")\n+\tprintln(\"x\")\n*** End Patch"),
+			text: "Error: main.go: hunk 1…", status: StatusError, is: &MatchError{}},
+		{name: "bad arguments", args: json.RawMessage(`{"patchText": "` + "*** Begin Patch" + `", "cwd": "/"}`),
+			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
+		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
+			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is a credential location…", status: StatusError, is: &FenceError{}},
+		{name: "ask without reviewer", args: patchArgs(t, "patchText", update), mode: Ask,
+			text: "Error: " + ErrNoReviewer.Error(), status: StatusError, is: ErrNoReviewer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := memFiles(t, map[string]string{"main.go": toolBase})
+			before := contents(t, fsys)
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: tt.mode}}
+			text, res, err := tool.Call(context.Background(), tt.args)
+			if want, prefix := strings.CutSuffix(tt.text, "…"); prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
+				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
+			}
+			if text != res.Text() || res.Status != tt.status {
+				t.Errorf("result %s %q disagrees with text %q, want status %s", res.Status, res.Text(), text, tt.status)
+			}
+			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v (%T), want %T", err, err, tt.is)
+			}
+			want := tt.after
+			if want == nil {
+				want = before
+			}
+			if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestToolUsesHostOptions checks that the tool runs with the host's Options: the
+// Authorizer decides an outside path in edits mode (F4, H3).
+func TestToolUsesHostOptions(t *testing.T) {
+	payload := "*** Begin Patch\n*** Add File: ../shared/notes.txt\n+n\n*** End Patch"
+	for _, allow := range []bool{false, true} {
+		fsys := memFiles(t, map[string]string{"main.go": toolBase})
+		var asked []ClassifiedPath
+		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Edits,
+			Authorizer: AuthorizerFunc(func(_ context.Context, mode Mode, paths []ClassifiedPath) error {
+				asked = append(asked, paths...)
+				if !allow {
+					return errors.New("the user said no")
+				}
+				return nil
+			})}}
+		text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
+		if len(asked) != 1 || asked[0].Path != "../shared/notes.txt" || asked[0].Class != Outside {
+			t.Fatalf("allow=%v: the Authorizer was asked %+v", allow, asked)
+		}
+		_, statErr := fsys.Stat("/shared/notes.txt")
+		if allow != (err == nil) || allow != (statErr == nil) {
+			t.Errorf("allow=%v: %q, err %v, file written: %v", allow, text, err, statErr == nil)
+		}
+	}
+}
+
+// TestToolWithoutFS checks that a host that forgot the filesystem gets a clear error.
+func TestToolWithoutFS(t *testing.T) {
+	text, _, err := (&Tool{}).Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Delete File: a\n*** End Patch"))
+	if err == nil || !strings.Contains(text, "Tool.FS") {
+		t.Errorf("Call without FS = %q, %v", text, err)
+	}
+}
