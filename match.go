@@ -85,140 +85,168 @@ func fold(s string) string {
 	return b.String()
 }
 
-// lineIndex finds where lines occur in a file at each pass, so that placing a hunk costs
-// about its own length plus its candidates, never a rescan of the file (M10, PERF1).
-// Levels are built lazily: most payloads never need the fuzzy ones.
+// lineIndex finds where a file holds the lines its hunks name, at each pass, so that
+// placing a hunk costs about its own length plus its candidates, never a rescan of the
+// file per hunk per pass (M10, PERF1). Building a level is one pass over the file that
+// looks each line up in a small table of the hunks' lines; levels are built lazily, so
+// most payloads never build the fuzzy ones.
 type lineIndex struct {
-	t      *text
-	levels [len(passes)]*level
+	lines   []string
+	want    []string // the hunks' context and removed lines, raw
+	anchors []string // the hunks' "@@" anchors, raw
+	levels  [len(passes)]*level
 }
 
-// level is the index of one pass: every line gets the id of its normalised text, and the
-// positions of each id are kept together in file order.
+// level is the index of one pass.
 type level struct {
-	norm  []string         // normalised lines (shares t.lines at the exact pass)
-	ids   map[string]int32 // normalised text → id
-	id    []int32          // per line: its id
-	start []int32          // per id: offset of its positions in pos (len = ids+1)
-	pos   []int32          // positions grouped by id, ascending within an id
-	// sorted holds line positions ordered by normalised text, for anchor prefix lookups;
-	// built on the first anchor.
-	sorted []int32
+	pass  Pass
+	lines []string
+	// occ maps each wanted line, normalised, to the positions of the file lines equal to
+	// it after normalisation, in file order.
+	occ map[string][]int32
+	// prefixed holds the file lines that may start with an anchor, ordered by normalised
+	// text (ties by position) for prefix lookups; built on the first anchor lookup.
+	prefixed []prefixed
+	built    bool
+	anchors  []string
 }
 
-func newLineIndex(t *text) *lineIndex { return &lineIndex{t: t} }
+// prefixed is a file line that may start with an anchor.
+type prefixed struct {
+	norm string
+	pos  int32
+}
+
+// newLineIndex indexes a file for the given hunks.
+func newLineIndex(t *text, hunks []Hunk) *lineIndex {
+	x := &lineIndex{lines: t.lines}
+	for i := range hunks {
+		for _, l := range hunks[i].Lines {
+			if l.Kind != Insert {
+				x.want = append(x.want, l.Text)
+			}
+		}
+		if hunks[i].Anchor != "" {
+			x.anchors = append(x.anchors, hunks[i].Anchor)
+		}
+	}
+	return x
+}
 
 // at returns the index of pass p, building it on first use.
 func (x *lineIndex) at(p Pass) *level {
 	if x.levels[p] == nil {
-		x.levels[p] = buildLevel(x.t.lines, normalize[p], p == Exact)
+		x.levels[p] = buildLevel(x, p)
 	}
 	return x.levels[p]
 }
 
-func buildLevel(lines []string, norm func(string) string, same bool) *level {
-	lv := &level{norm: lines, ids: make(map[string]int32, len(lines)/2+1), id: make([]int32, len(lines))}
-	if !same {
-		lv.norm = make([]string, len(lines))
-		for i, l := range lines {
-			lv.norm[i] = norm(l)
+func buildLevel(x *lineIndex, p Pass) *level {
+	lv := &level{pass: p, lines: x.lines, occ: make(map[string][]int32, len(x.want)), anchors: x.anchors}
+	for _, w := range x.want {
+		lv.occ[normalize[p](w)] = nil
+	}
+	norm := normalize[p]
+	for i, l := range x.lines {
+		n := norm(l)
+		if ps, ok := lv.occ[n]; ok {
+			lv.occ[n] = append(ps, int32(i))
 		}
-	}
-	var counts []int32
-	for i, l := range lv.norm {
-		id, ok := lv.ids[l]
-		if !ok {
-			id = int32(len(counts))
-			lv.ids[l] = id
-			counts = append(counts, 0)
-		}
-		counts[id]++
-		lv.id[i] = id
-	}
-	lv.start = make([]int32, len(counts)+1)
-	for id, c := range counts {
-		lv.start[id+1] = lv.start[id] + c
-	}
-	fill := append([]int32(nil), lv.start[:len(counts)]...)
-	lv.pos = make([]int32, len(lines))
-	for i, id := range lv.id {
-		lv.pos[fill[id]] = int32(i)
-		fill[id]++
 	}
 	return lv
 }
 
-// positions returns where normalised text s occurs, in file order.
-func (lv *level) positions(s string) []int32 {
-	id, ok := lv.ids[s]
-	if !ok {
-		return nil
-	}
-	return lv.pos[lv.start[id]:lv.start[id+1]]
-}
+// positions returns where normalised text s occurs, in file order. s must be one of the
+// wanted lines, normalised.
+func (lv *level) positions(s string) []int32 { return lv.occ[s] }
 
 // find returns every start at which the normalised lines want occur, restricted to the
-// one start eofStart when it is not negative. It looks up the rarest of the lines and
-// verifies each of its positions by id.
+// one start eofStart when it is not negative. It takes the positions of the rarest of the
+// lines and verifies each candidate line by line.
 func (lv *level) find(want []string, eofStart int) []int {
-	ids := make([]int32, len(want))
 	rare := 0
 	for k, w := range want {
-		id, ok := lv.ids[w]
-		if !ok {
+		ps, ok := lv.occ[w]
+		if !ok || len(ps) == 0 {
 			return nil
 		}
-		ids[k] = id
-		if lv.count(id) < lv.count(ids[rare]) {
+		if len(ps) < len(lv.occ[want[rare]]) {
 			rare = k
 		}
 	}
 	if eofStart >= 0 {
-		if lv.matchesAt(ids, eofStart) {
+		if lv.matchesAt(want, eofStart) {
 			return []int{eofStart}
 		}
 		return nil
 	}
 	var out []int
-	for _, p := range lv.pos[lv.start[ids[rare]]:lv.start[ids[rare]+1]] {
-		if s := int(p) - rare; lv.matchesAt(ids, s) {
+	for _, p := range lv.occ[want[rare]] {
+		if s := int(p) - rare; lv.matchesAt(want, s) {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-func (lv *level) count(id int32) int32 { return lv.start[id+1] - lv.start[id] }
-
-func (lv *level) matchesAt(ids []int32, s int) bool {
-	if s < 0 || s+len(ids) > len(lv.id) {
+// matchesAt reports whether the file holds want, normalised, from line s.
+func (lv *level) matchesAt(want []string, s int) bool {
+	if s < 0 || s+len(want) > len(lv.lines) {
 		return false
 	}
-	for k, id := range ids {
-		if lv.id[s+k] != id {
+	norm := normalize[lv.pass]
+	for k, w := range want {
+		if norm(lv.lines[s+k]) != w {
 			return false
 		}
 	}
 	return true
 }
 
+// anchorKey is the most bytes of an anchor used to pick the lines that may start with it.
+const anchorKey = 8
+
 // withPrefix returns the positions (ascending) of lines whose normalised text starts
-// with prefix.
+// with prefix, one of the anchors normalised at this pass.
 func (lv *level) withPrefix(prefix string) []int {
-	if lv.sorted == nil {
-		lv.sorted = make([]int32, len(lv.norm))
-		for i := range lv.sorted {
-			lv.sorted[i] = int32(i)
-		}
-		sort.SliceStable(lv.sorted, func(a, b int) bool { return lv.norm[lv.sorted[a]] < lv.norm[lv.sorted[b]] })
+	if !lv.built {
+		lv.buildPrefixed()
 	}
-	i := sort.Search(len(lv.sorted), func(i int) bool { return lv.norm[lv.sorted[i]] >= prefix })
+	i := sort.Search(len(lv.prefixed), func(i int) bool { return lv.prefixed[i].norm >= prefix })
 	var out []int
-	for ; i < len(lv.sorted) && strings.HasPrefix(lv.norm[lv.sorted[i]], prefix); i++ {
-		out = append(out, int(lv.sorted[i]))
+	for ; i < len(lv.prefixed) && strings.HasPrefix(lv.prefixed[i].norm, prefix); i++ {
+		out = append(out, int(lv.prefixed[i].pos))
 	}
 	sort.Ints(out)
 	return out
+}
+
+// buildPrefixed keeps the lines whose first bytes are the first bytes of some anchor, and
+// sorts them by text.
+func (lv *level) buildPrefixed() {
+	lv.built = true
+	norm := normalize[lv.pass]
+	key := anchorKey
+	var anchors []string
+	for _, a := range lv.anchors {
+		if n := norm(a); n != "" {
+			anchors = append(anchors, n)
+			key = min(key, len(n))
+		}
+	}
+	if len(anchors) == 0 {
+		return
+	}
+	keys := make(map[string]bool, len(anchors))
+	for _, a := range anchors {
+		keys[a[:key]] = true
+	}
+	for i, l := range lv.lines {
+		if n := norm(l); len(n) >= key && keys[n[:key]] {
+			lv.prefixed = append(lv.prefixed, prefixed{norm: n, pos: int32(i)})
+		}
+	}
+	sort.SliceStable(lv.prefixed, func(a, b int) bool { return lv.prefixed[a].norm < lv.prefixed[b].norm })
 }
 
 // normalized returns the lines normalised for pass p.

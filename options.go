@@ -47,7 +47,7 @@ type Options struct {
 type Limits struct {
 	// Payload is the largest payload, in bytes (default 16 MiB).
 	Payload int
-	// Operations is the most sections one payload may have (default 1000).
+	// Operations is the most sections one payload may have (default 10000).
 	Operations int
 	// AddBytes is the most one Add may create, in bytes (default 2 MiB).
 	AddBytes int
@@ -58,7 +58,7 @@ type Limits struct {
 // DefaultLimits are the limits used for zero fields of [Limits].
 var DefaultLimits = Limits{
 	Payload:    16 << 20,
-	Operations: 1000,
+	Operations: 10000,
 	AddBytes:   2 << 20,
 	FileBytes:  256 << 20,
 }

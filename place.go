@@ -30,7 +30,10 @@ type placer struct {
 	cursor int
 }
 
-func newPlacer(t *text) *placer { return &placer{t: t, idx: newLineIndex(t)} }
+// newPlacer prepares to place hunks in t.
+func newPlacer(t *text, hunks []Hunk) *placer {
+	return &placer{t: t, idx: newLineIndex(t, hunks)}
+}
 
 // place finds the one place for h. On success the cursor moves past it; on failure it
 // stays, so later hunks are still tried and every failure can be reported at once.

@@ -209,7 +209,7 @@ func (pr *Proposal) place(c *Change) []error {
 		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
 	}
 	c.text, c.codec = splitText(s), cd
-	pl := newPlacer(c.text)
+	pl := newPlacer(c.text, c.Op.Hunks)
 	var errs []error
 	num := 0
 	for i := range c.Op.Hunks {

@@ -36,6 +36,9 @@ const binaryProbe = 8192
 // splitText splits decoded content into lines. LF, CRLF and a lone CR each end a line; a
 // final terminator does not start an extra empty line.
 func splitText(s string) *text {
+	if strings.IndexByte(s, '\r') < 0 {
+		return splitLF(s)
+	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t := &text{lines: make([]string, 0, n), eols: make([]eol, 0, n), style: eolLF}
 	styled := false
@@ -57,6 +60,22 @@ func splitText(s string) *text {
 		}
 		t.lines, t.eols = append(t.lines, s[:i]), append(t.eols, e)
 		s = s[i+w:]
+	}
+	return t
+}
+
+// splitLF is splitText for content without a CR, the common case.
+func splitLF(s string) *text {
+	n := strings.Count(s, "\n") + 1
+	t := &text{lines: make([]string, 0, n), eols: make([]eol, 0, n), style: eolLF}
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			t.lines, t.eols = append(t.lines, s), append(t.eols, eolNone)
+			break
+		}
+		t.lines, t.eols = append(t.lines, s[:i]), append(t.eols, eolLF)
+		s = s[i+1:]
 	}
 	return t
 }
