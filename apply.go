@@ -3,7 +3,6 @@ package applypatch
 import (
 	"bytes"
 	"slices"
-	"strings"
 )
 
 // Result returns the bytes the change leaves at its destination with the current
@@ -76,16 +75,15 @@ func (c *Change) selectedHunks() []placedHunk {
 // with their own terminators (M5, T2); inserted lines take the file's style; every line
 // ends with a terminator (T4). Two hunks may share context lines (the trailing context of
 // one is the leading context of the next) but not change the same lines.
-func applyHunks(t *text, hunks []placedHunk) (string, *MatchError) {
-	var b strings.Builder
-	b.Grow(estimateSize(t))
+func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
+	b := make([]byte, 0, estimateSize(t, hunks))
 	emit := func(i int) {
-		b.WriteString(t.lines[i])
+		b = append(b, t.lines[i]...)
 		e := t.eols[i]
 		if e == eolNone {
 			e = t.style
 		}
-		b.WriteString(eolBytes[e])
+		b = append(b, eolBytes[e]...)
 	}
 	done, tail := 0, 0 // baseline lines emitted; trailing context lines of the previous hunk
 	var prev placedHunk
@@ -95,7 +93,7 @@ func applyHunks(t *text, hunks []placedHunk) (string, *MatchError) {
 		if h.Place.Start < done {
 			skip = done - h.Place.Start
 			if skip > tail || !leadingContext(lines, skip) {
-				return "", &MatchError{Hunk: h.num, PayloadLine: h.Line, Reason: Overlap,
+				return nil, &MatchError{Hunk: h.num, PayloadLine: h.Line, Reason: Overlap,
 					Candidates: []int{prev.num, prev.Place.Line()}}
 			}
 		}
@@ -111,8 +109,8 @@ func applyHunks(t *text, hunks []placedHunk) (string, *MatchError) {
 			case Remove:
 				j++
 			case Insert:
-				b.WriteString(l.Text)
-				b.WriteString(eolBytes[t.style])
+				b = append(b, l.Text...)
+				b = append(b, eolBytes[t.style]...)
 			}
 		}
 		done, tail, prev = j, trailingContext(lines), h
@@ -120,7 +118,7 @@ func applyHunks(t *text, hunks []placedHunk) (string, *MatchError) {
 	for ; done < len(t.lines); done++ {
 		emit(done)
 	}
-	return b.String(), nil
+	return b, nil
 }
 
 // leadingContext reports whether the first n lines are context lines.
@@ -145,10 +143,19 @@ func trailingContext(lines []Line) int {
 	return n
 }
 
-func estimateSize(t *text) int {
-	n := 0
-	for _, l := range t.lines {
-		n += len(l) + 2
+// estimateSize is the result's size when no line ending grows: the text's own size plus
+// the inserted lines.
+func estimateSize(t *text, hunks []placedHunk) int {
+	n := len(t.lines) // room for terminators that a missing final newline may need
+	for i, l := range t.lines {
+		n += len(l) + len(eolBytes[t.eols[i]])
+	}
+	for _, h := range hunks {
+		for _, l := range h.Lines {
+			if l.Kind == Insert {
+				n += len(l.Text) + 2
+			}
+		}
 	}
 	return n
 }

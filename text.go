@@ -157,14 +157,14 @@ func (c *codec) mustEncode(s []byte) []byte {
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
 // an error, never a replacement (T3).
-func (c *codec) encode(s string) ([]byte, error) {
+func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {
-			return []byte(s), nil
+			return s, nil
 		}
 		return append(bytes.Clone(c.bom), s...), nil
 	}
-	b, err := c.enc.NewEncoder().Bytes([]byte(s))
+	b, err := c.enc.NewEncoder().Bytes(s)
 	if err != nil {
 		return nil, &decodeError{"the result has a character that " + c.name + " cannot encode; use characters the file's encoding holds"}
 	}

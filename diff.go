@@ -1,0 +1,507 @@
+package applypatch
+
+import (
+	"hash/maphash"
+	"strings"
+)
+
+// This file holds a small line diff: Myers' O(ND) algorithm with the linear-space
+// "middle snake" divide and conquer, run on interned lines after the common prefix and
+// suffix are stripped and the lines found in only one side are set aside. The result is a
+// shortest edit script; a post-pass slides each block of inserted or removed lines to its
+// most natural equivalent position (see slideChangeRuns). Nothing is time-bounded, and the
+// only randomness, the line interner's hash seed, never shows in the result: the output
+// depends only on the inputs.
+
+// diffOp is one step of an edit script from diffLines.
+type diffOp struct {
+	// Kind is Context, Remove or Insert.
+	Kind LineKind
+	// A is the 0-based index into a of a Context or Remove line; for an Insert it is the
+	// index in a before which the line goes.
+	A int
+	// B is the 0-based index into b of a Context or Insert line; for a Remove it is the
+	// index in b at that point.
+	B int
+}
+
+// diffLines returns a shortest edit script turning a into b: a sequence of ops covering
+// every line of a and b in order. Context ops refer to a[A]==b[B]; Remove ops to a[A];
+// Insert ops to b[B]. Within each changed region the removals come before the insertions.
+func diffLines(a, b []string) []diffOp {
+	ca, cb := diffChangedLines(a, b)
+	return diffOpsFromFlags(ca, cb)
+}
+
+// diffHunk is one hunk of a unified diff: Lines are Hunk lines (Context/Remove/Insert with
+// text).
+type diffHunk struct {
+	// OldStart is the 0-based start in a; OldLen the number of a-lines (context and
+	// removed) the hunk covers.
+	OldStart, OldLen int
+	// NewStart is the 0-based start in b; NewLen the number of b-lines (context and
+	// inserted) the hunk covers.
+	NewStart, NewLen int
+	// Lines are the hunk's lines in order.
+	Lines []Line
+}
+
+// diffHunks groups diffLines(a, b) into hunks with context lines of context on each side,
+// merging two changes whose gap is at most 2*context lines (as GNU diff -U does). A
+// negative context counts as 0. It returns nil when a and b are equal.
+func diffHunks(a, b []string, context int) []diffHunk {
+	context = max(context, 0)
+	ops := diffLines(a, b)
+	var hunks []diffHunk
+	for i := 0; i < len(ops); {
+		first := nextDiffChange(ops, i)
+		if first == len(ops) {
+			break
+		}
+		last := diffGroupEnd(ops, first, context)
+		start, end := max(first-context, 0), min(last+context, len(ops))
+		hunks = append(hunks, newDiffHunk(ops[start:end], a, b))
+		i = end
+	}
+	return hunks
+}
+
+// nextDiffChange returns the index of the first op at or after i that is not Context, or
+// len(ops).
+func nextDiffChange(ops []diffOp, i int) int {
+	for i < len(ops) && ops[i].Kind == Context {
+		i++
+	}
+	return i
+}
+
+// diffGroupEnd returns the index just past the last change of the hunk whose first change is
+// ops[i]: changes separated by at most 2*context Context ops belong to the same hunk.
+func diffGroupEnd(ops []diffOp, i, context int) int {
+	for {
+		for i < len(ops) && ops[i].Kind != Context {
+			i++
+		}
+		next := nextDiffChange(ops, i)
+		if next == len(ops) || next-i > 2*context {
+			return i
+		}
+		i = next
+	}
+}
+
+// newDiffHunk builds the hunk covering ops, taking line text from a and b.
+func newDiffHunk(ops []diffOp, a, b []string) diffHunk {
+	h := diffHunk{OldStart: ops[0].A, NewStart: ops[0].B, Lines: make([]Line, len(ops))}
+	for i, op := range ops {
+		switch op.Kind {
+		case Context:
+			h.OldLen++
+			h.NewLen++
+			h.Lines[i] = Line{Kind: Context, Text: a[op.A]}
+		case Remove:
+			h.OldLen++
+			h.Lines[i] = Line{Kind: Remove, Text: a[op.A]}
+		case Insert:
+			h.NewLen++
+			h.Lines[i] = Line{Kind: Insert, Text: b[op.B]}
+		}
+	}
+	return h
+}
+
+// diffOpsFromFlags turns per-line "changed" flags into an edit script. The unchanged lines of
+// a and b pair up in order; at each point the changed lines of a are removed before the
+// changed lines of b are inserted.
+func diffOpsFromFlags(ca, cb []bool) []diffOp {
+	kept := 0
+	for _, c := range ca {
+		if !c {
+			kept++
+		}
+	}
+	ops := make([]diffOp, 0, len(ca)+len(cb)-kept)
+	i, j := 0, 0
+	for i < len(ca) || j < len(cb) {
+		switch {
+		case i < len(ca) && ca[i]:
+			ops = append(ops, diffOp{Kind: Remove, A: i, B: j})
+			i++
+		case j < len(cb) && cb[j]:
+			ops = append(ops, diffOp{Kind: Insert, A: i, B: j})
+			j++
+		default:
+			ops = append(ops, diffOp{Kind: Context, A: i, B: j})
+			i++
+			j++
+		}
+	}
+	return ops
+}
+
+// diffChangedLines returns, for each line of a and of b, whether a shortest edit script
+// removes (a) or inserts (b) it. The lines left unchanged pair up in order and are equal.
+func diffChangedLines(a, b []string) (ca, cb []bool) {
+	ca, cb = make([]bool, len(a)), make([]bool, len(b))
+	pre := commonPrefixLines(a, b)
+	suf := commonSuffixLines(a[pre:], b[pre:])
+	aEnd, bEnd := len(a)-suf, len(b)-suf
+	markMinimalChanges(a[pre:aEnd], b[pre:bEnd], ca[pre:aEnd], cb[pre:bEnd])
+	slideChangeRuns(a, ca, diffChangeGaps(cb))
+	slideChangeRuns(b, cb, diffChangeGaps(ca))
+	return ca, cb
+}
+
+// commonPrefixLines returns the number of leading lines a and b share.
+func commonPrefixLines(a, b []string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// commonSuffixLines returns the number of trailing lines a and b share.
+func commonSuffixLines(a, b []string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
+// markMinimalChanges sets ca and cb to a minimal set of removed lines of a and inserted
+// lines of b. Lines that appear in only one side can never be kept, so they are marked at
+// once and the search runs on the others.
+func markMinimalChanges(a, b []string, ca, cb []bool) {
+	ia, ib, n := internLines(a, b)
+	inA, inB := make([]bool, n), make([]bool, n)
+	for _, id := range ia {
+		inA[id] = true
+	}
+	for _, id := range ib {
+		inB[id] = true
+	}
+	d := myersDiffer{ca: ca, cb: cb}
+	d.a, d.ia = keepSharedLines(ia, inB, ca)
+	d.b, d.ib = keepSharedLines(ib, inA, cb)
+	d.compare(0, len(d.a), 0, len(d.b))
+}
+
+// internLines maps each distinct line of a and b to a small int, numbered in order of
+// first appearance, returning the id sequences and the number of ids.
+func internLines(a, b []string) (ia, ib []int, n int) {
+	t := newLineInterner(len(a) + len(b))
+	ia, ib = make([]int, len(a)), make([]int, len(b))
+	for i, s := range a {
+		ia[i] = t.id(s)
+	}
+	for i, s := range b {
+		ib[i] = t.id(s)
+	}
+	return ia, ib, len(t.lines)
+}
+
+// lineInterner is an open-addressing hash set of lines, faster than a map[string]int for
+// hundreds of thousands of lines. Since ids follow the order of first appearance, the
+// random hash seed never shows in the result.
+type lineInterner struct {
+	seed   maphash.Seed
+	slots  []int32  // id+1 of the line in each slot, 0 when empty; a power of two long
+	hashes []uint64 // hash of each id's line
+	lines  []string // line of each id
+}
+
+// newLineInterner returns a lineInterner sized for up to n distinct lines.
+func newLineInterner(n int) *lineInterner {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &lineInterner{
+		seed:   maphash.MakeSeed(),
+		slots:  make([]int32, size),
+		hashes: make([]uint64, 0, n),
+		lines:  make([]string, 0, n),
+	}
+}
+
+// id returns the id of s, adding it when new.
+func (t *lineInterner) id(s string) int {
+	h := maphash.String(t.seed, s)
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		slot := t.slots[i]
+		if slot == 0 {
+			t.slots[i] = int32(len(t.lines) + 1)
+			t.hashes = append(t.hashes, h)
+			t.lines = append(t.lines, s)
+			return len(t.lines) - 1
+		}
+		if id := int(slot - 1); t.hashes[id] == h && t.lines[id] == s {
+			return id
+		}
+	}
+}
+
+// keepSharedLines returns the ids whose line also occurs in the other side (present[id]) and
+// their indexes in ids; every other line is marked in changed.
+func keepSharedLines(ids []int, present, changed []bool) (kept, index []int) {
+	kept, index = make([]int, 0, len(ids)), make([]int, 0, len(ids))
+	for i, id := range ids {
+		if present[id] {
+			kept = append(kept, id)
+			index = append(index, i)
+		} else {
+			changed[i] = true
+		}
+	}
+	return kept, index
+}
+
+// myersDiffer holds the state of one Myers search.
+type myersDiffer struct {
+	// a and b are the interned lines being compared.
+	a, b []int
+	// ia and ib map positions in a and b to indexes into ca and cb.
+	ia, ib []int
+	// ca and cb receive the changed flags.
+	ca, cb []bool
+	// fwd and bwd are the furthest-reaching x per diagonal of the two searches.
+	fwd, bwd diagVec
+}
+
+// compare marks a minimal set of changes turning a[aLo:aHi] into b[bLo:bHi].
+func (d *myersDiffer) compare(aLo, aHi, bLo, bHi int) {
+	for aLo < aHi && bLo < bHi && d.a[aLo] == d.b[bLo] {
+		aLo++
+		bLo++
+	}
+	for aLo < aHi && bLo < bHi && d.a[aHi-1] == d.b[bHi-1] {
+		aHi--
+		bHi--
+	}
+	switch {
+	case aLo == aHi:
+		for j := bLo; j < bHi; j++ {
+			d.cb[d.ib[j]] = true
+		}
+	case bLo == bHi:
+		for i := aLo; i < aHi; i++ {
+			d.ca[d.ia[i]] = true
+		}
+	default:
+		x, y := d.middle(aLo, aHi, bLo, bHi)
+		d.compare(aLo, x, bLo, y)
+		d.compare(x, aHi, y, bHi)
+	}
+}
+
+// middle returns a point (x, y) on a shortest edit path from (aLo, bLo) to (aHi, bHi)
+// that splits it into two paths of about half its cost, each of at least one edit. It
+// needs both ranges non-empty and differing in their first and last lines.
+//
+// Points are relative to (aLo, bLo); diagonal k holds the points with x-y == k. The
+// forward search keeps, per diagonal, the largest x reachable from the start with at most
+// D edits; the backward search the smallest x from which the end is reachable with at most
+// D edits. Along a diagonal the cost from the start never decreases and the cost to the
+// end never increases, so those sets are intervals and the bounds can be clamped to the
+// rectangle. The searches meet after about half the total cost.
+func (d *myersDiffer) middle(aLo, aHi, bLo, bHi int) (x, y int) {
+	n, m := aHi-aLo, bHi-bLo
+	delta := n - m
+	odd := delta&1 != 0
+	for D := 0; ; D++ {
+		d.fwd.reserve(D)
+		d.bwd.reserve(D)
+		for k := -D; k <= D; k += 2 {
+			if k < -m || k > n {
+				continue
+			}
+			x := d.forwardStart(k, D, n, m)
+			y := x - k
+			for x < n && y < m && d.a[aLo+x] == d.b[bLo+y] {
+				x++
+				y++
+			}
+			d.fwd.set(k, x)
+			if odd && k-delta >= 1-D && k-delta <= D-1 && x >= d.bwd.at(k-delta) {
+				return aLo + x, bLo + y
+			}
+		}
+		for c := -D; c <= D; c += 2 {
+			k := c + delta
+			if k < -m || k > n {
+				continue
+			}
+			x := d.backwardStart(k, c, D, n, m)
+			y := x - k
+			for x > 0 && y > 0 && d.a[aLo+x-1] == d.b[bLo+y-1] {
+				x--
+				y--
+			}
+			d.bwd.set(c, x)
+			if !odd && k >= -D && k <= D && x <= d.fwd.at(k) {
+				return aLo + x, bLo + y
+			}
+		}
+	}
+}
+
+// forwardStart returns the largest x on diagonal k reachable with D edits before the
+// snake: one step right from diagonal k-1 or down from diagonal k+1 (as searched with D-1
+// edits), clamped to the n×m rectangle.
+func (d *myersDiffer) forwardStart(k, D, n, m int) int {
+	if D == 0 {
+		return 0
+	}
+	x := -1
+	if k > -D && k-1 >= -m {
+		x = min(d.fwd.at(k-1)+1, n)
+	}
+	if k < D && k+1 <= n {
+		x = max(x, min(d.fwd.at(k+1), m+k))
+	}
+	return x
+}
+
+// backwardStart returns the smallest x on diagonal k (c == k-delta) from which the end is
+// reachable with D edits after the snake: one step left onto diagonal k+1 or up onto
+// diagonal k-1 (as searched with D-1 edits), clamped to the rectangle.
+func (d *myersDiffer) backwardStart(k, c, D, n, m int) int {
+	if D == 0 {
+		return n
+	}
+	x := n + 1
+	if c < D && k+1 <= n {
+		x = max(d.bwd.at(c+1)-1, 0)
+	}
+	if c > -D && k-1 >= -m {
+		x = min(x, max(d.bwd.at(c-1), k))
+	}
+	return x
+}
+
+// diagVec is a slice indexed by diagonal, from -off to off, that grows on demand so that the
+// space used follows the edit distance rather than the input size.
+type diagVec struct {
+	v   []int
+	off int
+}
+
+// reserve makes diagonals -d..d addressable, keeping the values already stored.
+func (v *diagVec) reserve(d int) {
+	if v.v != nil && d <= v.off {
+		return
+	}
+	off := max(2*v.off, d, 16)
+	nv := make([]int, 2*off+1)
+	if v.v != nil {
+		copy(nv[off-v.off:], v.v)
+	}
+	v.v, v.off = nv, off
+}
+
+// at returns the value stored for diagonal k.
+func (v *diagVec) at(k int) int { return v.v[k+v.off] }
+
+// set stores x for diagonal k.
+func (v *diagVec) set(k, x int) { v.v[k+v.off] = x }
+
+// diffChangeGaps returns, for each k from 0 to the number of unchanged lines, whether changed
+// lines lie right after the k-th unchanged line (k == 0: before the first one).
+func diffChangeGaps(changed []bool) []bool {
+	kept := 0
+	for _, c := range changed {
+		if !c {
+			kept++
+		}
+	}
+	gaps := make([]bool, kept+1)
+	k := 0
+	for _, c := range changed {
+		if c {
+			gaps[k] = true
+		} else {
+			k++
+		}
+	}
+	return gaps
+}
+
+// slideChangeRuns moves each run of changed lines of x to its most natural equivalent
+// position. A run x[s:e] can move down one line when x[s] == x[e] and x[e] is unchanged
+// (and up one when x[s-1] == x[e-1]): the unchanged lines keep the same text in the same
+// order, so the script stays valid and equally short. Among the reachable positions it
+// prefers, in order: one that lines up with a change in the other file (gaps, from
+// diffChangeGaps), so a replacement stays together; one where the run's last line is blank;
+// one where it is a closing-bracket line; and then the one furthest down.
+func slideChangeRuns(x []string, changed []bool, gaps []bool) {
+	kept := 0 // unchanged lines before i
+	for i := 0; i < len(x); {
+		if !changed[i] {
+			kept++
+			i++
+			continue
+		}
+		e := i
+		for e < len(x) && changed[e] {
+			e++
+		}
+		t := bestRunShift(x, changed, i, e, kept, gaps)
+		for j := i; j < e; j++ {
+			changed[j] = false
+		}
+		for j := i + t; j < e+t; j++ {
+			changed[j] = true
+		}
+		i, kept = e+t, kept+t
+	}
+}
+
+// bestRunShift returns how far (negative: up) to move the run x[s:e] of changed lines, which
+// has kept unchanged lines before it; see slideChangeRuns.
+func bestRunShift(x []string, changed []bool, s, e, kept int, gaps []bool) int {
+	lo := 0
+	for s+lo > 0 && !changed[s+lo-1] && x[s+lo-1] == x[e+lo-1] {
+		lo--
+	}
+	hi := 0
+	for e+hi < len(x) && !changed[e+hi] && x[s+hi] == x[e+hi] {
+		hi++
+	}
+	if lo == hi {
+		return 0
+	}
+	best, bestScore := 0, -1
+	for t := lo; t <= hi; t++ {
+		score := blockEndScore(x[e+t-1])
+		if gaps[kept+t] {
+			score += 4
+		}
+		if score >= bestScore {
+			best, bestScore = t, score
+		}
+	}
+	return best
+}
+
+// blockEndScore rates a line as the last line of a block: 2 for a blank line, 1 for a line of
+// closing brackets, 0 otherwise.
+func blockEndScore(line string) int {
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "":
+		return 2
+	case isCloserLine(line):
+		return 1
+	}
+	return 0
+}
+
+// isCloserLine reports whether the trimmed line is made of '}', ')' and ']', optionally
+// followed by ',' or ';', as in "}", "})" or "},".
+func isCloserLine(trimmed string) bool {
+	s := strings.TrimRight(trimmed, ",;")
+	return s != "" && strings.Trim(s, "})]") == ""
+}

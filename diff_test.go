@@ -1,0 +1,473 @@
+package applypatch
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/diff"
+)
+
+// numberedLines returns the lines "one", "two", ... up to n (n <= 12).
+func numberedLines(n int) []string {
+	names := strings.Fields("one two three four five six seven eight nine ten eleven twelve")
+	return append([]string(nil), names[:n]...)
+}
+
+// upperLines returns a copy of lines with lines[i] upper-cased for each i.
+func upperLines(lines []string, idx ...int) []string {
+	out := append([]string(nil), lines...)
+	for _, i := range idx {
+		out[i] = strings.ToUpper(out[i])
+	}
+	return out
+}
+
+// diffHunkText renders hunks as "@@ -OldStart,OldLen +NewStart,NewLen" headers and marked
+// lines, for compact expectations.
+func diffHunkText(hunks []diffHunk) []string {
+	var out []string
+	for _, h := range hunks {
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d", h.OldStart, h.OldLen, h.NewStart, h.NewLen))
+		for _, l := range h.Lines {
+			out = append(out, string(rune(l.Kind))+l.Text)
+		}
+	}
+	return out
+}
+
+// lcsLenOracle is the brute-force O(N*M) length of a longest common subsequence of a and b.
+func lcsLenOracle(a, b []string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			switch {
+			case a[i] == b[j]:
+				cur[j+1] = prev[j] + 1
+			default:
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// checkDiffOps verifies that ops is a valid script from a to b (indexes in order, context
+// lines equal, every line covered) and that it is minimal when small enough to check.
+func checkDiffOps(t *testing.T, a, b []string, ops []diffOp) {
+	t.Helper()
+	i, j, edits := 0, 0, 0
+	for n, op := range ops {
+		if op.A != i || op.B != j {
+			t.Fatalf("op %d = %+v, want A=%d B=%d", n, op, i, j)
+		}
+		switch op.Kind {
+		case Context:
+			if i >= len(a) || j >= len(b) || a[i] != b[j] {
+				t.Fatalf("op %d: bad context %+v", n, op)
+			}
+			i++
+			j++
+		case Remove:
+			if i >= len(a) {
+				t.Fatalf("op %d: remove past end %+v", n, op)
+			}
+			if n > 0 && ops[n-1].Kind == Insert {
+				t.Fatalf("op %d: remove after insert in one region", n)
+			}
+			i++
+			edits++
+		case Insert:
+			if j >= len(b) {
+				t.Fatalf("op %d: insert past end %+v", n, op)
+			}
+			j++
+			edits++
+		default:
+			t.Fatalf("op %d: bad kind %q", n, op.Kind)
+		}
+	}
+	if i != len(a) || j != len(b) {
+		t.Fatalf("ops cover a[:%d] b[:%d], want %d and %d lines", i, j, len(a), len(b))
+	}
+	if len(a)*len(b) <= 1<<16 {
+		if want := len(a) + len(b) - 2*lcsLenOracle(a, b); edits != want {
+			t.Fatalf("%d edits, minimum is %d\na=%q\nb=%q", edits, want, a, b)
+		}
+	}
+}
+
+// spliceDiffHunks splices hunks into a, checking that their context and removed lines match a
+// and that their positions and lengths are consistent.
+func spliceDiffHunks(a []string, hunks []diffHunk) ([]string, error) {
+	var out []string
+	pos := 0
+	for n, h := range hunks {
+		if h.OldStart < pos || h.OldStart+h.OldLen > len(a) {
+			return nil, fmt.Errorf("hunk %d: old range %d+%d out of order or bounds",
+				n, h.OldStart, h.OldLen)
+		}
+		out = append(out, a[pos:h.OldStart]...)
+		if h.NewStart != len(out) {
+			return nil, fmt.Errorf("hunk %d: NewStart %d, want %d", n, h.NewStart, len(out))
+		}
+		i := h.OldStart
+		for _, l := range h.Lines {
+			if l.Kind != Insert {
+				if i >= len(a) || a[i] != l.Text {
+					return nil, fmt.Errorf("hunk %d: line %q does not match a[%d]", n, l.Text, i)
+				}
+				i++
+			}
+			if l.Kind != Remove {
+				out = append(out, l.Text)
+			}
+		}
+		if i-h.OldStart != h.OldLen || len(out)-h.NewStart != h.NewLen {
+			return nil, fmt.Errorf("hunk %d: lengths %d,%d, lines say %d,%d",
+				n, h.OldLen, h.NewLen, i-h.OldStart, len(out)-h.NewStart)
+		}
+		pos = i
+	}
+	return append(out, a[pos:]...), nil
+}
+
+// checkDiffHunks verifies that hunks turn a into b and are grouped as GNU diff -U context
+// groups them: each hunk changes something, has exactly context lines of context around
+// its changes unless a file edge is nearer, and hunks are split only where more than
+// 2*context unchanged lines separate changes.
+func checkDiffHunks(t *testing.T, a, b []string, hunks []diffHunk, context int) {
+	t.Helper()
+	got, err := spliceDiffHunks(a, hunks)
+	if err != nil {
+		t.Fatalf("%v\na=%q\nb=%q\nhunks=%q", err, a, b, diffHunkText(hunks))
+	}
+	if !slices.Equal(b, got) {
+		t.Fatalf("applying hunks (-want +got):\n%s", cmp.Diff(b, got))
+	}
+	if (hunks == nil) != slices.Equal(a, b) {
+		t.Fatalf("got %d hunks for equal=%v", len(hunks), slices.Equal(a, b))
+	}
+	prevEnd, prevTrail := 0, 0
+	for n, h := range hunks {
+		lead, trail := hunkEdgeContext(h.Lines)
+		if lead == len(h.Lines) {
+			t.Fatalf("hunk %d changes nothing", n)
+		}
+		if lead > context || trail > context {
+			t.Fatalf("hunk %d: context %d/%d exceeds %d", n, lead, trail, context)
+		}
+		if lead < context && h.OldStart != 0 {
+			t.Fatalf("hunk %d: only %d leading context lines", n, lead)
+		}
+		if trail < context && h.OldStart+h.OldLen != len(a) {
+			t.Fatalf("hunk %d: only %d trailing context lines", n, trail)
+		}
+		if n > 0 && prevTrail+h.OldStart-prevEnd+lead <= 2*context {
+			t.Fatalf("hunk %d should have been merged with the previous one", n)
+		}
+		prevEnd, prevTrail = h.OldStart+h.OldLen, trail
+	}
+}
+
+// hunkEdgeContext counts the Context lines at the start and at the end of lines.
+func hunkEdgeContext(lines []Line) (lead, trail int) {
+	for lead < len(lines) && lines[lead].Kind == Context {
+		lead++
+	}
+	for trail < len(lines) && lines[len(lines)-1-trail].Kind == Context {
+		trail++
+	}
+	return lead, trail
+}
+
+// goFuncLines is a small Go file with functions a and b, and, when withN, n between them.
+func goFuncLines(withN bool) []string {
+	lines := []string{"package p", "", "func a() {", "\treturn", "}", ""}
+	if withN {
+		lines = append(lines, "func n() {", "\treturn", "}", "")
+	}
+	return append(lines, "func b() {", "\treturn", "}")
+}
+
+func TestDiffHunksTable(t *testing.T) {
+	twelve := numberedLines(12)
+	tests := []struct {
+		name    string
+		a, b    []string
+		context int
+		want    []string
+	}{
+		{name: "equal", a: twelve, b: numberedLines(12), context: 3, want: nil},
+		{name: "both empty", a: nil, b: []string{}, context: 3, want: nil},
+		{
+			name: "a empty", a: nil, b: []string{"x", "y"}, context: 3,
+			want: []string{"@@ -0,0 +0,2", "+x", "+y"},
+		},
+		{
+			name: "b empty", a: []string{"x", "y"}, b: nil, context: 3,
+			want: []string{"@@ -0,2 +0,0", "-x", "-y"},
+		},
+		{
+			name: "first line", a: numberedLines(6), b: upperLines(numberedLines(6), 0), context: 3,
+			want: []string{"@@ -0,4 +0,4", "-one", "+ONE", " two", " three", " four"},
+		},
+		{
+			name: "append last line", a: numberedLines(5), b: numberedLines(6), context: 3,
+			want: []string{"@@ -2,3 +2,4", " three", " four", " five", "+six"},
+		},
+		{
+			name: "delete last line", a: numberedLines(6), b: numberedLines(5), context: 3,
+			want: []string{"@@ -2,4 +2,3", " three", " four", " five", "-six"},
+		},
+		{
+			name: "two hunks", a: twelve, b: upperLines(twelve, 1, 10), context: 3,
+			want: []string{
+				"@@ -0,5 +0,5", " one", "-two", "+TWO", " three", " four", " five",
+				"@@ -7,5 +7,5", " eight", " nine", " ten", "-eleven", "+ELEVEN", " twelve",
+			},
+		},
+		{
+			name: "gap of 6 merges", a: twelve, b: upperLines(twelve, 2, 9), context: 3,
+			want: []string{
+				"@@ -0,12 +0,12", " one", " two", "-three", "+THREE",
+				" four", " five", " six", " seven", " eight", " nine",
+				"-ten", "+TEN", " eleven", " twelve",
+			},
+		},
+		{
+			name: "gap of 7 splits", a: twelve, b: upperLines(twelve, 1, 9), context: 3,
+			want: []string{
+				"@@ -0,5 +0,5", " one", "-two", "+TWO", " three", " four", " five",
+				"@@ -6,6 +6,6", " seven", " eight", " nine", "-ten", "+TEN", " eleven", " twelve",
+			},
+		},
+		{
+			name: "context 0", a: twelve, b: upperLines(twelve, 1, 3), context: 0,
+			want: []string{"@@ -1,1 +1,1", "-two", "+TWO", "@@ -3,1 +3,1", "-four", "+FOUR"},
+		},
+		{
+			name: "go function inserted", a: goFuncLines(false), b: goFuncLines(true), context: 3,
+			want: []string{
+				"@@ -3,6 +3,10", " \treturn", " }", " ",
+				"+func n() {", "+\treturn", "+}", "+",
+				" func b() {", " \treturn", " }",
+			},
+		},
+		{
+			name: "go function removed", a: goFuncLines(true), b: goFuncLines(false), context: 3,
+			want: []string{
+				"@@ -3,10 +3,6", " \treturn", " }", " ",
+				"-func n() {", "-\treturn", "-}", "-",
+				" func b() {", " \treturn", " }",
+			},
+		},
+		{
+			name: "go function appended", a: []string{"func a() {", "}"},
+			b: []string{"func a() {", "}", "", "func n() {", "}"}, context: 3,
+			want: []string{"@@ -0,2 +0,5", " func a() {", " }", "+", "+func n() {", "+}"},
+		},
+		{
+			name: "replacement stays together", a: []string{"y", "x", "x"}, b: []string{"y", "z", "x"},
+			context: 3, want: []string{"@@ -0,3 +0,3", " y", "-x", "+z", " x"},
+		},
+		{
+			name: "ties slide down", a: []string{"x", "y"}, b: []string{"x", "y", "x", "y"},
+			context: 3, want: []string{"@@ -0,2 +0,4", " x", " y", "+x", "+y"},
+		},
+		{
+			name: "removals before insertions", a: []string{"k", "a", "b", "k"},
+			b: []string{"k", "c", "d", "k"}, context: 1,
+			want: []string{"@@ -0,4 +0,4", " k", "-a", "-b", "+c", "+d", " k"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hunks := diffHunks(tt.a, tt.b, tt.context)
+			if diff := cmp.Diff(tt.want, diffHunkText(hunks)); diff != "" {
+				t.Errorf("diffHunks (-want +got):\n%s", diff)
+			}
+			checkDiffHunks(t, tt.a, tt.b, hunks, tt.context)
+			checkDiffOps(t, tt.a, tt.b, diffLines(tt.a, tt.b))
+		})
+	}
+}
+
+func TestDiffLinesOps(t *testing.T) {
+	got := diffLines([]string{"a", "b", "c"}, []string{"a", "x", "c", "d"})
+	want := []diffOp{
+		{Kind: Context, A: 0, B: 0},
+		{Kind: Remove, A: 1, B: 1},
+		{Kind: Insert, A: 2, B: 1},
+		{Kind: Context, A: 2, B: 2},
+		{Kind: Insert, A: 3, B: 3},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diffLines (-want +got):\n%s", diff)
+	}
+	if got := diffLines(nil, nil); len(got) != 0 {
+		t.Errorf("diffLines(nil, nil) = %v, want empty", got)
+	}
+}
+
+func TestDiffEndScore(t *testing.T) {
+	for line, want := range map[string]int{
+		"": 2, "  \t": 2, "}": 1, "\t})": 1, "},": 1, "];": 1, "x": 0, ",": 0, "} else {": 0,
+	} {
+		if got := blockEndScore(line); got != want {
+			t.Errorf("blockEndScore(%q) = %d, want %d", line, got, want)
+		}
+	}
+}
+
+// randomDiffLines returns up to 12 lines drawn from the first 3 or 4 entries of a small pool
+// that includes blank and closing-bracket lines, so the slider is exercised too.
+func randomDiffLines(r *rand.Rand, alphabet int) []string {
+	pool := []string{"x", "", "}", "y"}
+	out := make([]string, r.IntN(13))
+	for i := range out {
+		out[i] = pool[r.IntN(alphabet)]
+	}
+	return out
+}
+
+func TestDiffRandomAgainstLCS(t *testing.T) {
+	r := rand.New(rand.NewPCG(2024, 11))
+	for iter := range 20000 {
+		alphabet := 3 + iter%2
+		a, b := randomDiffLines(r, alphabet), randomDiffLines(r, alphabet)
+		checkDiffOps(t, a, b, diffLines(a, b))
+		context := iter % 4
+		checkDiffHunks(t, a, b, diffHunks(a, b, context), context)
+		if t.Failed() {
+			t.Fatalf("a=%q b=%q", a, b)
+		}
+	}
+}
+
+// countUnifiedChanges counts the '+' and '-' lines of a unified diff body, skipping headers.
+func countUnifiedChanges(unified string) (plus, minus int) {
+	for _, l := range strings.Split(unified, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+"):
+			plus++
+		case strings.HasPrefix(l, "-"):
+			minus++
+		}
+	}
+	return plus, minus
+}
+
+func TestDiffNotWorseThanGoInternal(t *testing.T) {
+	cases := [][2][]string{
+		{goFuncLines(false), goFuncLines(true)},
+		{numberedLines(12), upperLines(numberedLines(12), 1, 10)},
+		{strings.Fields("a b c a b b a"), strings.Fields("c b a b a c")},
+		{strings.Fields("} } x } y } }"), strings.Fields("} x } } y y }")},
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 50 {
+		cases = append(cases, [2][]string{randomDiffLines(r, 4), randomDiffLines(r, 4)})
+	}
+	for _, c := range cases {
+		a, b := c[0], c[1]
+		hunks := diffHunks(a, b, 3)
+		plus, minus := 0, 0
+		for _, h := range hunks {
+			p, m := (&Hunk{Lines: h.Lines}).Counts()
+			plus, minus = plus+p, minus+m
+		}
+		join := func(l []string) []byte {
+			if len(l) == 0 {
+				return nil
+			}
+			return []byte(strings.Join(l, "\n") + "\n")
+		}
+		theirPlus, theirMinus := countUnifiedChanges(string(diff.Diff("a", join(a), "b", join(b))))
+		if plus > theirPlus || minus > theirMinus {
+			t.Errorf("a=%q b=%q: we have +%d -%d, go-internal +%d -%d",
+				a, b, plus, minus, theirPlus, theirMinus)
+		}
+	}
+}
+
+func TestDiffLargeFewChanges(t *testing.T) {
+	a, b := largeDiffInput(200_000, 50)
+	ops := diffLines(a, b)
+	checkDiffOps(t, a, b, ops)
+	edits := 0
+	for _, op := range ops {
+		if op.Kind != Context {
+			edits++
+		}
+	}
+	if edits != 100 {
+		t.Errorf("%d edits, want 100", edits)
+	}
+	checkDiffHunks(t, a, b, diffHunks(a, b, 3), 3)
+}
+
+func TestDiffRepetitiveWorstCase(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := make([]string, 3000), make([]string, 2500)
+	for i := range a {
+		a[i] = []string{"}", "", "x"}[r.IntN(3)]
+	}
+	for i := range b {
+		b[i] = []string{"}", "", "x"}[r.IntN(3)]
+	}
+	ops := diffLines(a, b)
+	checkDiffOps(t, a, b, ops)
+	edits := 0
+	for _, op := range ops {
+		if op.Kind != Context {
+			edits++
+		}
+	}
+	// checkDiffOps skips the oracle at this size, so compare with it here.
+	if want := len(a) + len(b) - 2*lcsLenOracle(a, b); edits != want {
+		t.Errorf("%d edits, minimum is %d", edits, want)
+	}
+}
+
+// largeDiffInput returns n distinct lines and a copy with changes lines replaced, spread
+// evenly.
+func largeDiffInput(n, changes int) (a, b []string) {
+	a = make([]string, n)
+	for i := range a {
+		a[i] = fmt.Sprintf("line %d: some typical source text", i)
+	}
+	b = append([]string(nil), a...)
+	for i := range changes {
+		j := i*(n/changes) + n/(2*changes)
+		b[j] = fmt.Sprintf("changed %d", j)
+	}
+	return a, b
+}
+
+func FuzzDiff(f *testing.F) {
+	f.Add("a\nb\nc", "a\nc")
+	f.Add("", "x")
+	f.Add("x\ny", "")
+	f.Add(strings.Join(goFuncLines(false), "\n"), strings.Join(goFuncLines(true), "\n"))
+	f.Add("}\n\n}\nx\n\n", "\n}\nx\n}\n\n}")
+	f.Fuzz(func(t *testing.T, sa, sb string) {
+		a, b := strings.Split(sa, "\n"), strings.Split(sb, "\n")
+		checkDiffOps(t, a, b, diffLines(a, b))
+		checkDiffHunks(t, a, b, diffHunks(a, b, 3), 3)
+		checkDiffHunks(t, a, b, diffHunks(a, b, 0), 0)
+	})
+}
+
+func BenchmarkDiff(b *testing.B) {
+	old, edited := largeDiffInput(200_000, 50)
+	b.ReportAllocs()
+	for b.Loop() {
+		diffHunks(old, edited, 3)
+	}
+}
