@@ -15,7 +15,7 @@ func (c *Change) Result() ([]byte, error) { return c.derive() }
 func (c *Change) derive() ([]byte, error) {
 	switch c.Op.Kind {
 	case Add:
-		return addContent(c.Op.Lines), nil
+		return c.encodeAdd()
 	case Delete:
 		return nil, nil
 	}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
+	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 )
@@ -14,13 +17,18 @@ import (
 var ErrRejected = errors.New("Patch rejected")
 
 // Commit writes the proposal's selected changes as one transaction, in payload order
-// (X3): each path is checked against its baseline before the first write and again just
-// before its own (X2), replaced atomically (X4), and on any failure every written path is
-// restored (X5). It returns the result for the model either way.
+// (X3): each path is checked against its baseline and any snapshot the host expects for
+// the whole batch before the first write and again just before its own (X2), replaced
+// atomically (X4), and on any failure every written path is restored (X5). It returns
+// the result for the model either way.
 //
-// A [*ConflictError] writes nothing and leaves the proposal usable (X7). A review that
-// selected nothing returns [ErrRejected] unless feedback was staged, which is a revision
-// request that writes nothing.
+// A [*ConflictError] (a stale path), an [*OwnerError] (a path the host no longer owns,
+// X8) or an [*UnsavedBufferError] (X9) found before the first write writes nothing and
+// leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
+// failure after a write is rolled back; a path rollback cannot restore, or finds changed
+// by someone else, makes the error an [*IncompleteRollbackError] (X6). Commits on one
+// filesystem value are serialised. A review that selected nothing returns [ErrRejected]
+// unless feedback was staged, which is a revision request that writes nothing.
 func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return errorResult(err), err
@@ -38,15 +46,19 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
+	if err := pr.recheck(plan); err != nil {
+		return errorResult(err), err
+	}
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
-	tx := &txn{fsys: pr.fsys, opts: &pr.opts, plan: plan}
-	if err := tx.run(); err != nil {
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep}
+	if err := tx.run(ctx); err != nil {
 		return errorResult(err), err
 	}
-	pr.refreshBuffers(plan)
-	return pr.result(), nil
+	res := pr.result()
+	pr.refreshBuffers(plan, res)
+	return res, nil
 }
 
 // plan turns the selected changes into steps, in payload order.
@@ -105,7 +117,8 @@ func (c *Change) hasSelection() bool {
 	return false
 }
 
-// checkBuffers refuses to write a path whose editor buffer has unsaved edits (X6, X9).
+// checkBuffers refuses to write a path whose open editor buffer has unsaved edits (X9):
+// the commit would otherwise overwrite them, or they the commit.
 func (pr *Proposal) checkBuffers(plan []*step) error {
 	if pr.opts.Buffers == nil {
 		return nil
@@ -113,26 +126,102 @@ func (pr *Proposal) checkBuffers(plan []*step) error {
 	var paths []string
 	for _, st := range plan {
 		if pr.opts.Buffers.Unsaved(st.name) {
-			paths = append(paths, st.path)
+			paths = appendNew(paths, st.path)
 		}
 	}
 	if len(paths) > 0 {
-		return fmt.Errorf("%w: an open editor buffer has unsaved edits; save or revert it first",
-			&ConflictError{Paths: paths})
+		return &UnsavedBufferError{Paths: paths}
 	}
 	return nil
 }
 
-// refreshBuffers reloads open, unmodified buffers of written paths the host still owns (X9).
-func (pr *Proposal) refreshBuffers(plan []*step) {
-	if pr.opts.Buffers == nil {
+// refreshBuffers reloads the open, unmodified buffers of the paths the commit wrote or
+// removed and the host still owns (X8, X9). A buffer that gained unsaved edits while
+// the commit ran is kept as it is, and it and any failed refresh are noted in the
+// result; the files are written either way.
+func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
+	hook := pr.opts.Buffers
+	if hook == nil {
 		return
 	}
 	for _, st := range plan {
-		if pr.opts.Owner == nil || pr.opts.Owner.Owns(st.name) {
-			pr.opts.Buffers.Refresh(st.name)
+		switch {
+		case pr.opts.Owner != nil && !pr.opts.Owner.Owns(st.name):
+		case hook.Unsaved(st.name):
+			res.note("Buffer kept: " + st.path + " has unsaved edits in an open editor; saving them would overwrite the applied change")
+		default:
+			if err := hook.Refresh(st.name); err != nil {
+				res.note("Buffer not refreshed: " + st.path + ": " + sanitize(err, st.name, st.path).Error())
+			}
 		}
 	}
+}
+
+// An UnsavedBufferError refuses a commit that would write a path whose open editor
+// buffer has unsaved edits (X9). The patch was not applied; the proposal stays usable.
+type UnsavedBufferError struct {
+	// Paths are the paths, as authored.
+	Paths []string
+}
+
+func (e *UnsavedBufferError) Error() string {
+	return fmt.Sprintf("%s: an open editor buffer has unsaved edits; the patch was not applied. "+
+		"Save or revert the buffer and commit again, or deselect the file", strings.Join(e.Paths, ", "))
+}
+
+// Is reports whether target is an *UnsavedBufferError.
+func (e *UnsavedBufferError) Is(target error) bool {
+	_, ok := target.(*UnsavedBufferError)
+	return ok
+}
+
+// fsLocks serialises commits per filesystem (a transaction mutex): afero's MemMapFs does
+// not survive a concurrent write and rename of one path, and two commits must not
+// interleave their checks and writes. Entries live only while a commit holds or waits
+// for them, so a filesystem is never kept alive by the map.
+var fsLocks = struct {
+	sync.Mutex
+	m map[any]*fsLock
+}{m: map[any]*fsLock{}}
+
+type fsLock struct {
+	sync.Mutex
+	refs int
+}
+
+// lockFs locks fsys for one commit and returns the unlock function. Every *afero.OsFs
+// shares one lock, as they share one filesystem.
+func lockFs(fsys afero.Fs) func() {
+	key := lockKey(fsys)
+	fsLocks.Lock()
+	l := fsLocks.m[key]
+	if l == nil {
+		l = &fsLock{}
+		fsLocks.m[key] = l
+	}
+	l.refs++
+	fsLocks.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		fsLocks.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(fsLocks.m, key)
+		}
+		fsLocks.Unlock()
+	}
+}
+
+// lockKey is the map key of a filesystem: the value itself when it can be one, else
+// its type.
+func lockKey(fsys afero.Fs) any {
+	if _, ok := fsys.(*afero.OsFs); ok {
+		return reflect.TypeFor[*afero.OsFs]()
+	}
+	if v := reflect.ValueOf(fsys); !v.Comparable() {
+		return v.Type()
+	}
+	return fsys
 }
 
 // Check parses and resolves a payload and reports what [Apply] would write, writing

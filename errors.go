@@ -52,7 +52,7 @@ var fileReasonText = map[FileReason]string{
 	Exists:      "the path already exists; use '*** Update File:' to change it, or choose another path",
 	IsDir:       "the path is a directory; name a file",
 	Binary:      "the file looks binary (it has a NUL byte in its first 8192 bytes); only text files can be patched",
-	Undecodable: "the file cannot be read as text",
+	Undecodable: "the file cannot be read or written in its encoding",
 	Unreadable:  "the file cannot be read",
 }
 
@@ -103,16 +103,17 @@ func (e *LimitError) Is(target error) bool {
 	return ok
 }
 
-// A ConflictError reports paths that changed since their baselines were captured (X2,
-// X7). Nothing was written and the proposal stays usable: deselect the stale paths, or
-// resolve the patch again from the current files.
+// A ConflictError reports paths that changed since their baselines were captured, or
+// that do not match a snapshot the host expects (X2, X7). The patch was not applied and
+// the proposal stays usable: deselect the stale paths, or resolve the patch again from
+// the current files.
 type ConflictError struct {
 	// Paths are the stale paths, as authored.
 	Paths []string
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("file changed during review: %s; nothing was written. "+
+	return fmt.Sprintf("file changed during review: %s; the patch was not applied. "+
 		"Deselect the stale file to apply the rest, or reject the patch so the model re-reads it",
 		strings.Join(e.Paths, ", "))
 }
@@ -124,16 +125,27 @@ func (e *ConflictError) Is(target error) bool {
 }
 
 // An IncompleteRollbackError reports a commit that failed and could not restore every
-// path (X6). Cause is the original failure; Paths are the paths (as authored) that are
-// not at their baseline. Inspect them before retrying.
+// path (X6). Cause is the original failure. Paths are every path (as authored, sorted)
+// not at its baseline: a file this commit wrote or removed that could not be restored,
+// one someone else changed meanwhile (left as they made it), a temporary file or a
+// directory this commit created that could not be removed. Inspect them before retrying.
 type IncompleteRollbackError struct {
 	Cause error
 	Paths []string
+	// Reasons says, for each of Paths, why it was not restored.
+	Reasons map[string]string
 }
 
 func (e *IncompleteRollbackError) Error() string {
-	return fmt.Sprintf("patch rollback incomplete after: %v; these paths were not restored: %s. "+
-		"Inspect them before retrying", e.Cause, strings.Join(e.Paths, ", "))
+	paths := make([]string, len(e.Paths))
+	for i, p := range e.Paths {
+		paths[i] = p
+		if r := e.Reasons[p]; r != "" {
+			paths[i] += " (" + r + ")"
+		}
+	}
+	return fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
+		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause)
 }
 
 // Unwrap returns the original failure.

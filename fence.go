@@ -1,25 +1,28 @@
 package applypatch
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/afero"
 )
 
-// Class is where a payload path lands relative to the workspace (F2).
+// Class is where a payload path lands relative to the workspace once every symbolic link
+// on it is followed (F2).
 type Class int
 
 const (
 	// InWorkspace: inside the workspace root.
 	InWorkspace Class = iota + 1
-	// Outside: outside the root, by ".." or an absolute path or a link that leaves it.
+	// Outside: outside the root, by "..", by an absolute path, or through a symbolic link
+	// that leaves it.
 	Outside
-	// Protected: inside the root, but host-listed (default ".git/"), so it asks first.
+	// Protected: inside the root, but matching Options.Protected (default ".git"
+	// anywhere), so it needs authority: a write to .git/hooks is code execution.
 	Protected
-	// Forbidden: a credential path; refused in every mode.
+	// Forbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
+	// named directly or reached through a link; refused in every mode.
 	Forbidden
 )
 
@@ -28,7 +31,31 @@ var classNames = map[Class]string{InWorkspace: "workspace", Outside: "outside", 
 // String returns "workspace", "outside", "protected" or "forbidden".
 func (c Class) String() string { return classNames[c] }
 
-// DefaultProtected are the workspace paths that ask before a write even inside the
+// MarshalText encodes the class by its name, for JSON render data; the zero Class (no
+// path) is empty.
+func (c Class) MarshalText() ([]byte, error) {
+	if _, ok := classNames[c]; !ok && c != 0 {
+		return nil, fmt.Errorf("applypatch: no class %d", int(c))
+	}
+	return []byte(classNames[c]), nil
+}
+
+// UnmarshalText decodes a class name, or the empty text as the zero Class.
+func (c *Class) UnmarshalText(b []byte) error {
+	for k, v := range classNames {
+		if v == string(b) {
+			*c = k
+			return nil
+		}
+	}
+	if len(b) == 0 {
+		*c = 0
+		return nil
+	}
+	return fmt.Errorf("applypatch: unknown class %q", b)
+}
+
+// DefaultProtected are the workspace paths that need authority even inside the
 // workspace: a write to .git/hooks is code execution.
 var DefaultProtected = []string{".git"}
 
@@ -36,46 +63,217 @@ var DefaultProtected = []string{".git"}
 // slash matches a path component anywhere; one with a slash matches consecutive components.
 var DefaultForbidden = []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
 
-// Mode is the approval mode of a call (F4).
-type Mode int
-
-const (
-	// Edits applies without interactive review; outside and protected paths ask the
-	// [Authorizer].
-	Edits Mode = iota
-	// Ask reviews every call that touches the workspace with the [Reviewer]; outside and
-	// protected paths ask the Authorizer first.
-	Ask
-	// FullAuto applies without review or asking; forbidden paths are still refused.
-	FullAuto
-)
-
-// A ClassifiedPath is one path of a payload with its class.
+// A ClassifiedPath is one path of a payload, resolved and classified (F3).
 type ClassifiedPath struct {
-	// Path is the path as authored.
-	Path string
-	// Class is where it resolves.
-	Class Class
+	// Path is the path as authored in the payload.
+	Path string `json:"path"`
 	// Kind is what the operation does to it; a Move destination is reported as [Add].
-	Kind Kind
-	// name is the resolved name in the filesystem.
+	Kind Kind `json:"kind"`
+	// Class is where it resolves.
+	Class Class `json:"class"`
+	// Allowed is set when a host allow rule (Options.Allow) covers the path. It is never
+	// set on a forbidden path.
+	Allowed bool `json:"allowed,omitempty"`
+	// Link is set when resolution followed a symbolic link.
+	Link bool `json:"link,omitempty"`
+
 	name string
 }
 
-// An Authorizer decides paths outside the workspace and protected ones (F4). It sees the
-// authored paths only.
-type Authorizer interface {
-	// Authorize returns nil to allow every path in paths, or an error saying why not.
-	Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error
+// Name returns the resolved name in the filesystem. It may disclose host paths the
+// payload never named, so never show it to a model (F5).
+func (p ClassifiedPath) Name() string { return p.name }
+
+// FenceReason says why the fence refused a path.
+type FenceReason int
+
+const (
+	// Refused: the path is forbidden; no mode, rule or Authorizer allows it.
+	Refused FenceReason = iota + 1
+	// Unauthorized: the path is outside or protected, and neither an allow rule nor the
+	// Authorizer allowed it.
+	Unauthorized
+	// Unresolvable: following the path's links failed (a loop, or an unreadable directory).
+	Unresolvable
+	// Aliased: the path is the same file as another path of the payload, through a link.
+	Aliased
+	// Redirected: at commit, the path no longer resolves where it did when it was
+	// classified (a link was created, removed or swapped). The error also matches
+	// [*ConflictError].
+	Redirected
+)
+
+// A FenceError refuses one path of a payload (F2, F4). Its text names the path as
+// authored and nothing the payload did not name (F5).
+type FenceError struct {
+	// Path is the path as authored.
+	Path string
+	// Class is where the path resolved; zero when it could not be resolved.
+	Class Class
+	// Reason says why it was refused.
+	Reason FenceReason
+	// Other is, for Aliased, the other path of the payload that names the same file.
+	Other string
+	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
+	Err error
 }
 
-// AuthorizerFunc adapts a function to [Authorizer].
-type AuthorizerFunc func(ctx context.Context, mode Mode, paths []ClassifiedPath) error
-
-// Authorize calls f.
-func (f AuthorizerFunc) Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error {
-	return f(ctx, mode, paths)
+// fenceText is what each refusal tells the reader to do next.
+var fenceText = map[FenceReason]string{
+	Refused: "the path is, or leads through a symbolic link to, a credential location, " +
+		"which is never written; choose another path",
+	Unresolvable: "the path cannot be resolved",
+	Aliased:      "the path is the same file as %s, through a symbolic link; change each file in one operation",
+	Redirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
+		"resolve the patch again from the current files",
 }
+
+// unauthorized is the text of Unauthorized, by class: what happened, then what to do.
+var unauthorized = map[Class][2]string{
+	Outside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
+		"and the host did not allow it", "use a path inside the workspace"},
+	Protected: {"the path is protected (such as .git/), and the host did not allow it",
+		"leave it alone, or ask the user to change it"},
+}
+
+func (e *FenceError) Error() string {
+	if e.Reason == Unauthorized {
+		text := unauthorized[e.Class]
+		if e.Err != nil {
+			return fmt.Sprintf("%s: %s (%v); %s", e.Path, text[0], e.Err, text[1])
+		}
+		return fmt.Sprintf("%s: %s; %s", e.Path, text[0], text[1])
+	}
+	if e.Reason == Aliased {
+		return e.Path + ": " + fmt.Sprintf(fenceText[Aliased], e.Other)
+	}
+	msg := e.Path + ": " + fenceText[e.Reason]
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *FenceError) Unwrap() error { return e.Err }
+
+// Is reports whether target is a *FenceError with the same Reason, or with no Reason.
+func (e *FenceError) Is(target error) bool {
+	t, ok := target.(*FenceError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+// A fence resolves payload paths against the workspace and classifies them (F1, F2).
+// The same fence resolves a path when it is classified, when it is resolved for review
+// and again just before it is written.
+type fence struct {
+	res *resolver
+	// root is the workspace as given, cleaned; real is the same directory with every
+	// link on the way followed, which is what resolved names are compared with.
+	root, real                  string
+	protected, forbidden, allow patterns
+	// files carries reads and writes: the host's Fs, or a splitFs over Options.WorkspaceFs.
+	files afero.Fs
+}
+
+// newFence checks the options' patterns and resolves the workspace root.
+func newFence(fsys afero.Fs, o *Options) (*fence, error) {
+	protected := o.Protected
+	if protected == nil {
+		protected = DefaultProtected
+	}
+	f := &fence{res: newResolver(fsys), root: filepath.Clean(o.workspace()), files: fsys}
+	var err error
+	if f.protected, err = compilePatterns("Protected", protected); err != nil {
+		return nil, err
+	}
+	if f.forbidden, err = compilePatterns("Forbidden", append(append([]string(nil), DefaultForbidden...), o.Forbidden...)); err != nil {
+		return nil, err
+	}
+	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {
+		return nil, err
+	}
+	real, err := f.res.resolve(".", f.root)
+	if err != nil {
+		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", sanitize(err, f.root, "workspace"))
+	}
+	f.real = real.name
+	if o.WorkspaceFs != nil {
+		f.files = &splitFs{outside: fsys, inside: o.WorkspaceFs, root: f.real}
+	}
+	return f, nil
+}
+
+// classify resolves one authored path and classifies where it lands.
+func (f *fence) classify(authored string, kind Kind) (ClassifiedPath, error) {
+	cp := ClassifiedPath{Path: authored, Kind: kind}
+	res, err := f.res.resolve(f.real, authored)
+	if err != nil {
+		return cp, &FenceError{Path: authored, Reason: Unresolvable, Err: sanitize(err, "", authored)}
+	}
+	cp.name, cp.Link = res.name, res.linked
+	cp.Class = f.classOf(authored, res.name)
+	cp.Allowed = f.allowed(cp.name, cp.Class)
+	return cp, nil
+}
+
+// classOf classifies a resolved name. Forbidden and protected patterns are matched both
+// on where the path lands and on how it was written, so neither a link into .git nor a
+// .git that is itself a link escapes them.
+func (f *fence) classOf(authored, name string) Class {
+	lexical := filepath.Clean(authored)
+	if !rooted(authored) {
+		lexical = filepath.Join(f.root, authored)
+	}
+	rel, inside := within(f.real, name)
+	lexRel, lexInside := within(f.root, lexical)
+	switch {
+	case f.forbidden.anywhere(slashComponents(name)) || f.forbidden.anywhere(slashComponents(lexical)):
+		return Forbidden
+	case !inside:
+		return Outside
+	case f.protected.anywhere(slashComponents(rel)) || (lexInside && f.protected.anywhere(slashComponents(lexRel))):
+		return Protected
+	}
+	return InWorkspace
+}
+
+// allowed reports whether an allow rule covers a resolved name: a rule is matched with the
+// path relative to the workspace for a name inside it, and with the absolute name for one
+// outside. Nothing covers a forbidden path.
+func (f *fence) allowed(name string, class Class) bool {
+	if class == Forbidden || len(f.allow) == 0 {
+		return false
+	}
+	if rel, ok := within(f.real, name); ok {
+		return f.allow.leading(slashComponents(rel))
+	}
+	return f.allow.leading(slashComponents(name))
+}
+
+// recheck resolves an authored path again and reports whether it still lands on name.
+func (f *fence) recheck(authored, name string) error {
+	cp, err := f.classify(authored, 0)
+	if err != nil {
+		return err
+	}
+	if cp.name != name {
+		return &FenceError{Path: authored, Class: cp.Class, Reason: Redirected}
+	}
+	return nil
+}
+
+// within returns name relative to root, and whether it lies inside root (on a separator
+// boundary: /w/proj-sibling is not inside /w/proj).
+func within(root, name string) (string, bool) {
+	rel, err := filepath.Rel(root, name)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+func slashComponents(name string) []string { return components(filepath.ToSlash(name)) }
 
 // An OwnerPredicate tells whether the host still owns a path (X8): a commit asks it before
 // every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.
@@ -91,151 +289,5 @@ type BufferHook interface {
 	Refresh(name string) error
 }
 
-// A FenceError refuses a path: forbidden, or outside/protected without authority.
-type FenceError struct {
-	Path   string
-	Class  Class
-	Reason string
-}
-
-func (e *FenceError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Path, e.Reason)
-}
-
-// Is reports whether target is a *FenceError.
-func (e *FenceError) Is(target error) bool {
-	_, ok := target.(*FenceError)
-	return ok
-}
-
-// fence resolves and classifies payload paths against a workspace.
-type fence struct {
-	fsys      afero.Fs
-	root      string
-	protected []string
-	forbidden []string
-}
-
-func newFence(fsys afero.Fs, o *Options) *fence {
-	prot := o.Protected
-	if prot == nil {
-		prot = DefaultProtected
-	}
-	return &fence{
-		fsys:      fsys,
-		root:      filepath.Clean(o.workspace()),
-		protected: prot,
-		forbidden: append(append([]string(nil), DefaultForbidden...), o.Forbidden...),
-	}
-}
-
-// resolve returns the name of an authored path in the filesystem and its class.
-func (f *fence) resolve(authored string) (string, Class) {
-	name := authored
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(f.root, name)
-	}
-	name = filepath.Clean(name)
-	rel, ok := f.inside(name)
-	switch {
-	case matchesAny(name, f.forbidden):
-		return name, Forbidden
-	case !ok:
-		return name, Outside
-	case matchesAny(rel, f.protected):
-		return name, Protected
-	}
-	return name, InWorkspace
-}
-
-// inside returns name relative to the root, and whether it lies inside it.
-func (f *fence) inside(name string) (string, bool) {
-	rel, err := filepath.Rel(f.root, name)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
-}
-
-// matchesAny reports whether a slash path contains one of patterns as consecutive
-// components.
-func matchesAny(name string, patterns []string) bool {
-	comps := strings.Split(filepath.ToSlash(name), "/")
-	for _, p := range patterns {
-		pc := strings.Split(strings.Trim(p, "/"), "/")
-		for i := 0; i+len(pc) <= len(comps); i++ {
-			if equalStrings(comps[i:i+len(pc)], pc) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// fence builds the proposal's changes with their resolved names and classes, refuses
-// forbidden paths, and asks for outside and protected ones (F1–F4).
-func (pr *Proposal) fence(ctx context.Context) error {
-	f := newFence(pr.fsys, &pr.opts)
-	var errs []error
-	var ask []ClassifiedPath
-	claim := func(authored string, kind Kind) (string, Class) {
-		name, class := f.resolve(authored)
-		switch class {
-		case Forbidden:
-			errs = append(errs, &FenceError{Path: authored, Class: class,
-				Reason: "the path is a credential location and is never written; choose another path"})
-		case Outside, Protected:
-			ask = append(ask, ClassifiedPath{Path: authored, Class: class, Kind: kind, name: name})
-		}
-		return name, class
-	}
-	for i := range pr.Patch.Ops {
-		op := pr.Patch.Ops[i]
-		c := &Change{Op: op, Selected: true}
-		c.name, c.Class = claim(op.Path, op.Kind)
-		if op.MoveTo != "" {
-			c.moveName, c.MoveClass = claim(op.MoveTo, Add)
-		}
-		pr.Changes = append(pr.Changes, c)
-	}
-	if len(errs) > 0 {
-		return &PatchError{Errs: errs}
-	}
-	return pr.authorize(ctx, ask)
-}
-
-// authorize asks the Authorizer about outside and protected paths; full-auto allows them.
-func (pr *Proposal) authorize(ctx context.Context, ask []ClassifiedPath) error {
-	if len(ask) == 0 || pr.opts.Mode == FullAuto {
-		return nil
-	}
-	if pr.opts.Authorizer == nil {
-		errs := make([]error, len(ask))
-		for i, p := range ask {
-			errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: refusal[p.Class]}
-		}
-		return &PatchError{Errs: errs}
-	}
-	if err := pr.opts.Authorizer.Authorize(ctx, pr.opts.Mode, ask); err != nil {
-		return &FenceError{Path: ask[0].Path, Class: ask[0].Class, Reason: "not allowed: " + err.Error()}
-	}
-	return nil
-}
-
-// refusal says why an unauthorised path was refused.
-var refusal = map[Class]string{
-	Outside:   "the path is outside the workspace and the host did not allow it; use a path inside the workspace",
-	Protected: "the path is protected (for example .git/) and the host did not allow it; leave it alone",
-}
+// errNoFence is returned when a proposal's fence cannot be rebuilt.
+var errNoFence = errors.New("applypatch: the proposal has no filesystem")

@@ -3,40 +3,111 @@ package applypatch
 import (
 	"io/fs"
 
+	"github.com/spf13/afero"
+
 	"golang.org/x/text/encoding"
 )
 
 // Options configure [Resolve] and, through the proposal it returns, [Review] and [Commit].
 // The zero value is usable: the workspace is the filesystem's root "/", the mode is
-// [FullAuto], and the default limits apply.
+// [Edits], and the default limits apply.
+//
+// # The workspace fence
+//
+// Every payload path is resolved on the filesystem given to Resolve (relative paths from
+// Workspace, absolute ones from the root), following every symbolic link on the way, in
+// any component, to its final target, then classified as workspace, outside, protected
+// or forbidden (F1, F2); [Classify] does the same before a call. [Commit] resolves each
+// path again just before writing it, and refuses one that now lands elsewhere.
+// Operations act on where a path lands: an Update through a link changes the file it
+// points to, a Delete removes that file, and the link itself is left as it is. Links are
+// read through afero's optional [afero.Lstater] and [afero.LinkReader]; a filesystem
+// without them (MemMapFs, or a wrapper that hides them) is taken to have no links.
+//
+// A check in user space cannot stop a link swapped in between that last check and the
+// write: afero has no openat. On an operating-system workspace the host closes that
+// window by giving the directory twice, once as an [os.Root]:
+//
+//	root, err := rootfs.Open(dir) // github.com/applypatch/applypatch/fs/rootfs
+//	...
+//	opts := &applypatch.Options{Workspace: dir, WorkspaceFs: root}
+//	res, err := applypatch.Apply(ctx, afero.NewOsFs(), payload, opts)
+//
+// Paths are resolved and classified on the OsFs, in the host's namespace, so an absolute
+// path in a payload and an absolute link target mean what they say. But every read and
+// write of a path that resolves inside the workspace goes through WorkspaceFs, which the
+// kernel confines to the directory: a link swapped in after the check cannot carry a
+// write out of the workspace. Only paths outside the workspace, which need authority
+// first (Allow or the Authorizer), are read and written through the OsFs; a host that
+// never allows them can give the OsFs for resolution only.
+//
+// Passing a confined filesystem as the Fs itself, with Workspace "/", also works and acts
+// as a chroot: absolute paths and absolute link targets are read inside it, so nothing is
+// ever outside, and "/etc/x" in a payload names the workspace's own etc/x.
 type Options struct {
-	// Workspace is the directory, in the afero filesystem, that payload paths are relative
-	// to and that fences them (F1, F2). Empty means "/".
+	// Workspace is the directory, in the filesystem given to Resolve, that relative
+	// payload paths start from and that fences every path (F1, F2). Empty means "/". It
+	// may itself lie behind a symbolic link.
 	Workspace string
-	// Mode is the approval mode (F4).
+	// WorkspaceFs, when set, carries every read and write of a path that resolves inside
+	// Workspace, while resolution and classification stay on the filesystem given to
+	// Resolve. It must be rooted at Workspace: it is given names relative to it with a
+	// leading slash ("/" is Workspace itself, "/src/a.go" is Workspace/src/a.go). Give an
+	// [os.Root]-backed filesystem (fs/rootfs) over the same directory, so that no link
+	// swapped in at the last moment can lead a write out of the workspace.
+	WorkspaceFs afero.Fs
+	// Mode is the approval mode (F4); see [Mode] for what each mode does with each class.
 	Mode Mode
-	// Authorizer decides paths outside the workspace or protected ones (F4). Without one,
-	// such paths are refused.
+	// Authorizer decides outside and protected paths that no Allow rule covers (F4).
+	// Without one, such paths are refused.
 	Authorizer Authorizer
-	// Protected lists path patterns, matched like Forbidden, that need the Authorizer
-	// even inside the workspace. Nil means [DefaultProtected].
+	// Allow lists host allow rules (F4): paths the host approves up front. An outside or
+	// protected path covered by a rule needs no Authorizer, and a payload whose every
+	// path is covered needs no review in Ask mode ([Proposal.NeedsReview]). A rule is a
+	// slash path of [path.Match] patterns that covers a path or any directory above it:
+	// "docs" covers docs/a/b.md, "src/*.go" covers src/x.go, ".git/info" covers
+	// .git/info/exclude. Rules match where a path lands after links: relative to the
+	// workspace for a path inside it, absolute for one outside, so a rule for outside
+	// paths starts with "/" ("/tmp/scratch"; "/" covers every outside path). Case is
+	// ignored. No rule allows a forbidden path.
+	Allow []string
+	// Protected lists path patterns that need authority even inside the workspace: a
+	// pattern's components match consecutive components of the path, relative to the
+	// workspace, anywhere ([path.Match] patterns, case ignored). They are matched both
+	// on the path as written and where it lands. Nil means [DefaultProtected]; an empty
+	// non-nil list protects nothing.
 	Protected []string
 	// Forbidden lists path patterns refused in every mode, added to [DefaultForbidden].
+	// They are matched like Protected, but against the whole path, inside the workspace
+	// or not, so ".ssh" forbids ~/.ssh/config and a link that leads there.
 	Forbidden []string
 	// Encoding returns the encoding the host declares for a path (the resolved name in the
-	// filesystem), or nil for UTF-8 (T3). A byte-order mark in the file takes precedence.
+	// filesystem) and the name to show for it, or nil for UTF-8 (T3). Updates decode and
+	// re-encode the file byte-exactly, and Adds are written, in that encoding; a file not
+	// valid in it, or a result with a character it cannot hold, is refused with an
+	// [*EncodingError]. A byte-order mark in the file takes precedence.
 	Encoding func(name string) (encoding.Encoding, string)
-	// Expected holds expected-before snapshots the host supplies, keyed by resolved name,
-	// checked with the captured baselines before any write (X2).
+	// Expected holds expected-before snapshots the host supplies (what it last saw at a
+	// path), keyed by resolved name or by the path as authored. Commit checks them with
+	// the captured baselines for the whole batch before the first write and again just
+	// before each path's write (X2); a mismatch is a [*ConflictError]. Only paths the
+	// commit writes or removes are checked.
 	Expected map[string]Snapshot
-	// Owner, when set, is asked before every write, buffer refresh and rollback step (X8).
+	// Owner, when set, is asked before every write, buffer refresh and rollback step, with
+	// the resolved name; a path it no longer owns is not touched (X8).
 	Owner OwnerPredicate
-	// Buffers, when set, refreshes editor buffers after a commit (X9).
+	// Buffers, when set, connects open editor buffers to a commit (X9): a buffer with
+	// unsaved edits of a path to be written refuses the commit with an
+	// [*UnsavedBufferError], and after success Refresh is called for every path written
+	// or removed whose buffer is unmodified.
 	Buffers BufferHook
-	// FileMode is the mode of added files; zero means 0644 (T6).
+	// FileMode is the mode of added files, set exactly whatever the umask; zero means
+	// 0644 (T6). Updates keep the file's mode and Moves the source's.
 	FileMode fs.FileMode
-	// Sync makes every written file reach stable storage before it replaces the old one
-	// (X4). Off by default: it costs one fsync per file.
+	// Sync makes every written file reach stable storage before it replaces the old one,
+	// and syncs its directory after the rename where the platform can (X4). Off by
+	// default: it costs two fsyncs per written file, and what those cost depends on the
+	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool
 	// Limits bound the work one payload can ask for (T5). Zero fields take the defaults.
 	Limits Limits
@@ -92,3 +163,9 @@ func (o *Options) workspace() string {
 	}
 	return o.Workspace
 }
+
+// OwnerFunc adapts a function to [OwnerPredicate].
+type OwnerFunc func(name string) bool
+
+// Owns calls f.
+func (f OwnerFunc) Owns(name string) bool { return f(name) }

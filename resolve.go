@@ -6,22 +6,33 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
-	"strings"
 
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
 )
 
 // A Baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes, with their SHA-256 (X2).
+// and its bytes (X2).
 type Baseline struct {
 	Exists bool        `json:"exists"`
 	Dir    bool        `json:"dir,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"`
-	Hash   string      `json:"hash,omitempty"`
-	// Bytes is the file's content; nil for an absent path or a directory.
+	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
+	// large file costs less than hashing it; [Baseline.Sum] computes it, and a baseline
+	// restored without its bytes (R12) is checked by it.
+	Hash string `json:"hash,omitempty"`
+	// Bytes is the file's content; nil for an absent path or a directory. It must not be
+	// modified.
 	Bytes []byte `json:"bytes,omitempty"`
+}
+
+// Sum returns the hex SHA-256 of the baseline's bytes: Hash when set, else computed.
+func (b Baseline) Sum() string {
+	if b.Hash != "" || !b.Exists || b.Dir {
+		return b.Hash
+	}
+	return hashBytes(b.Bytes)
 }
 
 // A Snapshot is an expected-before state a host supplies for a path (X2): what it last
@@ -34,7 +45,7 @@ type Snapshot struct {
 
 // Snapshot returns the baseline as a snapshot.
 func (b Baseline) Snapshot() Snapshot {
-	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Hash}
+	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Sum()}
 }
 
 func hashBytes(b []byte) string {
@@ -53,8 +64,9 @@ type Proposal struct {
 	// Feedback is whole-patch feedback staged in review.
 	Feedback string
 
-	fsys afero.Fs
-	opts Options
+	fsys   afero.Fs
+	opts   Options
+	fenced *fence // the resolver and classes of F1–F4, built by Resolve
 }
 
 // A Change is one resolved operation.
@@ -142,6 +154,12 @@ func (pr *Proposal) prepare(c *Change) []error {
 		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
 			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
 		}
+		if enc, name := pr.declared(c.name); enc != nil && enc != unicode.UTF8 {
+			c.codec = &codec{enc: enc, name: name}
+			if _, err := c.derive(); err != nil {
+				return []error{err}
+			}
+		}
 	case c.Op.Kind == Update:
 		return pr.place(c)
 	}
@@ -150,7 +168,7 @@ func (pr *Proposal) prepare(c *Change) []error {
 
 // capture reads the baseline of one path.
 func (pr *Proposal) capture(name, authored string) (Baseline, error) {
-	fi, err := pr.fsys.Stat(name)
+	fi, err := pr.files().Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Baseline{}, nil
 	}
@@ -163,11 +181,11 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if fi.Size() > pr.opts.Limits.FileBytes {
 		return Baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
 	}
-	b, err := afero.ReadFile(pr.fsys, name)
+	b, err := afero.ReadFile(pr.files(), name)
 	if err != nil {
 		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
 	}
-	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b, Hash: hashBytes(b)}, nil
+	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b}, nil
 }
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent
@@ -205,7 +223,10 @@ func (pr *Proposal) place(c *Change) []error {
 	}
 	enc, encName := pr.declared(c.name)
 	s, cd, err := decode(c.Base.Bytes, enc, encName)
-	if err != nil {
+	switch {
+	case errors.Is(err, errBinary):
+		return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
+	case err != nil:
 		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
 	}
 	c.text, c.codec = splitText(s), cd
@@ -253,18 +274,4 @@ func isBinary(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// sanitize rewrites a filesystem error so that it names the authored path, never the
-// resolved host path (F5).
-func sanitize(err error, name, authored string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: authored, Err: pe.Err}
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return &os.LinkError{Op: le.Op, Old: authored, New: authored, Err: le.Err}
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), name, authored))
 }

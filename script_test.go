@@ -25,5 +25,6 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
+		Cmds:                scriptCmds,
 	})
 }

@@ -2,11 +2,14 @@ package applypatch
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // eol is a line terminator as the file has it.
@@ -106,15 +109,54 @@ var byteOrderMarks = []struct {
 	{bomUTF16BE, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "UTF-16BE"},
 }
 
-// decodeError says why a file's bytes could not be read as text.
-type decodeError struct {
-	reason string
+// An EncodingError refuses a file that is not valid in its encoding, or a result holding
+// a character its encoding cannot represent (T3). Nothing is written: a file is never
+// rewritten lossily. It arrives wrapped in a [*FileError] naming the path.
+type EncodingError struct {
+	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
+	Encoding string
+	// Line is the 1-based line of the first invalid byte, or of the first character that
+	// cannot be encoded; 0 when it cannot be told.
+	Line int
+	// Rune is the character the encoding cannot hold, for a result that cannot be
+	// written; 0 for a file whose bytes are not valid.
+	Rune rune
+	// Declared is set when the host declared the encoding for the path.
+	Declared bool
 }
 
-func (e *decodeError) Error() string { return e.reason }
+func (e *EncodingError) Error() string {
+	subject := "the file"
+	if e.Rune != 0 {
+		subject = "the result"
+	}
+	if e.Line > 0 {
+		subject = fmt.Sprintf("line %d of %s", e.Line, subject)
+	}
+	switch {
+	case e.Rune != 0:
+		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
+			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
+	case e.Declared:
+		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
+			"it was left as it is. Check the declared encoding", subject, e.Encoding)
+	}
+	return fmt.Sprintf("%s is not valid %s; it was left as it is. "+
+		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
+}
+
+// Is reports whether target is an *EncodingError.
+func (e *EncodingError) Is(target error) bool {
+	_, ok := target.(*EncodingError)
+	return ok
+}
+
+// errBinary is decode's refusal of a file that looks binary (T1).
+var errBinary = errors.New("the file looks binary")
 
 // decode reads raw bytes as text. declared is the host's encoding for the path (nil for
-// none); a byte-order mark takes precedence over it. It refuses what it cannot round-trip.
+// none); a byte-order mark takes precedence over it. It refuses what it cannot round-trip
+// byte for byte, with an [*EncodingError], and a file with a NUL character with errBinary.
 func decode(raw []byte, declared encoding.Encoding, declaredName string) (string, *codec, error) {
 	c := &codec{name: "UTF-8"}
 	for _, m := range byteOrderMarks {
@@ -124,39 +166,67 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 			break
 		}
 	}
-	if c.bom == nil && declared != nil {
+	isDeclared := c.bom == nil && declared != nil && declared != unicode.UTF8
+	if isDeclared {
 		c = &codec{enc: declared, name: declaredName}
 	}
 	if c.enc == nil {
 		if bytes.IndexByte(raw[:min(len(raw), binaryProbe)], 0) >= 0 {
-			return "", nil, &decodeError{"the file looks binary (it has a NUL byte); only text files can be patched"}
+			return "", nil, errBinary
 		}
 		if !utf8.Valid(raw) {
-			return "", nil, &decodeError{"the file is not valid UTF-8; the host must declare its encoding before it can be patched"}
+			return "", nil, &EncodingError{Encoding: c.name, Line: invalidUTF8Line(raw)}
 		}
 		return string(raw), c, nil
 	}
-	s, err := c.enc.NewDecoder().Bytes(raw)
-	if err != nil || !bytes.Equal(c.mustEncode(s), raw) {
-		return "", nil, &decodeError{"the file is not valid " + c.name + "; it was left as it is"}
+	dec, err := c.enc.NewDecoder().Bytes(raw)
+	if err != nil || !c.roundTrips(dec, raw) {
+		return "", nil, &EncodingError{Encoding: c.name, Line: c.firstBadLine(string(dec), raw), Declared: isDeclared}
 	}
-	if strings.IndexByte(string(s[:min(len(s), binaryProbe)]), 0) >= 0 {
-		return "", nil, &decodeError{"the file looks binary (it has a NUL character); only text files can be patched"}
+	if bytes.IndexByte(dec[:min(len(dec), binaryProbe)], 0) >= 0 {
+		return "", nil, errBinary
 	}
-	return string(s), c, nil
+	return string(dec), c, nil
 }
 
-// mustEncode encodes for a round-trip check; a failure returns nil, which never equals.
-func (c *codec) mustEncode(s []byte) []byte {
-	b, err := c.enc.NewEncoder().Bytes(s)
-	if err != nil {
-		return nil
+// invalidUTF8Line is the line of the first byte that is not UTF-8.
+func invalidUTF8Line(raw []byte) int {
+	for i := 0; i < len(raw); {
+		r, w := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && w <= 1 {
+			return bytes.Count(raw[:i], []byte("\n")) + 1
+		}
+		i += w
 	}
-	return b
+	return 0
+}
+
+// roundTrips reports whether text encodes back to exactly raw.
+func (c *codec) roundTrips(text, raw []byte) bool {
+	b, err := c.enc.NewEncoder().Bytes(text)
+	return err == nil && bytes.Equal(b, raw)
+}
+
+// firstBadLine finds the first decoded line that does not encode back to the bytes at
+// its place in raw: the line holding the first invalid byte sequence.
+func (c *codec) firstBadLine(text string, raw []byte) int {
+	off := 0
+	for n := 1; text != ""; n++ {
+		i := strings.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		b, err := c.enc.NewEncoder().Bytes([]byte(text[:i]))
+		if err != nil || !bytes.HasPrefix(raw[off:], b) {
+			return n
+		}
+		off, text = off+len(b), text[i:]
+	}
+	return 0
 }
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
-// an error, never a replacement (T3).
+// an [*EncodingError], never a replacement (T3).
 func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {
@@ -164,9 +234,23 @@ func (c *codec) encode(s []byte) ([]byte, error) {
 		}
 		return append(bytes.Clone(c.bom), s...), nil
 	}
-	b, err := c.enc.NewEncoder().Bytes(s)
+	b, n, err := transform.Bytes(c.enc.NewEncoder(), s)
 	if err != nil {
-		return nil, &decodeError{"the result has a character that " + c.name + " cannot encode; use characters the file's encoding holds"}
+		r, _ := utf8.DecodeRune(s[n:])
+		return nil, &EncodingError{Encoding: c.name, Line: bytes.Count(s[:n], []byte("\n")) + 1, Rune: r}
 	}
 	return append(bytes.Clone(c.bom), b...), nil
+}
+
+// encodeAdd is an Add's content in the encoding the host declared for its path, if any.
+func (c *Change) encodeAdd() ([]byte, error) {
+	content := addContent(c.Op.Lines)
+	if c.codec == nil {
+		return content, nil
+	}
+	b, err := c.codec.encode(content)
+	if err != nil {
+		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
+	}
+	return b, nil
 }

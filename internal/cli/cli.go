@@ -10,9 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -40,6 +42,7 @@ type config struct {
 	json           bool
 	allowOutside   bool
 	allowProtected bool
+	encodings      encodingFlags
 	args           []string
 }
 
@@ -56,6 +59,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
+		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
@@ -70,6 +75,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, nil)
+}
+
+// run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
+// into the writes inside the workspace.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitApplied
@@ -92,10 +103,36 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
 		return exitUsage
 	}
-	opts := &applypatch.Options{Workspace: root, Authorizer: cfg.authorizer()}
-	res, err := execute(context.Background(), afero.NewOsFs(), payload, opts, cfg.check)
+	confined, err := rootfs.Open(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "applypatch: -C %s: %v\n", cfg.dir, errors.Unwrap(err))
+		return exitUsage
+	}
+	defer confined.Close()
+	var ws afero.Fs = confined
+	if wrap != nil {
+		ws = wrap(ws)
+	}
+	res, err := cfg.apply(root, ws, payload)
 	return report(res, err, cfg, stdout, stderr)
 }
+
+// apply runs the payload on the workspace root, confined being an os.Root over it. Paths
+// are resolved and classified on the operating system's filesystem, but every read and
+// write inside the workspace goes
+// through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
+// check and a write cannot lead the write out of the workspace. Only outside paths, which
+// need --allow-outside, are written through the plain filesystem.
+func (cfg *config) apply(root string, confined afero.Fs, payload string) (*applypatch.Result, error) {
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
+		Encoding: cfg.encodings.declared(root)}
+	return execute(context.Background(), hostFs(), payload, opts, cfg.check)
+}
+
+// hostFs returns the operating system's filesystem, on which payload paths are resolved
+// and classified and through which outside paths are written. A variable, so that tests
+// can watch what reaches it.
+var hostFs = afero.NewOsFs
 
 // readPayload takes the payload from the argument, a file, or standard input (H5).
 func readPayload(args []string, stdin io.Reader) (string, error) {
@@ -113,17 +150,26 @@ func readPayload(args []string, stdin io.Reader) (string, error) {
 	return string(b), err
 }
 
-// authorizer allows the classes the flags allow.
+// authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:
+// the library refuses them in every mode.
 func (cfg *config) authorizer() applypatch.Authorizer {
-	allowed := map[applypatch.Class]bool{
-		applypatch.Outside:   cfg.allowOutside,
-		applypatch.Protected: cfg.allowProtected,
+	flags := []struct {
+		class   applypatch.Class
+		allowed bool
+		flag    string
+	}{
+		{applypatch.Outside, cfg.allowOutside, "--allow-outside"},
+		{applypatch.Protected, cfg.allowProtected, "--allow-protected"},
 	}
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
-		for _, p := range paths {
-			if !allowed[p.Class] {
-				return fmt.Errorf("%s is %s; pass --allow-%s to write it", p.Path, p.Class, p.Class)
+		var missing []string
+		for _, f := range flags {
+			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == f.class }) {
+				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}
+		}
+		if len(missing) > 0 {
+			return errors.New(strings.Join(missing, " and "))
 		}
 		return nil
 	})
@@ -152,6 +198,10 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
+	}
+	var encErr *applypatch.EncodingError
+	if errors.As(err, &encErr) && !encErr.Declared && encErr.Rune == 0 {
+		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
 	case errors.Is(err, &applypatch.IncompleteRollbackError{}):

@@ -1,0 +1,196 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/afero"
+)
+
+// Mode is the approval mode of a call (F4). Every mode runs the same fence, validation
+// and transaction; modes differ only in whether a person reviews workspace changes.
+// Outside and protected paths need authority in every mode, and forbidden paths are
+// refused in every mode:
+//
+//	class      Ask                         Edits                  FullAuto
+//	workspace  review (unless Allow        applied                applied
+//	           covers every path)
+//	protected  Allow rule, else Authorizer; refused without either (all modes)
+//	outside    Allow rule, else Authorizer; refused without either (all modes)
+//	forbidden  refused                     refused                refused
+//
+// FullAuto means nobody reviews the edits, not that the fence opens: a write outside the
+// workspace or into .git/hooks is a privilege a host grants on purpose, with
+// Options.Allow or an [Authorizer]. The Authorizer is told the mode, so a host can prompt
+// a person in Ask or Edits and decide by rule in FullAuto.
+type Mode int
+
+const (
+	// Edits applies without interactive review.
+	Edits Mode = iota
+	// Ask reviews a call with the host's Reviewer when a path lies in the workspace,
+	// unless the host's allow rules cover every path ([Proposal.NeedsReview]).
+	Ask
+	// FullAuto applies without interactive review and without a person to ask; the
+	// Authorizer, if any, should decide by rule.
+	FullAuto
+)
+
+var modeNames = map[Mode]string{Edits: "edits", Ask: "ask", FullAuto: "full-auto"}
+
+// String returns "ask", "edits" or "full-auto".
+func (m Mode) String() string { return modeNames[m] }
+
+// An Authorizer decides outside and protected paths that no allow rule covers (F4). It is
+// asked once per call, with all such paths, before any baseline is read. It sees the paths
+// as authored; [ClassifiedPath.Name] gives the resolved name for the host's own use.
+type Authorizer interface {
+	// Authorize returns nil to allow every path in paths, or an error saying why not. The
+	// error is reported to the model with each of the paths, so it should name no host path
+	// and no single one of them (F5).
+	Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error
+}
+
+// AuthorizerFunc adapts a function to [Authorizer].
+type AuthorizerFunc func(ctx context.Context, mode Mode, paths []ClassifiedPath) error
+
+// Authorize calls f.
+func (f AuthorizerFunc) Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error {
+	return f(ctx, mode, paths)
+}
+
+// fence builds the proposal's changes with their resolved names and classes, refuses
+// forbidden, unresolvable and aliased paths, and asks for authority over outside and
+// protected ones (F1–F4).
+func (pr *Proposal) fence(ctx context.Context) error {
+	f, err := pr.fencer()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	var paths []ClassifiedPath
+	seen := map[string]string{} // resolved name → authored path
+	claim := func(authored string, kind Kind) (string, Class) {
+		cp, err := f.classify(authored, kind)
+		switch other, dup := seen[cp.name]; {
+		case err != nil:
+			errs = append(errs, err)
+		case cp.Class == Forbidden:
+			errs = append(errs, &FenceError{Path: authored, Class: Forbidden, Reason: Refused})
+		case dup:
+			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: Aliased, Other: other})
+		default:
+			seen[cp.name] = authored
+			paths = append(paths, cp)
+		}
+		return cp.name, cp.Class
+	}
+	for _, op := range pr.Patch.Ops {
+		c := &Change{Op: op, Selected: true}
+		c.name, c.Class = claim(op.Path, op.Kind)
+		if op.MoveTo != "" {
+			c.moveName, c.MoveClass = claim(op.MoveTo, Add)
+		}
+		pr.Changes = append(pr.Changes, c)
+	}
+	if len(errs) > 0 {
+		return &PatchError{Errs: errs}
+	}
+	return pr.authorize(ctx, paths)
+}
+
+// authorize allows the outside and protected paths that an allow rule covers, and asks
+// the Authorizer about the rest; without an Authorizer they are refused.
+func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error {
+	var ask []ClassifiedPath
+	for _, p := range paths {
+		if (p.Class == Outside || p.Class == Protected) && !p.Allowed {
+			ask = append(ask, p)
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	var answer error
+	if pr.opts.Authorizer != nil {
+		if answer = pr.opts.Authorizer.Authorize(ctx, pr.opts.Mode, ask); answer == nil {
+			return nil
+		}
+	}
+	errs := make([]error, len(ask))
+	for i, p := range ask {
+		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: Unauthorized, Err: answer}
+	}
+	return &PatchError{Errs: errs}
+}
+
+// NeedsReview reports whether the call must be reviewed by a person before [Commit]
+// (F4): only in [Ask] mode, when a path lies in the workspace, and not when the host's
+// allow rules (Options.Allow) cover every path of the payload.
+func (pr *Proposal) NeedsReview() bool {
+	if pr.opts.Mode != Ask {
+		return false
+	}
+	f, err := pr.fencer()
+	if err != nil {
+		return true
+	}
+	workspace, covered := false, true
+	for _, c := range pr.Changes {
+		workspace = workspace || c.Class == InWorkspace || c.MoveClass == InWorkspace
+		covered = covered && f.allowed(c.name, c.Class) && (c.Op.MoveTo == "" || f.allowed(c.moveName, c.MoveClass))
+	}
+	return workspace && !covered
+}
+
+// fencer returns the proposal's fence, building it when the proposal was made without
+// one (a proposal restored from JSON).
+func (pr *Proposal) fencer() (*fence, error) {
+	if pr.fenced != nil {
+		return pr.fenced, nil
+	}
+	if pr.fsys == nil {
+		return nil, errNoFence
+	}
+	f, err := newFence(pr.fsys, &pr.opts)
+	if err != nil {
+		return nil, err
+	}
+	pr.fenced = f
+	return f, nil
+}
+
+// files is the filesystem the proposal reads baselines from and commits to.
+func (pr *Proposal) files() afero.Fs {
+	if f, err := pr.fencer(); err == nil {
+		return f.files
+	}
+	return pr.fsys
+}
+
+// recheck resolves the paths of steps again, just before they are written, with the
+// resolver that classified them (F1). A path that now lands elsewhere (a link created,
+// removed or swapped since) or cannot be resolved is a conflict: nothing of the plan is
+// written, and the error matches both [*ConflictError] and [*FenceError].
+func (pr *Proposal) recheck(steps []*step) error {
+	f, err := pr.fencer()
+	if err != nil {
+		return err
+	}
+	var paths []string
+	var errs []error
+	for _, st := range steps {
+		if err := f.recheck(st.path, st.name); err != nil {
+			paths = append(paths, st.path)
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.Join(append([]error{&ConflictError{Paths: paths}}, errs...)...)
+}
+
+// recheckStep is the transaction's guard: one step's path, resolved again just before it
+// is written.
+func (pr *Proposal) recheckStep(st *step) error { return pr.recheck([]*step{st}) }

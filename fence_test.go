@@ -1,0 +1,404 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// payload builds a patch text from section lines.
+func payload(lines ...string) string {
+	return "*** Begin Patch\n" + strings.Join(lines, "\n") + "\n*** End Patch\n"
+}
+
+// mustParse parses a payload or fails the test.
+func mustParse(t *testing.T, text string) *Patch {
+	t.Helper()
+	p, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClassOfPaths checks the classes of F2 on real links: '..' and absolute escapes,
+// a sibling that shares the workspace's name as a prefix (afero #513), links that leave
+// the root (to a file, a directory, a dangling target, in a parent), protected .git
+// anywhere and through links, and credential paths named or reached through links.
+func TestClassOfPaths(t *testing.T) {
+	base := linkTree(t,
+		"ws/a.txt", "ws/.git/HEAD", "ws/gitstore/HEAD", "ws-sibling/x", "outside/o.txt", "home/.ssh/authorized_keys",
+		"ws/outfile -> ../outside/o.txt",
+		"ws/outdir -> ../outside",
+		"ws/outdangling -> ../outside/none.txt",
+		"ws/hooks -> .git/hooks",
+		"ws/proj/",
+		"ws/proj/.git -> ../gitstore",
+		"ws/keys -> ../home/.ssh/authorized_keys",
+		"ws/home -> ../home",
+		"ws/inside -> a.txt",
+		"wslink -> ws",
+	)
+	tests := []struct {
+		path  string
+		class Class
+		link  bool
+	}{
+		{"a.txt", InWorkspace, false},
+		{"new/dir/b.txt", InWorkspace, false},
+		{"inside", InWorkspace, true},
+		{"../outside/o.txt", Outside, false},
+		{"../ws-sibling/x", Outside, false},
+		{"sub/../../outside/n.txt", Outside, false},
+		{"${BASE}/outside/o.txt", Outside, false},
+		{"${BASE}/ws/a.txt", InWorkspace, false},
+		{"${BASE}/wslink/a.txt", InWorkspace, true},
+		{"outfile", Outside, true},
+		{"outdir/new.txt", Outside, true},
+		{"outdangling", Outside, true},
+		{".git/hooks/pre-commit", Protected, false},
+		{"sub/.git/config", Protected, false},
+		{".GIT/hooks/x", Protected, false},
+		{".git./config", Protected, false},
+		{"hooks/pre-commit", Protected, true},
+		{"proj/.git/hooks/post-merge", Protected, true},
+		{".github/workflows/ci.yml", InWorkspace, false},
+		{".ssh/id_ed25519", Forbidden, false},
+		{".SSH/config", Forbidden, false},
+		{"cfg/.aws/credentials", Forbidden, false},
+		{".aws/config", InWorkspace, false},
+		{".netrc", Forbidden, false},
+		{".git-credentials", Forbidden, false},
+		{".docker/config.json", Forbidden, false},
+		{".gnupg/pubring.kbx", Forbidden, false},
+		{"keys", Forbidden, true},
+		{"home/.ssh/new_key", Forbidden, true},
+		{"../home/.ssh/config", Forbidden, false},
+		{"certs/server.pem", Forbidden, false}, // host-listed
+	}
+	f, err := newFence(afero.NewOsFs(), &Options{Workspace: filepath.Join(base, "wslink"), Forbidden: []string{"*.pem"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		path := strings.ReplaceAll(tt.path, "${BASE}", base)
+		cp, err := f.classify(path, Add)
+		if err != nil {
+			t.Errorf("classify(%q): %v", tt.path, err)
+			continue
+		}
+		if cp.Class != tt.class || cp.Link != tt.link {
+			t.Errorf("classify(%q) = %v link=%v, want %v link=%v", tt.path, cp.Class, cp.Link, tt.class, tt.link)
+		}
+	}
+}
+
+// TestProtectedOption checks that Options.Protected replaces the default list, and that
+// an empty list protects nothing (F2).
+func TestProtectedOption(t *testing.T) {
+	for _, tt := range []struct {
+		protected []string
+		path      string
+		want      Class
+	}{
+		{nil, ".git/config", Protected},
+		{[]string{}, ".git/config", InWorkspace},
+		{[]string{".github/workflows"}, ".github/workflows/ci.yml", Protected},
+		{[]string{".github/workflows"}, ".git/config", InWorkspace},
+		{[]string{"Makefile"}, "sub/makefile", Protected},
+	} {
+		f, err := newFence(afero.NewMemMapFs(), &Options{Workspace: "/ws", Protected: tt.protected})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp, _ := f.classify(tt.path, Add); cp.Class != tt.want {
+			t.Errorf("Protected=%q: %s is %v, want %v", tt.protected, tt.path, cp.Class, tt.want)
+		}
+	}
+}
+
+// TestBadPatterns checks that malformed host patterns are an error, not silently inert.
+func TestBadPatterns(t *testing.T) {
+	for _, o := range []Options{{Forbidden: []string{"["}}, {Protected: []string{""}}, {Allow: []string{"a/[x"}}} {
+		if _, err := Classify(afero.NewMemMapFs(), &Patch{}, &o); err == nil {
+			t.Errorf("Classify with %+v: no error", o)
+		}
+	}
+}
+
+// noContentFs fails every open: Classify must work without reading any file (F3).
+type noContentFs struct{ afero.Fs }
+
+func (noContentFs) Open(name string) (afero.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+}
+
+func (noContentFs) OpenFile(name string, _ int, _ fs.FileMode) (afero.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+}
+
+// TestClassifyReadsNoContents checks F3: the classification of a whole payload is
+// available without reading contents, in payload order with Move destinations after
+// their sources, while Resolve, which reads baselines, fails on the same filesystem.
+func TestClassifyReadsNoContents(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/ws/a.txt", []byte("a\n"), 0o644)
+	afero.WriteFile(mem, "/ws/b.txt", []byte("b\n"), 0o644)
+	fsys := noContentFs{mem}
+	p := mustParse(t, payload("*** Update File: a.txt", "@@", "-a", "+A",
+		"*** Update File: b.txt", "*** Move to: ../out/b.txt", "*** Add File: .git/x", "+x"))
+	paths, err := Classify(fsys, p, &Options{Workspace: "/ws", Allow: []string{"/out"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cp := range paths {
+		got = append(got, fmt.Sprintf("%s %s %s %v %s", cp.Path, cp.Kind, cp.Class, cp.Allowed, cp.Name()))
+	}
+	want := []string{
+		"a.txt update workspace false /ws/a.txt",
+		"b.txt update workspace false /ws/b.txt",
+		"../out/b.txt add outside true /out/b.txt",
+		".git/x add protected false /ws/.git/x",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Classify:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/ws", Allow: []string{"/out", ".git"}}); err == nil {
+		t.Error("Resolve read no baselines: the test filesystem does not refuse reads")
+	}
+}
+
+// TestClassifyUnresolvable checks that Classify reports a link loop as a typed error.
+func TestClassifyUnresolvable(t *testing.T) {
+	base := linkTree(t, "ws/ping -> pong", "ws/pong -> ping")
+	_, err := Classify(afero.NewOsFs(), mustParse(t, payload("*** Add File: ping", "+x")), &Options{Workspace: filepath.Join(base, "ws")})
+	if !errors.Is(err, &FenceError{Reason: Unresolvable}) || !errors.Is(err, ErrLinkLoop) {
+		t.Fatalf("err = %v, want an Unresolvable FenceError wrapping ErrLinkLoop", err)
+	}
+}
+
+// authorityFs is a workspace with a file, a .git directory and a file outside it.
+func authorityFs() afero.Fs {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/a.txt", []byte("a\n"), 0o644)
+	afero.WriteFile(fsys, "/ws/.git/config", []byte("[core]\n"), 0o644)
+	afero.WriteFile(fsys, "/elsewhere/o.txt", []byte("o\n"), 0o644)
+	return fsys
+}
+
+// recorder is an Authorizer that records what it was asked and answers with err.
+type recorder struct {
+	err   error
+	calls [][]string
+	modes []Mode
+}
+
+func (r *recorder) Authorize(_ context.Context, mode Mode, paths []ClassifiedPath) error {
+	var names []string
+	for _, p := range paths {
+		names = append(names, p.Class.String()+":"+p.Path)
+	}
+	r.calls = append(r.calls, names)
+	r.modes = append(r.modes, mode)
+	return r.err
+}
+
+// TestAuthorityInEveryMode checks the F4 table: in Ask, Edits and FullAuto alike an
+// outside or protected path is allowed by an allow rule without asking, else by the
+// Authorizer, else refused; a forbidden path is refused even with every rule and a
+// yes-saying Authorizer, which is then never asked.
+func TestAuthorityInEveryMode(t *testing.T) {
+	risky := payload("*** Update File: a.txt", "@@", "-a", "+A",
+		"*** Add File: ../elsewhere/new.txt", "+n",
+		"*** Update File: .git/config", "@@", " [core]", "+\tbare = false")
+	forbidden := payload("*** Add File: a/.ssh/authorized_keys", "+k")
+	no := errors.New("the user said no")
+	tests := []struct {
+		name     string
+		payload  string
+		allow    []string
+		auth     *recorder
+		wantErr  error    // nil: allowed
+		wantAsk  []string // paths the Authorizer is asked about; nil: not asked
+		wantText string
+	}{
+		{name: "no authority", payload: risky, wantErr: &FenceError{Reason: Unauthorized},
+			wantText: "../elsewhere/new.txt: the path is outside the workspace"},
+		{name: "authorizer yes", payload: risky, auth: &recorder{},
+			wantAsk: []string{"outside:../elsewhere/new.txt", "protected:.git/config"}},
+		{name: "authorizer no", payload: risky, auth: &recorder{err: no}, wantErr: no,
+			wantAsk:  []string{"outside:../elsewhere/new.txt", "protected:.git/config"},
+			wantText: ".git/config: the path is protected (such as .git/), and the host did not allow it (the user said no)"},
+		{name: "allow rules", payload: risky, allow: []string{"/elsewhere", ".git"}, auth: &recorder{err: no}},
+		{name: "allow rule for one", payload: risky, allow: []string{"/elsewhere"}, auth: &recorder{},
+			wantAsk: []string{"protected:.git/config"}},
+		{name: "forbidden", payload: forbidden, allow: []string{"/", "a"}, auth: &recorder{},
+			wantErr: &FenceError{Reason: Refused}, wantText: "credential location"},
+	}
+	for _, mode := range []Mode{Ask, Edits, FullAuto} {
+		for _, tt := range tests {
+			t.Run(mode.String()+"/"+tt.name, func(t *testing.T) {
+				opts := &Options{Workspace: "/ws", Mode: mode, Allow: tt.allow}
+				var auth recorder
+				if tt.auth != nil {
+					auth = *tt.auth
+					opts.Authorizer = &auth
+				}
+				fsys := authorityFs()
+				pr, err := Resolve(context.Background(), fsys, mustParse(t, tt.payload), opts)
+				if tt.wantErr == nil && err != nil {
+					t.Fatalf("Resolve: %v", err)
+				}
+				if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Resolve err = %v, want %v", err, tt.wantErr)
+				}
+				if err != nil && !strings.Contains(err.Error(), tt.wantText) {
+					t.Errorf("error text %q lacks %q", err, tt.wantText)
+				}
+				if fmt.Sprint(auth.calls) != fmt.Sprint(wrapNonNil(tt.wantAsk)) {
+					t.Errorf("Authorizer asked %v, want %v", auth.calls, wrapNonNil(tt.wantAsk))
+				}
+				for _, m := range auth.modes {
+					if m != mode {
+						t.Errorf("Authorizer told mode %v, want %v", m, mode)
+					}
+				}
+				if err != nil {
+					return
+				}
+				if _, err := Commit(context.Background(), pr); err != nil {
+					t.Fatalf("Commit: %v", err)
+				}
+				if b, _ := afero.ReadFile(fsys, "/elsewhere/new.txt"); string(b) != "n\n" {
+					t.Errorf("outside file = %q after an allowed commit", b)
+				}
+			})
+		}
+	}
+}
+
+func wrapNonNil(s []string) [][]string {
+	if s == nil {
+		return nil
+	}
+	return [][]string{s}
+}
+
+// TestNeedsReview checks F4's review rule: only Ask mode reviews, and only when a path
+// lies in the workspace and the allow rules do not cover every path.
+func TestNeedsReview(t *testing.T) {
+	workspace := payload("*** Update File: a.txt", "@@", "-a", "+A")
+	outside := payload("*** Add File: ../elsewhere/new.txt", "+n")
+	both := payload("*** Update File: a.txt", "*** Move to: ../elsewhere/a.txt")
+	yes := AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })
+	for _, tt := range []struct {
+		mode    Mode
+		payload string
+		allow   []string
+		want    bool
+	}{
+		{Ask, workspace, nil, true},
+		{Ask, workspace, []string{"*.txt"}, false},
+		{Ask, workspace, []string{"docs"}, true},
+		{Ask, outside, nil, false},
+		{Ask, both, nil, true},
+		{Ask, both, []string{"a.txt", "/elsewhere"}, false},
+		{Edits, workspace, nil, false},
+		{FullAuto, workspace, nil, false},
+	} {
+		pr, err := Resolve(context.Background(), authorityFs(), mustParse(t, tt.payload),
+			&Options{Workspace: "/ws", Mode: tt.mode, Allow: tt.allow, Authorizer: yes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pr.NeedsReview(); got != tt.want {
+			t.Errorf("mode %v, allow %q, payload %q: NeedsReview = %v, want %v", tt.mode, tt.allow, tt.payload, got, tt.want)
+		}
+	}
+}
+
+// TestAliasedPaths checks that two operations reaching one file through a link are
+// refused before anything is read: their baselines would overlap.
+func TestAliasedPaths(t *testing.T) {
+	base := linkTree(t, "ws/a.txt", "ws/alias -> a.txt")
+	opts := &Options{Workspace: filepath.Join(base, "ws")}
+	for _, text := range []string{
+		payload("*** Update File: a.txt", "@@", "-ws/a.txt", "+x", "*** Delete File: alias"),
+		payload("*** Update File: a.txt", "*** Move to: alias"),
+	} {
+		_, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, text), opts)
+		if !errors.Is(err, &FenceError{Reason: Aliased}) || !strings.Contains(err.Error(), "alias: the path is the same file as a.txt, through a symbolic link") {
+			t.Errorf("err = %v, want an Aliased FenceError", err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(base, "ws", "a.txt")); string(b) != "ws/a.txt" {
+		t.Errorf("a.txt = %q, changed", b)
+	}
+}
+
+// TestClassJSON checks that classes travel as their names in render data (F3), and the
+// zero class (a Change without a Move) as the empty string.
+func TestClassJSON(t *testing.T) {
+	for _, c := range []Class{0, InWorkspace, Outside, Protected, Forbidden} {
+		b, err := c.MarshalText()
+		if err != nil || string(b) != c.String() {
+			t.Errorf("%v: MarshalText = %q, %v", c, b, err)
+		}
+		var back Class
+		if err := back.UnmarshalText(b); err != nil || back != c {
+			t.Errorf("%q: UnmarshalText = %v, %v", b, back, err)
+		}
+	}
+	var c Class
+	if err := c.UnmarshalText([]byte("elsewhere")); err == nil {
+		t.Error("UnmarshalText accepted an unknown class")
+	}
+}
+
+// TestAllowNeverCoversForbidden checks that no allow rule marks a forbidden path allowed
+// (F2, F4), even one that covers everything.
+func TestAllowNeverCoversForbidden(t *testing.T) {
+	p := mustParse(t, payload("*** Add File: .ssh/config", "+x", "*** Add File: ../elsewhere/.netrc", "+x"))
+	paths, err := Classify(afero.NewMemMapFs(), p, &Options{Workspace: "/ws", Allow: []string{"/", ".ssh", "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cp := range paths {
+		if cp.Class != Forbidden || cp.Allowed {
+			t.Errorf("%s: class %v allowed=%v, want forbidden and not allowed", cp.Path, cp.Class, cp.Allowed)
+		}
+	}
+}
+
+// TestRelativeWorkspace checks containment when the workspace is given relative to the
+// current directory: ".." above it stays outside, however many times it climbs (F1, F2).
+func TestRelativeWorkspace(t *testing.T) {
+	base := linkTree(t, "ws/a.txt", "outside/o.txt", "ws/out -> ../outside")
+	for _, tt := range []struct{ chdir, workspace string }{{"ws", "."}, {"", "ws"}, {"ws", ""}} {
+		t.Chdir(filepath.Join(base, tt.chdir))
+		ws := tt.workspace
+		if ws == "" {
+			ws = "./"
+		}
+		f, err := newFence(afero.NewOsFs(), &Options{Workspace: ws})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, want := range map[string]Class{
+			"a.txt": InWorkspace, "../outside/o.txt": Outside, "../../../x": Outside,
+			"sub/../../x": Outside, "out/o.txt": Outside, "./sub/./b.txt": InWorkspace,
+		} {
+			if cp, err := f.classify(path, Add); err != nil || cp.Class != want {
+				t.Errorf("workspace %q: %s is %v (%v), want %v", ws, path, cp.Class, err, want)
+			}
+		}
+	}
+}

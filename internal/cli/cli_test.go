@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/spf13/afero"
+)
+
+// TestWorkspaceWritesGoThroughRoot checks the CLI's TOCTOU design (F1, H5): every write
+// inside the workspace goes through the os.Root, never through the plain filesystem the
+// paths are resolved on, so a link swapped in at the last moment cannot redirect it. The
+// plain filesystem here fails every change; the workspace patch still applies, and only
+// an allowed outside path reaches it.
+func TestWorkspaceWritesGoThroughRoot(t *testing.T) {
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	os.MkdirAll(filepath.Join(ws, "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "src", "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "old.txt"), []byte("old\n"), 0o644)
+	saved := hostFs
+	defer func() { hostFs = saved }()
+	var watched *faultfs.Fs
+	hostFs = func() afero.Fs {
+		watched = faultfs.New(afero.NewOsFs(), faultfs.FailEvery(nil))
+		return watched
+	}
+
+	inside := "*** Begin Patch\n*** Update File: src/a.txt\n@@\n-a\n+A\n*** Add File: new/b.txt\n+b\n" +
+		"*** Update File: old.txt\n*** Move to: moved/old.txt\n*** End Patch\n"
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"-C", ws, inside}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if n := watched.Count(); n != 0 {
+		t.Errorf("%d changes reached the plain filesystem: %v", n, watched.Events())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "moved", "old.txt")); string(b) != "old\n" {
+		t.Errorf("moved/old.txt = %q", b)
+	}
+
+	outside := "*** Begin Patch\n*** Add File: ../out.txt\n+o\n*** End Patch\n"
+	stderr.Reset()
+	if code := Run([]string{"--allow-outside", "-C", ws, outside}, nil, &stdout, &stderr); code != 1 {
+		t.Fatalf("outside write through a failing filesystem: exit %d, want 1", code)
+	}
+	if watched.Count() == 0 {
+		t.Error("the outside write did not reach the plain filesystem")
+	}
+	if strings.Contains(stderr.String(), base) {
+		t.Errorf("error names a host path: %s", stderr.String())
+	}
+}
+
+// TestExitIncompleteRollback: a commit that fails and cannot restore a path it wrote
+// exits 3, names the path and tells the user to inspect it (H5, X6).
+func TestExitIncompleteRollback(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		dir := t.TempDir()
+		for name, data := range map[string]string{"a.txt": "a1\n", "b.txt": "b1\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		payload := "*** Begin Patch\n*** Update File: a.txt\n@@\n-a1\n+A1\n*** Update File: b.txt\n@@\n-b1\n+B1\n*** End Patch\n"
+		// The first rename writes a.txt; every later one fails, b.txt's and then the
+		// one that would restore a.txt.
+		renames := 0
+		inject := func(ws afero.Fs) afero.Fs {
+			return faultfs.New(ws, faultfs.FailEvery(func(op faultfs.Op, _ string) bool {
+				if op != faultfs.OpRename {
+					return false
+				}
+				renames++
+				return renames > 1
+			}))
+		}
+		args := []string{"-C", dir, payload}
+		if asJSON {
+			args = append([]string{"--json"}, args...)
+		}
+		var stdout, stderr bytes.Buffer
+
+		code := run(args, strings.NewReader(""), &stdout, &stderr, inject)
+
+		if code != exitIncomplete {
+			t.Fatalf("json=%v: exit %d, want %d\nstdout: %s\nstderr: %s", asJSON, code, exitIncomplete, &stdout, &stderr)
+		}
+		out := stderr.String()
+		if asJSON {
+			var res struct{ Text string }
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+				t.Fatal(err)
+			}
+			out = res.Text
+		}
+		for _, want := range []string{"rollback incomplete", "a.txt", "Inspect them before retrying", "injected fault"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("json=%v: output lacks %q:\n%s", asJSON, want, out)
+			}
+		}
+		for name, want := range map[string]string{"a.txt": "A1\n", "b.txt": "b1\n"} {
+			if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != want {
+				t.Errorf("json=%v: %s = %q, want %q", asJSON, name, got, want)
+			}
+		}
+	}
+}
+
+// TestEncodingFlag: names resolve through the IANA index and the alias table; bad
+// values are usage errors.
+func TestEncodingFlag(t *testing.T) {
+	for in, want := range map[string]string{
+		"*.txt=latin-1":          "ISO-8859-1",
+		"*.txt=LATIN1":           "ISO-8859-1",
+		"*.txt=iso-latin-1-unix": "ISO-8859-1",
+		"*.c=cp1252":             "windows-1252",
+		"*=windows-1252":         "windows-1252",
+		"*.txt=sjis":             "Shift_JIS",
+		"a=b/*.txt=UTF-16LE":     "UTF-16LE",
+		"*.txt=utf8":             "UTF-8",
+	} {
+		var f encodingFlags
+		if err := f.Set(in); err != nil {
+			t.Errorf("Set(%q): %v", in, err)
+			continue
+		}
+		if f[0].name != want {
+			t.Errorf("Set(%q) = %s, want %s", in, f[0].name, want)
+		}
+	}
+	for _, in := range []string{"latin-1", "*.txt=", "=latin-1", "*.txt=klingon", "[=latin-1", "*.txt=windows-31j"} {
+		var f encodingFlags
+		if err := f.Set(in); err == nil {
+			t.Errorf("Set(%q) succeeded, want an error", in)
+		}
+	}
+}
+
+// TestEncodingRules: the last matching rule wins; a glob without a slash matches the
+// file name anywhere, one with a slash the path from the root.
+func TestEncodingRules(t *testing.T) {
+	var f encodingFlags
+	for _, s := range []string{"*.txt=latin-1", "legacy/*.txt=windows-1252", "*.md=utf-8"} {
+		if err := f.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	declared := f.declared("/ws")
+	for name, want := range map[string]string{
+		"/ws/a.txt":            "ISO-8859-1",
+		"/ws/deep/dir/b.txt":   "ISO-8859-1",
+		"/ws/legacy/c.txt":     "windows-1252",
+		"/ws/legacy/sub/d.txt": "ISO-8859-1",
+		"/ws/readme.md":        "UTF-8",
+		"/ws/main.go":          "",
+	} {
+		if _, got := declared(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	if enc, _ := declared("/ws/readme.md"); enc != nil {
+		t.Errorf("UTF-8 declared as %v, want the default (nil)", enc)
+	}
+}

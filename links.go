@@ -1,0 +1,142 @@
+package applypatch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+)
+
+// MaxLinks is the most symbolic links one path may pass through while it is resolved
+// (F1), as in Linux's MAXSYMLINKS. A longer chain, or a loop, is [ErrLinkLoop].
+const MaxLinks = 40
+
+// ErrLinkLoop is the cause of a path that passes through more than [MaxLinks] symbolic
+// links: a link loop, or a chain too long to follow.
+var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
+	"fix or remove the link, or name the file by its real path", MaxLinks)
+
+// A resolver follows symbolic links on an afero filesystem, component by component, the
+// way the operating system does, but itself: afero has no openat or O_NOFOLLOW, so the
+// only way to know where a name really lands is to walk it with Lstat and Readlink (F1).
+// A filesystem without afero's Lstater has no links to follow (MemMapFs reports Stat
+// through LstatIfPossible, with false).
+type resolver struct {
+	lstat    afero.Lstater
+	readlink afero.LinkReader
+}
+
+func newResolver(fsys afero.Fs) *resolver {
+	r := &resolver{}
+	r.lstat, _ = fsys.(afero.Lstater)
+	r.readlink, _ = fsys.(afero.LinkReader)
+	return r
+}
+
+// A resolution is where a name lands: the final name, free of symbolic links in every
+// component that exists, and whether a link was followed on the way.
+type resolution struct {
+	name   string
+	linked bool
+}
+
+// resolve follows name, absolute or relative to dir (itself free of links), to its final
+// target. Every component is checked: a link in a parent directory is followed as well as
+// a final one, a relative link target is read relative to the link's directory and an
+// absolute one from the filesystem's root, ".." climbs from where the walk has really got
+// to, and a link to a path that does not exist yet (dangling) resolves to that path.
+// Components that do not exist cannot be links and are taken as written. A returned error
+// may carry the name of an intermediate component: callers sanitise it (F5).
+func (r *resolver) resolve(dir, name string) (resolution, error) {
+	cur, rest := start(dir, name)
+	var res resolution
+	for hops := 0; len(rest) > 0; {
+		comp := rest[0]
+		rest = rest[1:]
+		switch comp {
+		case ".":
+			continue
+		case "..":
+			cur = parent(cur)
+			continue
+		}
+		next := filepath.Join(cur, comp)
+		target, isLink, err := r.link(next)
+		if err != nil {
+			return resolution{}, err
+		}
+		if !isLink {
+			cur = next
+			continue
+		}
+		if hops++; hops > MaxLinks {
+			return resolution{}, ErrLinkLoop
+		}
+		res.linked = true
+		var head []string
+		cur, head = start(cur, target)
+		rest = append(head, rest...)
+	}
+	res.name = cur
+	return res, nil
+}
+
+// link reports whether name is a symbolic link and, if so, its target as stored. A name
+// that does not exist, or whose parent is not a directory, is no link.
+func (r *resolver) link(name string) (string, bool, error) {
+	if r.lstat == nil {
+		return "", false, nil
+	}
+	fi, _, err := r.lstat.LstatIfPossible(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return "", false, nil
+	case r.readlink == nil:
+		return "", false, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
+	}
+	target, err := r.readlink.ReadlinkIfPossible(name)
+	if err != nil {
+		return "", false, err
+	}
+	if target == "" {
+		return "", false, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	return target, true, nil
+}
+
+// start splits name into the directory a walk starts from and the components to walk:
+// dir for a relative name, the filesystem root (of name's volume) for an absolute one.
+func start(dir, name string) (string, []string) {
+	comps := strings.FieldsFunc(name[len(filepath.VolumeName(name)):], func(r rune) bool {
+		return r < 0x80 && os.IsPathSeparator(uint8(r))
+	})
+	if rooted(name) {
+		return filepath.VolumeName(name) + string(filepath.Separator), comps
+	}
+	return dir, comps
+}
+
+// rooted reports whether name starts from a filesystem root: it is absolute, or (on
+// Windows) starts with a separator.
+func rooted(name string) bool {
+	v := filepath.VolumeName(name)
+	return filepath.IsAbs(name) || (len(name) > len(v) && os.IsPathSeparator(name[len(v)]))
+}
+
+// parent is the directory above dir. The root is its own parent; above a relative
+// directory's top the walk keeps its ".." components, so containment is still judged right.
+func parent(dir string) string {
+	if dir == "." || filepath.Base(dir) == ".." {
+		return filepath.Join(dir, "..")
+	}
+	return filepath.Dir(dir)
+}
