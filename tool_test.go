@@ -124,7 +124,7 @@ func TestToolCall(t *testing.T) {
 		{name: "bad arguments", args: json.RawMessage(`{"patchText": "` + "*** Begin Patch" + `", "cwd": "/"}`),
 			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
 		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
-			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is a credential location…", status: StatusError, is: &FenceError{}},
+			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
 		{name: "ask without reviewer", args: patchArgs(t, "patchText", update), mode: Ask,
 			text: "Error: " + ErrNoReviewer.Error(), status: StatusError, is: ErrNoReviewer},
 	}

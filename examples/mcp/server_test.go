@@ -115,7 +115,7 @@ func TestCall(t *testing.T) {
 			isError: true, main: baseMain},
 		{name: "forbidden path", mode: applypatch.FullAuto,
 			args:    map[string]any{"patchText": "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA\n" + update[len("*** Begin Patch\n"):]},
-			text:    "Error: .ssh/authorized_keys: the path is a credential location and is never written…",
+			text:    "Error: .ssh/authorized_keys: the path is…",
 			isError: true, main: baseMain},
 	}
 	for _, tt := range tests {
