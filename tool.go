@@ -69,8 +69,9 @@ var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS 
 // serialised.
 //
 // Options.Mode chooses the approval mode (F4): in [Edits] and [FullAuto] every call that
-// resolves is committed without interactive review. In [Ask] mode a call needs a
-// reviewer; without one it fails with [ErrNoReviewer] and writes nothing.
+// resolves is committed without interactive review. In [Ask] mode a call that needs a
+// review ([Proposal.NeedsReview]) needs a reviewer; without one it fails with
+// [ErrNoReviewer] and writes nothing.
 type Tool struct {
 	// FS is the filesystem the workspace lives in.
 	FS afero.Fs
@@ -114,14 +115,15 @@ func (t *Tool) proposePatch(ctx context.Context, p *Patch) (*Proposal, error) {
 	return Resolve(ctx, t.FS, p, &t.Options)
 }
 
-// call runs a proposal through the tool's mode and commits it.
+// call resolves a proposal and commits it, unless it needs a review the tool cannot
+// give.
 func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Result, error) {
-	if t.Options.Mode == Ask {
-		return errorResult(ErrNoReviewer), ErrNoReviewer
-	}
 	pr, err := propose()
 	if err != nil {
 		return errorResult(err), err
+	}
+	if pr.NeedsReview() {
+		return errorResult(ErrNoReviewer), ErrNoReviewer
 	}
 	return Commit(ctx, pr)
 }

@@ -187,3 +187,21 @@ func TestToolWithoutFS(t *testing.T) {
 		t.Errorf("Call without FS = %q, %v", text, err)
 	}
 }
+
+// TestToolAskAllowed checks that ask mode needs no reviewer for a call whose every path
+// the host's allow rules cover, and still refuses one they do not cover (F4).
+func TestToolAskAllowed(t *testing.T) {
+	fsys := memFiles(t, map[string]string{"main.go": toolBase})
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask, Allow: []string{"docs"}}}
+	text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: docs/a.md\n+a\n*** End Patch"))
+	if err != nil || text != "Applied patch: 1 change\nApplied: docs/a.md" {
+		t.Errorf("covered call = %q, %v", text, err)
+	}
+	text, _, err = tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: docs/b.md\n+b\n*** Add File: b.go\n+b\n*** End Patch"))
+	if !errors.Is(err, ErrNoReviewer) {
+		t.Errorf("uncovered call = %q, %v", text, err)
+	}
+	if _, err := fsys.Stat("/ws/docs/b.md"); err == nil {
+		t.Error("the refused call wrote docs/b.md")
+	}
+}

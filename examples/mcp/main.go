@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 
 	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/afero"
 )
@@ -41,6 +42,11 @@ func main() {
 	if err != nil {
 		os.Exit(2)
 	}
+	closeWorkspace, err := confine(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer closeWorkspace()
 	if err := NewServer(*cfg).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
 	}
@@ -76,6 +82,18 @@ func parseFlags(args []string, stderr io.Writer) (*Config, error) {
 	}
 	cfg.Workspace = root
 	return cfg, nil
+}
+
+// confine makes the workspace's reads and writes go through an os.Root, while paths are
+// resolved on the OS filesystem, so that no symbolic link swapped in at the last moment
+// can lead a write out of the workspace.
+func confine(cfg *Config) (closeFn func() error, err error) {
+	root, err := rootfs.Open(cfg.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	cfg.WorkspaceFs = root
+	return root.Close, nil
 }
 
 func usageError(fl *flag.FlagSet, format string, args ...any) error {

@@ -12,9 +12,12 @@ import (
 
 // Config is what the server serves.
 type Config struct {
-	// FS and Workspace are where patches apply: payload paths are relative to Workspace.
-	FS        afero.Fs
-	Workspace string
+	// FS and Workspace are where patches apply: payload paths are relative to Workspace
+	// and resolved on FS. WorkspaceFs, when set, carries every read and write inside the
+	// workspace (see applypatch.Options).
+	FS          afero.Fs
+	Workspace   string
+	WorkspaceFs afero.Fs
 	// Mode is the approval mode. In applypatch.Ask mode every call is shown to the person
 	// through MCP elicitation before anything is written.
 	Mode applypatch.Mode
@@ -57,7 +60,7 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 			return toolResult(errorResult(errCannotAsk)), nil
 		}
 	}
-	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace, Mode: mode}}
+	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode}}
 	if mode == applypatch.Ask {
 		return s.review(ctx, tool, req)
 	}

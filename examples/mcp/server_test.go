@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -300,5 +302,51 @@ func TestFlags(t *testing.T) {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)
 		}
+	}
+}
+
+// TestOSWorkspace runs the server as main configures it, on a real directory confined by
+// os.Root: a patch applies, and one through a link that leads out of the workspace is
+// refused with nothing written outside (F1, F2).
+func TestOSWorkspace(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(baseMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeWorkspace, err := confine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorkspace()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+
+	if text, _ := call(t, cs, map[string]any{"patchText": update}); text != "Applied patch: 1 change\nApplied: main.go hunk 1" {
+		t.Errorf("update: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(b) != newMain {
+		t.Errorf("main.go = %q", b)
+	}
+	text, res := call(t, cs, map[string]any{"patchText": "*** Begin Patch\n*** Add File: out/escape.txt\n+x\n*** End Patch"})
+	if !res.IsError || strings.Contains(text, outside) {
+		t.Errorf("escape through a link: %q (it must be refused and not name the host path)", text)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escape.txt")); err == nil {
+		t.Error("the patch wrote outside the workspace")
 	}
 }
