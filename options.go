@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"context"
 	"io/fs"
 
 	"github.com/spf13/afero"
@@ -101,6 +102,10 @@ type Options struct {
 	// [*UnsavedBufferError], and after success Refresh is called for every path written
 	// or removed whose buffer is unmodified.
 	Buffers BufferHook
+	// AfterCommit, when set, runs after a review's successful commit and before the review
+	// settles (R10): the place for host diagnostics. The review stays inert meanwhile, and
+	// an abort still settles it first.
+	AfterCommit func(ctx context.Context, res *Result)
 	// FileMode is the mode of added files, set exactly whatever the umask; zero means
 	// 0644 (T6). Updates keep the file's mode and Moves the source's.
 	FileMode fs.FileMode

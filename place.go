@@ -268,8 +268,10 @@ func (e *MatchError) Error() string {
 
 func (e *MatchError) where() string {
 	switch {
-	case e.Hunk > 0:
+	case e.Hunk > 0 && e.PayloadLine > 0:
 		return fmt.Sprintf("%s: hunk %d (payload line %d)", e.Path, e.Hunk, e.PayloadLine)
+	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
+		return fmt.Sprintf("%s: hunk %d", e.Path, e.Hunk)
 	case e.PayloadLine > 0:
 		return fmt.Sprintf("%s: context-only hunk (payload line %d)", e.Path, e.PayloadLine)
 	}

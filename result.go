@@ -21,6 +21,8 @@ const (
 // A Result is the outcome of one call, for the model and for hosts (S1). Text renders
 // what the model sees; Summary the transcript line; the JSON form is render data.
 type Result struct {
+	// Kind is always "patch": the kind of render data (S1).
+	Kind   string `json:"kind"`
 	Status Status `json:"status"`
 	// Applied counts the changes written; Total all changes of the patch. A change is one
 	// changing hunk of an Update, or one whole Add, Delete or Move.
@@ -65,9 +67,16 @@ type FileResult struct {
 	Revised bool `json:"revised,omitempty"`
 }
 
+// resultKind is the kind of a result's render data.
+const resultKind = "patch"
+
+// ErrorResult is the result of a call that wrote nothing because of err: its text is
+// "Error: " and the error's message, which is written for the model to act on (S2).
+func ErrorResult(err error) *Result { return errorResult(err) }
+
 // errorResult is the result of a call that wrote nothing because of err.
 func errorResult(err error) *Result {
-	return &Result{Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
+	return &Result{Kind: resultKind, Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
 }
 
 // Text renders the model-visible result (S2): a first line, then one item a line in
@@ -125,17 +134,74 @@ func (r *Result) Summary() string {
 func (r *Result) Body() string {
 	var parts []string
 	for _, f := range r.Files {
-		name := f.Path
-		if f.MovePath != "" {
-			name += " → " + f.MovePath
-		}
-		head := fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
-		parts = append(parts, strings.TrimSuffix(head+"\n"+f.Diff, "\n"))
+		parts = append(parts, strings.TrimSuffix(fileHeading(f)+"\n"+f.Diff, "\n"))
 	}
 	if len(r.Notes) > 0 {
 		parts = append(parts, strings.Join(r.Notes, "\n"))
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// Preview sizes: a reviewed result opens on its first changes, each cut short (S3).
+const (
+	previewChanges = 2
+	previewLines   = 20
+)
+
+// Preview renders what a transcript shows of the body before it is expanded (S3): for a
+// reviewed result that applied something, the first 2 changes (a change is one "@@" chunk
+// of an Update or Move, or a whole Add or Delete), each under its file's heading and cut to
+// 20 lines plus "…", then "… K more changes". Otherwise "": the body starts collapsed.
+func (r *Result) Preview() string {
+	if !r.Reviewed || r.Applied == 0 {
+		return ""
+	}
+	var out []string
+	shown, more := 0, 0
+	for _, f := range r.Files {
+		for i, chunk := range chunks(f.Diff) {
+			if shown == previewChanges {
+				more++
+				continue
+			}
+			if i == 0 {
+				out = append(out, fileHeading(f))
+			}
+			if len(chunk) > previewLines {
+				chunk = append(chunk[:previewLines:previewLines], "…")
+			}
+			out = append(out, chunk...)
+			shown++
+		}
+	}
+	if more > 0 {
+		out = append(out, "… "+plural(more, "more change"))
+	}
+	return strings.Join(out, "\n")
+}
+
+// chunks splits a file's diff into changes: at each "@@" heading, or whole.
+func chunks(diff string) [][]string {
+	if diff == "" {
+		return nil
+	}
+	var out [][]string
+	for _, l := range strings.Split(diff, "\n") {
+		if len(out) == 0 || strings.HasPrefix(l, "@@") {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], l)
+	}
+	return out
+}
+
+// fileHeading renders a file's heading in the body: "M PATH · +A −D".
+func fileHeading(f FileResult) string {
+	name := f.Path
+	if f.MovePath != "" {
+		name += " → " + f.MovePath
+	}
+	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
 }
 
 var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "move": "R"}
@@ -172,18 +238,20 @@ func (pr *Proposal) result() *Result {
 // resultAs builds the result; checked reports what would be written.
 func (pr *Proposal) resultAs(checked bool) *Result {
 	applied, total := pr.tally()
-	r := &Result{Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
+	r := &Result{Kind: resultKind, Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
 		Revised: pr.revised(), Checked: checked, Files: []FileResult{}, Notes: []string{}}
 	if applied == 0 {
 		r.Status = StatusRevision
 	}
 	if pr.Feedback != "" {
-		r.note("Feedback (whole patch): " + pr.Feedback)
+		r.note(feedbackLine("", 0, pr.Feedback))
 	}
 	for _, c := range pr.Changes {
-		c.report(r)
+		c.report(r, pr)
 	}
-	r.Reminder = pr.reminder()
+	if !checked {
+		r.Reminder = pr.reminder()
+	}
 	return r
 }
 
@@ -202,18 +270,40 @@ func (r *Result) note(s string) {
 	r.Notes = append(r.Notes, s)
 }
 
+// feedbackLine renders staged feedback (S2): on the whole patch (path ""), an operation
+// (hunk 0) or a hunk. Continuation lines of multi-line feedback are indented, so every
+// item still starts a line of its own.
+func feedbackLine(path string, hunk int, text string) string {
+	text = strings.ReplaceAll(text, "\n", "\n  ")
+	switch {
+	case path == "":
+		return "Feedback (whole patch): " + text
+	case hunk == 0:
+		return fmt.Sprintf("Feedback: %s: %s", path, text)
+	}
+	return fmt.Sprintf("Feedback: %s hunk %d: %s", path, hunk, text)
+}
+
+// rejectedLine renders a deselected change (S2): an operation (hunk 0) or a hunk.
+func rejectedLine(path string, hunk int) string {
+	if hunk == 0 {
+		return "Rejected: " + path
+	}
+	return fmt.Sprintf("Rejected: %s hunk %d", path, hunk)
+}
+
 // report adds a change's lines to the result.
-func (c *Change) report(r *Result) {
+func (c *Change) report(r *Result, pr *Proposal) {
 	if c.Op.Kind == Update && c.Op.MoveTo == "" {
 		c.reportHunks(r)
 	} else {
 		c.reportWhole(r)
 	}
 	if c.Feedback != "" {
-		r.note(fmt.Sprintf("Feedback: %s: %s", c.Op.Path, c.Feedback))
+		r.note(feedbackLine(c.Op.Path, 0, c.Feedback))
 	}
 	if c.hasSelection() {
-		r.Files = append(r.Files, c.fileResult())
+		r.Files = append(r.Files, c.fileResult(pr))
 	}
 }
 
@@ -236,10 +326,10 @@ func (c *Change) reportHunks(r *Result) {
 				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", c.Op.Path, num, h.Place.Pass))
 			}
 		} else {
-			r.note(fmt.Sprintf("Rejected: %s hunk %d", c.Op.Path, num))
+			r.note(rejectedLine(c.Op.Path, num))
 		}
 		if h.Feedback != "" {
-			r.note(fmt.Sprintf("Feedback: %s hunk %d: %s", c.Op.Path, num, h.Feedback))
+			r.note(feedbackLine(c.Op.Path, num, h.Feedback))
 		}
 	}
 }
@@ -247,7 +337,7 @@ func (c *Change) reportHunks(r *Result) {
 // reportWhole reports an Add, a Delete or a Move, which apply whole.
 func (c *Change) reportWhole(r *Result) {
 	if !c.Selected {
-		r.note("Rejected: " + c.Op.Path)
+		r.note(rejectedLine(c.Op.Path, 0))
 		return
 	}
 	switch {
@@ -296,7 +386,7 @@ func (c *Change) revisedDiff() string {
 }
 
 // fileResult renders the written diff of a selected change.
-func (c *Change) fileResult() FileResult {
+func (c *Change) fileResult(pr *Proposal) FileResult {
 	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
 	if c.Op.IsMove() {
 		f.Kind = "move"
@@ -308,7 +398,7 @@ func (c *Change) fileResult() FileResult {
 			lines = append(lines, "+"+l)
 		}
 	case Delete:
-		for _, l := range baselineLines(c.Base.Bytes) {
+		for _, l := range pr.displayLines(c) {
 			lines = append(lines, "-"+l)
 		}
 	case Update:

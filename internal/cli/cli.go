@@ -32,6 +32,17 @@ Applies a "*** Begin Patch" payload to a directory as one all-or-nothing transac
 The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
 "*** Begin Patch", or from standard input.
 
+With --review-script FILE the patch is reviewed first by the script's actions, one a line
+(PATH as authored, HUNK the changing-hunk number as the review rows count it):
+
+    deselect PATH [HUNK]
+    select PATH [HUNK]
+    feedback PATH|* [HUNK] TEXT     (* is the whole patch; \n in TEXT is a newline)
+    revise PATH FILE                (FILE, relative to the script, holds the edited result)
+    submit | reject                 (the last line)
+
+The model-visible result is printed on standard output.
+
 Flags:
 `
 
@@ -42,8 +53,27 @@ type config struct {
 	json           bool
 	allowOutside   bool
 	allowProtected bool
+	reviewScript   string
+	expect         expectations
 	encodings      encodingFlags
 	args           []string
+}
+
+// expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).
+type expectations map[string]string
+
+func (e *expectations) String() string { return "" }
+
+func (e *expectations) Set(v string) error {
+	p, hash, ok := strings.Cut(v, "=")
+	if !ok || p == "" || len(hash) != 64 {
+		return errors.New("want PATH=SHA256, the hex SHA-256 of the content PATH must still have")
+	}
+	if *e == nil {
+		*e = expectations{}
+	}
+	(*e)[p] = strings.ToLower(hash)
+	return nil
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -59,10 +89,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.StringVar(&cfg.reviewScript, "review-script", "", "review the patch with the actions of review script `FILE` before applying it")
+	fl.Var(&cfg.expect, "expect", "refuse to write unless workspace file `PATH=SHA256` still has that content (repeatable)")
 	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
 		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
+	}
+	if cfg.check && cfg.reviewScript != "" {
+		fl.Usage()
+		return nil, errors.New("--check and --review-script do not go together: a check writes nothing to review")
 	}
 	cfg.args = fl.Args()
 	if len(cfg.args) > 1 {
@@ -113,26 +149,85 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if wrap != nil {
 		ws = wrap(ws)
 	}
-	res, err := cfg.apply(root, ws, payload)
+	var script *applypatch.ScriptReviewer
+	if cfg.reviewScript != "" {
+		if script, err = loadScript(cfg.reviewScript, stderr); err != nil {
+			fmt.Fprintln(stderr, "applypatch:", err)
+			return exitUsage
+		}
+	}
+	res, err := cfg.apply(root, ws, payload, script)
 	return report(res, err, cfg, stdout, stderr)
 }
 
-// apply runs the payload on the workspace root, confined being an os.Root over it. Paths
-// are resolved and classified on the operating system's filesystem, but every read and
-// write inside the workspace goes
+// apply runs the payload on the workspace root, confined being an os.Root over it, after
+// a review by script when one is given. Paths are resolved and classified on the
+// operating system's filesystem, but every read and write inside the workspace goes
 // through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
-func (cfg *config) apply(root string, confined afero.Fs, payload string) (*applypatch.Result, error) {
+func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
-		Encoding: cfg.encodings.declared(root)}
-	return execute(context.Background(), hostFs(), payload, opts, cfg.check)
+		Encoding: cfg.encodings.declared(root), Expected: cfg.expected(root)}
+	if script == nil {
+		return execute(context.Background(), hostFs(), payload, opts, cfg.check)
+	}
+	opts.Mode = applypatch.Ask
+	return review(context.Background(), hostFs(), payload, opts, script)
 }
 
 // hostFs returns the operating system's filesystem, on which payload paths are resolved
 // and classified and through which outside paths are written. A variable, so that tests
 // can watch what reaches it.
 var hostFs = afero.NewOsFs
+
+// expected turns --expect flags into snapshots of paths as authored. They check
+// content: the mode is taken as the file has it now.
+func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
+	if len(cfg.expect) == 0 {
+		return nil
+	}
+	out := map[string]applypatch.Snapshot{}
+	for p, hash := range cfg.expect {
+		name := p
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(root, name)
+		}
+		snap := applypatch.Snapshot{Exists: true, Hash: hash}
+		if fi, err := os.Stat(name); err == nil {
+			snap.Mode = fi.Mode().Perm()
+		}
+		out[p] = snap // keyed by the path as authored in the payload
+	}
+	return out
+}
+
+// loadScript reads a review script; its revise files are read relative to it.
+func loadScript(name string, log io.Writer) (*applypatch.ScriptReviewer, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := applypatch.LoadReviewScript(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	if err != nil {
+		return nil, err
+	}
+	sr.Name, sr.Log = name, log
+	return sr, nil
+}
+
+// review parses and resolves the payload, then reviews it with the script.
+func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options, rv applypatch.Reviewer) (*applypatch.Result, error) {
+	p, err := applypatch.Parse(payload)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	pr, err := applypatch.Resolve(ctx, fsys, p, opts)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	return applypatch.Review(ctx, pr, rv)
+}
 
 // readPayload takes the payload from the argument, a file, or standard input (H5).
 func readPayload(args []string, stdin io.Reader) (string, error) {
@@ -194,7 +289,7 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
-	} else if res.Status == applypatch.StatusError {
+	} else if res.Status == applypatch.StatusError && cfg.reviewScript == "" {
 		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())

@@ -1,0 +1,155 @@
+package applypatch_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/applypatch/applypatch"
+	"github.com/spf13/afero"
+)
+
+const greetPayload = `*** Begin Patch
+*** Update File: greet.go
+@@ func hello
+-	return "hello"
++	return "hello, world"
+@@ func bye
+-	return "bye"
++	return "goodbye"
+*** End Patch
+`
+
+const greetFile = `package greet
+func hello() string {
+	return "hello"
+}
+func bye() string {
+	return "bye"
+}
+`
+
+// resolveGreet resolves greetPayload against an in-memory workspace.
+func resolveGreet() (afero.Fs, *applypatch.Proposal) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/greet.go", []byte(greetFile), 0o644)
+	p, err := applypatch.Parse(greetPayload)
+	if err != nil {
+		panic(err)
+	}
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	if err != nil {
+		panic(err)
+	}
+	return fsys, pr
+}
+
+// A front end renders the live review and calls its methods; here it keeps the first
+// hunk, sends feedback on the second and submits.
+func ExampleReview() {
+	fsys, pr := resolveGreet()
+	terminal := applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		s.Fold(applypatch.WholePatch, false)
+		fmt.Println(s.Render())
+		bye, _ := s.Find("greet.go", 2)
+		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
+		fmt.Println(s.PrimaryLabel())
+		_, err := s.Submit(ctx)
+		return err
+	})
+	res, err := applypatch.Review(context.Background(), pr, terminal)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println()
+	fmt.Println(res.Text())
+	fmt.Println(res.Summary())
+	written, _ := afero.ReadFile(fsys, "/ws/greet.go")
+	fmt.Print(string(written))
+	// Output:
+	// ApplyPatch · 1 file · 2/2 changes · +2 −2
+	//
+	// ▼ ✓ M greet.go · 2/2 · +2 −2
+	//     ✓ @@ func hello · +1 −1
+	//        3 - │ 	return "hello"
+	//        3 + │ 	return "hello, world"
+	//     ✓ @@ func bye · +1 −1
+	//        6 - │ 	return "bye"
+	//        6 + │ 	return "goodbye"
+	//
+	// [ Apply 2 changes in 1 file ]   [ Reject all ]
+	// Apply 1 change in 1 file · send 1 comment
+	//
+	// Applied patch: 1 change
+	// Applied: greet.go hunk 1
+	// Rejected: greet.go hunk 2
+	// Feedback: greet.go hunk 2: Keep "bye": callers match on it.
+	// ApplyPatch: 1 file · 1/2 changes · 1 comment sent (+1 -1)
+	// package greet
+	// func hello() string {
+	// 	return "hello, world"
+	// }
+	// func bye() string {
+	// 	return "bye"
+	// }
+}
+
+// A review script stands in for a person: here the file's result is revised by hand
+// before the patch is submitted. The two nearby changes become one derived hunk.
+func ExampleScriptReviewer() {
+	fsys, pr := resolveGreet()
+	edited := `package greet
+func hello() string {
+	return "hello, world"
+}
+func bye() string {
+	return "see you"
+}
+`
+	script, err := applypatch.ParseReviewScript("review.txt", "revise greet.go edited.go\nsubmit\n",
+		func(string) (string, error) { return edited, nil })
+	if err != nil {
+		panic(err)
+	}
+	res, err := applypatch.Review(context.Background(), pr, script)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Text())
+	written, _ := afero.ReadFile(fsys, "/ws/greet.go")
+	fmt.Println(string(written) == edited)
+	// Output:
+	// Applied patch: 1 change (1 revised by the user during review)
+	// User edited during review (authoritative): greet.go (whole file revised)
+	// The user rewrote this file's change before approving it. The applied content below is what they chose: treat it as intentional, and do not revert or "correct" it.
+	//  package greet
+	//  func hello() string {
+	// -	return "hello"
+	// +	return "hello, world"
+	//  }
+	//  func bye() string {
+	// -	return "bye"
+	// +	return "see you"
+	//  }
+	// Applied: greet.go hunk 1
+	// true
+}
+
+// The collaboration card is plain data for a remote surface; publish it again only when
+// its hash changes.
+func ExampleSession_Card() {
+	_, pr := resolveGreet()
+	s := applypatch.NewSession(pr)
+	before := s.Card(applypatch.CardOptions{})
+	s.Fold(applypatch.WholePatch, false) // folding is not content
+	bye, _ := s.Find("greet.go", 2)
+	s.Deselect(bye)
+	after := s.Card(applypatch.CardOptions{})
+	fmt.Println(after.Action)
+	fmt.Println(after.Notice)
+	fmt.Println(before.Hash != after.Hash)
+	// Output:
+	// Apply 1 change in 1 file
+	// Selection and editing happen in the native review; this card shows the selected changes.
+	// Rejected: greet.go hunk 2
+	// true
+}

@@ -1,0 +1,348 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// A Reviewer is a host's front end: a terminal, an editor, a web page, a policy. Review
+// hands it the live [Session] of one proposal; it renders the session, calls its methods
+// as a person (or a script) decides, and ends the review with [Session.Submit],
+// [Session.Reject] or [Session.Abort].
+//
+// Review may block until the session settles, or return nil early and let its front end
+// settle the session later (an event-driven editor or a web round trip): [Review] waits for
+// the settlement either way. Returning an error before the session settles settles it with
+// that error. Review must return when ctx is cancelled; the session is then aborted.
+type Reviewer interface {
+	Review(ctx context.Context, s *Session) error
+}
+
+// ReviewerFunc adapts a function to [Reviewer].
+type ReviewerFunc func(ctx context.Context, s *Session) error
+
+// Review calls f.
+func (f ReviewerFunc) Review(ctx context.Context, s *Session) error { return f(ctx, s) }
+
+// AutoApprove is a [Reviewer] that submits the proposal as resolved: every change
+// selected, nothing revised. A conflict at submission settles the review with the conflict
+// as an error result.
+var AutoApprove Reviewer = ReviewerFunc(func(ctx context.Context, s *Session) error {
+	_, err := s.Submit(ctx)
+	return err
+})
+
+// Review runs the third stage of the pipeline: it opens a live review of the proposal,
+// lets the reviewer drive it until it settles, and returns the settled result (R10).
+// Submitting runs [Commit], so the result says what was written; a review that requests
+// a revision writes nothing and is a success; rejecting everything is an error result
+// ([ErrRejected]); a cancelled context or a torn-down front end is [ErrAborted].
+//
+// The result is settled exactly once: the first of submission, rejection, abort, context
+// cancellation or reviewer failure wins, and everything after it is ignored.
+func Review(ctx context.Context, pr *Proposal, rv Reviewer) (*Result, error) {
+	return NewSession(pr).Run(ctx, rv)
+}
+
+// State is where a [Session] is in its life.
+type State int
+
+const (
+	// StateOpen: the review is interactive.
+	StateOpen State = iota
+	// StateSubmitting: the patch is being applied; the review is inert.
+	StateSubmitting
+	// StateSettled: the review has its result; nothing can change it.
+	StateSettled
+)
+
+var stateNames = [...]string{StateOpen: "open", StateSubmitting: "submitting", StateSettled: "settled"}
+
+// String returns "open", "submitting" or "settled".
+func (st State) String() string {
+	if int(st) < len(stateNames) {
+		return stateNames[st]
+	}
+	return fmt.Sprintf("State(%d)", int(st))
+}
+
+// A Target names what a review request acts on: the whole patch (the zero value), an
+// operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
+// 1 in the order the rows show, locators not counted). A Move, an Add and a Delete are
+// indivisible: they have no hunk targets (R4).
+type Target struct {
+	File int `json:"file,omitempty"`
+	Hunk int `json:"hunk,omitempty"`
+}
+
+// WholePatch is the target of whole-patch feedback and of requests on every change.
+var WholePatch = Target{}
+
+// String returns "patch", "file 2" or "file 2 hunk 1".
+func (t Target) String() string {
+	switch {
+	case t.File == 0:
+		return "patch"
+	case t.Hunk == 0:
+		return fmt.Sprintf("file %d", t.File)
+	}
+	return fmt.Sprintf("file %d hunk %d", t.File, t.Hunk)
+}
+
+// A Confirm asks the person a yes/no question for a request that would discard staged
+// feedback (R7). A nil Confirm declines: the request then fails with a [ReviewError] of
+// reason [NeedsConfirm] whose Prompt a front end can ask before repeating the request.
+type Confirm func(prompt string) bool
+
+// Yes is a [Confirm] that answers yes to everything.
+func Yes(string) bool { return true }
+
+// A Session is the live review of one proposal (R1–R12): the model a front end renders
+// and drives. Rows, tallies and labels are computed from the proposal on every call;
+// selection, feedback and revisions change the proposal in memory only, and only
+// [Session.Submit] writes. Every method is safe for concurrent use, refuses requests it
+// cannot honour with a [*ReviewError], and keeps the invariant of R7: a selected hunk, and a
+// selected Add, Delete or Move, carries no feedback.
+type Session struct {
+	mu       sync.Mutex
+	pr       *Proposal
+	state    State
+	expanded map[*Change]bool     // files start folded (R4)
+	folded   map[*HunkChange]bool // hunks start unfolded once their file is expanded
+	conflict error                // the failure of the last submission, if any
+	revision *Revision            // the one open revision (R8)
+	deleted  map[*Change]int      // baseline line counts of Deletes
+
+	once   sync.Once
+	done   chan struct{}
+	result *Result
+	err    error
+}
+
+// NewSession opens a review of a resolved proposal. Every change starts selected and
+// every file folded; a file's hunks show unfolded once it is expanded (R4).
+func NewSession(pr *Proposal) *Session {
+	s := &Session{pr: pr, expanded: map[*Change]bool{}, folded: map[*HunkChange]bool{}, done: make(chan struct{})}
+	s.countDeleted()
+	return s
+}
+
+// countDeleted caches the line count of every Delete's baseline, which rows and tallies
+// show on every render.
+func (s *Session) countDeleted() {
+	s.deleted = map[*Change]int{}
+	for _, c := range s.pr.Changes {
+		if c.Op.Kind == Delete {
+			s.deleted[c] = len(s.pr.displayLines(c))
+		}
+	}
+}
+
+// Run lets rv drive the session until it settles, ctx is cancelled (the session is then
+// aborted) or rv fails before settling (the session settles with its error), and returns
+// the settled result. See [Review].
+func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
+	errc := make(chan error, 1)
+	go func() { errc <- rv.Review(ctx, s) }()
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+		s.Abort()
+	case err := <-errc:
+		if err != nil {
+			s.fail(err)
+			break
+		}
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			s.Abort()
+		}
+	}
+	return s.Result()
+}
+
+// Done is closed when the session settles.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Result returns the settled result and its error; before the session settles, nil and nil.
+func (s *Session) Result() (*Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result, s.err
+}
+
+// State returns where the session is in its life.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// Conflict returns the failure of the last submission: a [*ConflictError] for a stale
+// file, an [*IncompleteRollbackError], or a match failure of a re-selected hunk. It is nil
+// before the first submission and after a later one starts. Its message names authored
+// paths only (F5).
+func (s *Session) Conflict() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conflict
+}
+
+// Submit applies the selected changes with [Commit] (R10). While it runs the review is
+// inert. On success, or for a review that only requests revision, the session settles
+// with the result. A review with nothing selected and no feedback settles as rejected
+// ([ErrRejected]). Any other failure (a stale file, an incomplete rollback, a hunk that
+// no longer applies) writes nothing, leaves the review open with the failure in
+// [Session.Conflict] and returns it (X7).
+//
+// When [Options].AfterCommit is set it runs after a successful commit, before the review
+// settles. An [Session.Abort] meanwhile settles the review as aborted; the commit itself
+// still completes and its result is returned to the caller of Submit only.
+func (s *Session) Submit(ctx context.Context) (*Result, error) {
+	s.mu.Lock()
+	if err := s.writable(WholePatch); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.state, s.conflict = StateSubmitting, nil
+	s.mu.Unlock()
+	return s.commit(ctx)
+}
+
+// commit runs the commit of a submission the caller moved to StateSubmitting, and settles
+// the session or reopens it.
+func (s *Session) commit(ctx context.Context) (*Result, error) {
+	res, err := Commit(ctx, s.pr)
+	if err == nil && s.pr.opts.AfterCommit != nil {
+		s.pr.opts.AfterCommit(ctx, res)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateSettled {
+		return res, err
+	}
+	if err != nil && !errors.Is(err, ErrRejected) {
+		s.state, s.conflict = StateOpen, err
+		return res, err
+	}
+	res.Reviewed = true
+	s.settle(res, err)
+	return res, err
+}
+
+// Reject rejects the whole patch (R10): it clears every selection and all feedback and
+// settles the review with the error result "Error: Patch rejected". Nothing is written.
+func (s *Session) Reject() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writable(WholePatch); err != nil {
+		return err
+	}
+	s.pr.Feedback = ""
+	for _, c := range s.pr.Changes {
+		c.Selected, c.Feedback = false, ""
+		for _, h := range c.Hunks {
+			h.Selected, h.Feedback = false, ""
+		}
+	}
+	res := errorResult(ErrRejected)
+	res.Reviewed = true
+	s.settle(res, ErrRejected)
+	return nil
+}
+
+// Abort tears the review down (R10): unless it has settled, it settles now with
+// "Error: Patch review aborted". It is safe to call at any time, also while a
+// submission runs, and more than once.
+func (s *Session) Abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settle(errorResult(ErrAborted), ErrAborted)
+}
+
+// fail settles the session with a reviewer's failure.
+func (s *Session) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settle(errorResult(err), err)
+}
+
+// settle records the one terminal outcome; later outcomes are ignored. s.mu is held.
+func (s *Session) settle(res *Result, err error) {
+	s.once.Do(func() {
+		s.result, s.err, s.state = res, err, StateSettled
+		s.revision = nil
+		close(s.done)
+	})
+}
+
+// writable refuses changes unless the review is open. s.mu is held.
+func (s *Session) writable(t Target) error {
+	switch s.state {
+	case StateSubmitting:
+		return reviewErr(Busy, t, "")
+	case StateSettled:
+		return reviewErr(Settled, t, "")
+	}
+	return nil
+}
+
+// lookup returns the change and, for a hunk target, the hunk a target names. s.mu is held.
+func (s *Session) lookup(t Target) (*Change, *HunkChange, error) {
+	if t.File < 0 || t.File > len(s.pr.Changes) || t.Hunk < 0 || (t.File == 0 && t.Hunk != 0) {
+		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("the patch has %d operations", len(s.pr.Changes)))
+	}
+	if t.File == 0 {
+		return nil, nil, nil
+	}
+	c := s.pr.Changes[t.File-1]
+	if t.Hunk == 0 {
+		return c, nil, nil
+	}
+	if !c.divisible() {
+		return nil, nil, reviewErr(UnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
+	}
+	hs := c.changing()
+	if t.Hunk > len(hs) {
+		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+	}
+	return c, hs[t.Hunk-1], nil
+}
+
+// Find returns the target of a path as authored (a Move's source or destination) and,
+// when hunk is not 0, of its changing hunk with that number.
+func (s *Session) Find(path string, hunk int) (Target, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := cleanPath(path)
+	for i, c := range s.pr.Changes {
+		if cleanPath(c.Op.Path) == key || c.Op.MoveTo != "" && cleanPath(c.Op.MoveTo) == key {
+			t := Target{File: i + 1, Hunk: hunk}
+			if _, _, err := s.lookup(t); err != nil {
+				return Target{}, err
+			}
+			return t, nil
+		}
+	}
+	return Target{}, reviewErr(UnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
+}
+
+// divisible reports whether the change's hunks are selected one by one: an Update that
+// does not move its file (R4).
+func (c *Change) divisible() bool { return c.Op.Kind == Update && c.Op.MoveTo == "" }
+
+// changing returns the hunks that change something, in row order; locators are left out
+// (R1).
+func (c *Change) changing() []*HunkChange {
+	out := make([]*HunkChange, 0, len(c.Hunks))
+	for _, h := range c.Hunks {
+		if !h.IsLocator() {
+			out = append(out, h)
+		}
+	}
+	return out
+}

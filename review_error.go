@@ -1,0 +1,106 @@
+package applypatch
+
+import "errors"
+
+// ErrAborted is the error of a review torn down before it settled: its front end went
+// away, or the context was cancelled (R10). The model sees "Error: Patch review aborted".
+var ErrAborted = errors.New("Patch review aborted")
+
+// ReviewReason says why a [Session] refused a request.
+type ReviewReason int
+
+const (
+	// UnknownTarget: no operation or hunk has that target.
+	UnknownTarget ReviewReason = iota + 1
+	// Busy: the patch is being applied; the review is inert until that finishes.
+	Busy
+	// Settled: the review has settled; nothing can change it any more.
+	Settled
+	// NeedsConfirm: the request clears feedback and the front end did not confirm it.
+	NeedsConfirm
+	// EmptyFeedback: feedback text is blank.
+	EmptyFeedback
+	// RevisionOpen: another revision is already open.
+	RevisionOpen
+	// RevisionClosed: the revision was already adopted or cancelled.
+	RevisionClosed
+	// NothingToEdit: the target has nothing a revision could change (a pure rename, or
+	// both sides hold the same lines, as for a file with nothing selected).
+	NothingToEdit
+	// RevisionRefused: the edited text cannot be adopted (empty, or it restores the
+	// baseline); Detail says what to do instead.
+	RevisionRefused
+	// RevisionUnchanged: the edited text is what the patch already proposes; nothing was
+	// staged. A front end may treat it as a quiet no-op.
+	RevisionUnchanged
+	// RevisionStale: the review settled, or the file's selection changed, while the
+	// revision was open; it was discarded.
+	RevisionStale
+	// RevisionInvalid: the adopted revision failed validation and was rolled back.
+	RevisionInvalid
+	// NoRow: navigation ran past the first or the last row.
+	NoRow
+	// NotVisitable: the target has no file to visit yet.
+	NotVisitable
+)
+
+// reviewReasonText is the message of each reason, written for the person or model
+// reading it.
+var reviewReasonText = map[ReviewReason]string{
+	UnknownTarget:     "no change has that target",
+	Busy:              "the patch is being applied; wait for the review to settle",
+	Settled:           "the review has already settled",
+	NeedsConfirm:      "this clears staged feedback and needs confirmation",
+	EmptyFeedback:     "feedback cannot be empty",
+	RevisionOpen:      "another revision is already open; adopt or cancel it first",
+	RevisionClosed:    "this revision was already adopted or cancelled",
+	NothingToEdit:     "nothing to edit",
+	RevisionRefused:   "revision refused",
+	RevisionUnchanged: "nothing to adopt",
+	RevisionStale:     "revision discarded",
+	RevisionInvalid:   "revision not adopted",
+	NoRow:             "no further change",
+	NotVisitable:      "nothing to visit",
+}
+
+// A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
+// says more and what to do instead; Prompt is the question a front end asks the person
+// when Reason is [NeedsConfirm] before repeating the request with a [Confirm] that says yes.
+//
+// errors.Is(err, &ReviewError{}) holds for every ReviewError, and
+// errors.Is(err, &ReviewError{Reason: Settled}) for one with that reason.
+type ReviewError struct {
+	Reason ReviewReason
+	Target Target
+	Detail string
+	Prompt string
+	// Err is the underlying failure of a revision that did not validate.
+	Err error
+}
+
+func (e *ReviewError) Error() string {
+	msg := reviewReasonText[e.Reason]
+	if e.Reason == NeedsConfirm && e.Prompt != "" {
+		msg += ": " + e.Prompt
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying failure, if any.
+func (e *ReviewError) Unwrap() error { return e.Err }
+
+// Is reports whether target is a *ReviewError with the same Reason, or with no Reason.
+func (e *ReviewError) Is(target error) bool {
+	t, ok := target.(*ReviewError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+func reviewErr(r ReviewReason, t Target, detail string) *ReviewError {
+	return &ReviewError{Reason: r, Target: t, Detail: detail}
+}

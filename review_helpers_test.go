@@ -1,0 +1,125 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// workspace is the root of the in-memory workspaces of review tests.
+const workspace = "/ws"
+
+// fixture is a workspace in memory with a review of one payload.
+type fixture struct {
+	t    *testing.T
+	fsys afero.Fs
+	pr   *Proposal
+	s    *Session
+}
+
+// newFixture writes files (path relative to the workspace → content), then parses and
+// resolves the payload in ask mode and opens a session on it.
+func newFixture(t *testing.T, files map[string]string, payload string) *fixture {
+	t.Helper()
+	fsys := afero.NewMemMapFs()
+	return newFixtureOn(t, fsys, files, payload, &Options{})
+}
+
+func newFixtureOn(t *testing.T, fsys afero.Fs, files map[string]string, payload string, opts *Options) *fixture {
+	t.Helper()
+	for name, content := range files {
+		if err := afero.WriteFile(fsys, path.Join(workspace, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Parse(payload)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	opts.Workspace, opts.Mode = workspace, Ask
+	pr, err := Resolve(context.Background(), fsys, p, opts)
+	if err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	return &fixture{t: t, fsys: fsys, pr: pr, s: NewSession(pr)}
+}
+
+// patch wraps sections in the payload envelope.
+func patch(sections ...string) string {
+	return "*** Begin Patch\n" + strings.Join(sections, "\n") + "\n*** End Patch\n"
+}
+
+// read returns a workspace file's content, or "<absent>".
+func (f *fixture) read(name string) string {
+	f.t.Helper()
+	b, err := afero.ReadFile(f.fsys, path.Join(workspace, name))
+	if err != nil {
+		return "<absent>"
+	}
+	return string(b)
+}
+
+// write changes a workspace file behind the review's back.
+func (f *fixture) write(name, content string) {
+	f.t.Helper()
+	if err := afero.WriteFile(f.fsys, path.Join(workspace, name), []byte(content), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// must fails the test on a review error.
+func (f *fixture) must(err error) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// find returns the target of a path and hunk.
+func (f *fixture) find(p string, hunk int) Target {
+	f.t.Helper()
+	t, err := f.s.Find(p, hunk)
+	f.must(err)
+	return t
+}
+
+// submit submits and fails the test on an error.
+func (f *fixture) submit() *Result {
+	f.t.Helper()
+	res, err := f.s.Submit(context.Background())
+	if err != nil {
+		f.t.Fatalf("Submit: %v", err)
+	}
+	return res
+}
+
+// rowStrings renders the visible rows.
+func (f *fixture) rowStrings() []string {
+	var out []string
+	for _, r := range f.s.Rows() {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+// wantReason checks err is a *ReviewError with that reason.
+func wantReason(t *testing.T, err error, r ReviewReason) {
+	t.Helper()
+	if !errors.Is(err, &ReviewError{Reason: r}) {
+		t.Fatalf("err = %v, want a ReviewError with reason %d", err, r)
+	}
+}
+
+// hasLine reports whether text has a line equal to want.
+func hasLine(text, want string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if l == want {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,227 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/spf13/afero"
+)
+
+// R10: while host diagnostics run after the commit the review is inert (progress row,
+// card without action or feedback, reject and remote feedback refused) and exactly one
+// result arrives when they finish.
+func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	opts := &Options{AfterCommit: func(context.Context, *Result) { close(started); <-release }}
+	f := newFixtureOn(t, afero.NewMemMapFs(), twoFiles.files, twoFiles.payload, opts)
+	results := make(chan *Result, 2)
+	go func() {
+		res, _ := Review(context.Background(), f.pr, ReviewerFunc(func(ctx context.Context, s *Session) error {
+			f.s = s
+			_, err := s.Submit(ctx)
+			return err
+		}))
+		results <- res
+	}()
+	<-started
+	s := f.s
+	if s.State() != StateSubmitting || s.Render() != "ApplyPatch · Applying patch and refreshing diagnostics..." {
+		t.Errorf("state %s, render %q", s.State(), s.Render())
+	}
+	if card := s.Card(CardOptions{}); card.Action != "" || card.Feedback || card.Notice != "ApplyPatch is being applied." {
+		t.Errorf("card while applying: %+v", card)
+	}
+	wantReason(t, s.Reject(), Busy)
+	_, err := s.CardFeedback(context.Background(), "stop")
+	wantReason(t, err, Busy)
+	wantReason(t, s.Toggle(Target{File: 1}, nil), Busy)
+	select {
+	case <-s.Done():
+		t.Fatal("settled before diagnostics finished")
+	default:
+	}
+	close(release)
+	res := <-results
+	if res.Status != StatusApplied || !res.Reviewed {
+		t.Errorf("result %s", res.Text())
+	}
+	select {
+	case extra := <-results:
+		t.Errorf("a second result: %v", extra)
+	default:
+	}
+}
+
+// R10: tearing the review down while diagnostics run settles it once as aborted; the
+// write itself still completes.
+func TestSubmitAbortedDuringDiagnostics(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	opts := &Options{AfterCommit: func(context.Context, *Result) { close(started); <-release }}
+	f := newFixtureOn(t, afero.NewMemMapFs(), twoFiles.files, twoFiles.payload, opts)
+	submitted := make(chan *Result, 1)
+	go func() {
+		res, _ := f.s.Submit(context.Background())
+		submitted <- res
+	}()
+	<-started
+	f.s.Abort()
+	f.s.Abort()
+	res, err := f.s.Result()
+	if !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
+		t.Fatalf("after abort: %v %v", res, err)
+	}
+	close(release)
+	if got := <-submitted; got.Status != StatusApplied {
+		t.Errorf("the commit's own result: %s", got.Text())
+	}
+	if res2, _ := f.s.Result(); res2 != res {
+		t.Error("the settled result changed after the commit finished")
+	}
+	if f.read("two.txt") != "first\nnew three\nlast\n" {
+		t.Errorf("the write did not complete: %q", f.read("two.txt"))
+	}
+}
+
+// R10: an abort while a failing commit runs stays the outcome: the failure does not
+// reopen a settled review.
+func TestAbortDuringFailingCommit(t *testing.T) {
+	inRename, release := make(chan struct{}), make(chan struct{})
+	ffs := faultfs.New(afero.NewMemMapFs(), faultfs.FailEvery(func(op faultfs.Op, _ string) bool {
+		if op != faultfs.OpRename {
+			return false
+		}
+		close(inRename)
+		<-release
+		return true
+	}))
+	f := newFixtureOn(t, ffs, map[string]string{"one.txt": "a\n"}, patch("*** Update File: one.txt", "-a", "+b"), &Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.s.Submit(context.Background())
+		done <- err
+	}()
+	<-inRename
+	f.s.Abort()
+	close(release)
+	if err := <-done; !errors.Is(err, faultfs.ErrInjected) {
+		t.Fatalf("submit: %v", err)
+	}
+	if res, err := f.s.Result(); f.s.State() != StateSettled || !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
+		t.Errorf("state %s, result %v %v", f.s.State(), res, err)
+	}
+	if f.s.Conflict() != nil {
+		t.Errorf("conflict recorded after the abort: %v", f.s.Conflict())
+	}
+}
+
+// R10: a cancelled context aborts the review, even when the reviewer returned early and
+// left the settling to its front end.
+func TestReviewContextCancelAborts(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := Review(ctx, f.pr, ReviewerFunc(func(context.Context, *Session) error {
+		cancel()
+		return nil
+	}))
+	if !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" || res.Reviewed {
+		t.Errorf("cancelled review: %v %+v", err, res)
+	}
+	if f.read("one.txt") != twoFiles.files["one.txt"] {
+		t.Error("an aborted review wrote")
+	}
+}
+
+// R10: a reviewer that returns early lets its front end settle later.
+func TestReviewSettledLater(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	var later sync.WaitGroup
+	res, err := Review(context.Background(), f.pr, ReviewerFunc(func(ctx context.Context, s *Session) error {
+		later.Go(func() {
+			if err := s.Deselect(Target{File: 2}); err != nil {
+				t.Error(err)
+			}
+			s.Submit(ctx)
+		})
+		return nil
+	}))
+	later.Wait()
+	if err != nil || res.Applied != 2 || !hasLine(res.Text(), "Rejected: two.txt hunk 1") {
+		t.Errorf("%v\n%s", err, res.Text())
+	}
+}
+
+// R10: a reviewer's failure settles the review with it; AutoApprove settles a conflict
+// as an error result.
+func TestReviewReviewerFailure(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	boom := errors.New("the terminal went away")
+	res, err := Review(context.Background(), f.pr, ReviewerFunc(func(context.Context, *Session) error { return boom }))
+	if !errors.Is(err, boom) || res.Text() != "Error: the terminal went away" {
+		t.Errorf("%v %s", err, res.Text())
+	}
+	g := newFixture(t, twoFiles.files, twoFiles.payload)
+	g.write("one.txt", "moved on\n")
+	res, err = Review(context.Background(), g.pr, AutoApprove)
+	if !errors.Is(err, &ConflictError{}) || !strings.HasPrefix(res.Text(), "Error: file changed during review: one.txt") {
+		t.Errorf("%v %s", err, res.Text())
+	}
+}
+
+// R10, X6: an incomplete rollback keeps the review open, shows the authored path, the
+// failure and the inspect hint, not the stale-file hint, and sends no result.
+func TestSubmitIncompleteRollback(t *testing.T) {
+	renames := 0
+	ffs := faultfs.New(afero.NewMemMapFs(), faultfs.FailEvery(func(op faultfs.Op, _ string) bool {
+		if op == faultfs.OpRename {
+			renames++
+			return renames > 1
+		}
+		return false
+	}))
+	f := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
+	_, err := f.s.Submit(context.Background())
+	if !errors.Is(err, &IncompleteRollbackError{}) || f.s.State() != StateOpen {
+		t.Fatalf("%v, state %s", err, f.s.State())
+	}
+	if res, _ := f.s.Result(); res != nil {
+		t.Error("an incomplete rollback sent a result")
+	}
+	render := f.s.Render()
+	if !strings.Contains(render, "Conflict: patch rollback incomplete") || !strings.Contains(render, "one.txt") ||
+		!strings.Contains(render, "Inspect them before retrying") || strings.Contains(render, "Deselect the stale file") ||
+		strings.Contains(render, "/ws") {
+		t.Errorf("render:\n%s", render)
+	}
+}
+
+// R10: the session is safe for concurrent use: front ends render, toggle and fold while
+// another submits; exactly one outcome wins (run with -race).
+func TestSessionConcurrentUse(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 50 {
+				f.s.Rows()
+				f.s.Render()
+				f.s.Card(CardOptions{})
+				f.s.Fold(WholePatch, i%2 == 0)
+				f.s.Toggle(Target{1, 1}, Yes)
+				f.s.Tally()
+			}
+		})
+	}
+	wg.Go(func() {
+		f.s.Submit(context.Background())
+	})
+	wg.Go(func() { f.s.Abort() })
+	wg.Wait()
+	<-f.s.Done()
+	if res, _ := f.s.Result(); res == nil || f.s.State() != StateSettled {
+		t.Fatalf("not settled: %s", f.s.State())
+	}
+}

@@ -1,0 +1,390 @@
+package applypatch
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/text/width"
+)
+
+// RowKind says whether a [Row] is an operation or a hunk.
+type RowKind int
+
+const (
+	// FileRow is one operation: an Add, Update, Delete or Move.
+	FileRow RowKind = iota + 1
+	// HunkRow is one changing hunk of an Update, shown under its file row.
+	HunkRow
+)
+
+// Selection is how much of a row is selected, shown as ✓, ◐ or ✗ (R4).
+type Selection int
+
+const (
+	// SelectedNone: nothing of the row is selected.
+	SelectedNone Selection = iota
+	// SelectedPartial: some of an Update's hunks are selected.
+	SelectedPartial
+	// SelectedAll: everything of the row is selected.
+	SelectedAll
+)
+
+var selectionGlyphs = [...]string{SelectedNone: "✗", SelectedPartial: "◐", SelectedAll: "✓"}
+
+// Glyph returns "✓", "◐" or "✗".
+func (sel Selection) Glyph() string {
+	if sel < 0 || int(sel) >= len(selectionGlyphs) {
+		return "?"
+	}
+	return selectionGlyphs[sel]
+}
+
+// A Row is one line of the review's list (R1): an operation, or under an expanded Update
+// one of its changing hunks. Rows are computed on every call and carry everything a front
+// end renders; [Row.String] renders the row line itself.
+type Row struct {
+	// Target names the row in requests: its operation, and its hunk for a hunk row.
+	Target Target
+	// Kind says whether the row is an operation or a hunk.
+	Kind RowKind
+	// Status is the operation's letter: "A" add, "M" update, "D" delete, "R" move.
+	Status string
+	// Path is the path as authored; "OLD → NEW" for a Move (S5).
+	Path string
+	// Label is a hunk row's label (R2): its "@@" anchor, else the section heading above
+	// it, else "~N" for its baseline line; at most 48 columns.
+	Label string
+	// Selection is how much of the row is selected; Selected and Total count its selected
+	// and total changes (a file row of an Update counts hunks, any other row 0 or 1 of 1).
+	Selection       Selection
+	Selected, Total int
+	// Added and Removed count lines: of the selected hunks for an Update's file row, of the
+	// whole change for an Add, Delete or Move, of the hunk for a hunk row (R5).
+	Added, Removed int
+	// Folded is the row's fold state; a folded row shows no Lines (R4).
+	Folded bool
+	// Pass is how the hunk matched (for a Move row, its loosest hunk); see [Pass.Fuzzy].
+	Pass Pass
+	// Revised is set when a person revised the change in review (R9): "· edited".
+	Revised bool
+	// Feedback is the row's staged feedback.
+	Feedback string
+	// Dimmed is set when nothing of the row is selected: render it without tint.
+	Dimmed bool
+	// Lines are the diff lines shown under the row, with their gutter numbers (R3): a hunk's
+	// lines, an expanded Add's content, an expanded Delete's baseline, an expanded Move's
+	// hunks. An Update's file row has none: its hunks are rows of their own.
+	Lines []DiffLine
+}
+
+// A DiffLine is one line of a diff as the review shows it (R3).
+type DiffLine struct {
+	// Kind is Context, Remove or Insert, for tinting.
+	Kind LineKind
+	// Num is the gutter number: the baseline line of a context or removed line, the
+	// new-file line of an added line; 0 when unknown.
+	Num int
+	// Text is the line without its marker.
+	Text string
+	// Heading is set on a Move hunk's "@@ ANCHOR" line, which is not a diff line.
+	Heading bool
+}
+
+// String renders the line as "   NNNNN M │ TEXT": the number right-aligned in 5 columns,
+// the marker ('+', '-' or ' ').
+func (l DiffLine) String() string {
+	if l.Heading {
+		return "   " + l.Text
+	}
+	num := ""
+	if l.Num > 0 {
+		num = fmt.Sprint(l.Num)
+	}
+	return fmt.Sprintf("   %5s %c │ %s", num, rune(l.Kind), l.Text)
+}
+
+// String renders the row line, e.g. "▶ ◐ M a.go · 1/2 · +1 −1" or
+// "    ✓ @@ func main · +1 −1 · fuzzy". Counts use the minus sign U+2212.
+func (r Row) String() string {
+	var b strings.Builder
+	if r.Kind == HunkRow {
+		fmt.Fprintf(&b, "    %s %s · %s", r.Selection.Glyph(), strings.TrimRight("@@ "+r.Label, " "), counts(r.Added, r.Removed))
+	} else {
+		fold := "▼"
+		if r.Folded {
+			fold = "▶"
+		}
+		fmt.Fprintf(&b, "%s %s %s %s%s", fold, r.Selection.Glyph(), r.Status, r.Path, r.fileCounts())
+	}
+	if r.Pass.Fuzzy() {
+		b.WriteString(" · fuzzy")
+	}
+	if r.Revised {
+		b.WriteString(" · edited")
+	}
+	if r.Kind == HunkRow && r.Folded {
+		b.WriteString(" …")
+	}
+	if r.Feedback != "" {
+		b.WriteString(" ✎")
+	}
+	return b.String()
+}
+
+// fileCounts renders the counts of a file row (R1).
+func (r Row) fileCounts() string {
+	switch r.Status {
+	case "A":
+		return fmt.Sprintf(" · +%d", r.Added)
+	case "D":
+		return fmt.Sprintf(" · −%d", r.Removed)
+	case "R":
+		if r.Added+r.Removed == 0 {
+			return ""
+		}
+		return " · " + counts(r.Added, r.Removed)
+	}
+	s := fmt.Sprintf(" · %d/%d", r.Selected, r.Total)
+	if r.Selected > 0 {
+		s += " · " + counts(r.Added, r.Removed)
+	}
+	return s
+}
+
+func counts(added, removed int) string { return fmt.Sprintf("+%d −%d", added, removed) }
+
+// Rows returns the visible rows, top to bottom (R1): one per operation, and under each
+// expanded Update one per changing hunk. Locators never appear.
+func (s *Session) Rows() []Row {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows()
+}
+
+// rows builds the visible rows. s.mu is held.
+func (s *Session) rows() []Row {
+	var rows []Row
+	for i, c := range s.pr.Changes {
+		rows = append(rows, s.fileRow(i+1, c))
+		if c.divisible() && s.expanded[c] {
+			rows = append(rows, s.hunkRows(i+1, c)...)
+		}
+	}
+	return rows
+}
+
+// fileRow builds the row of an operation.
+func (s *Session) fileRow(n int, c *Change) Row {
+	sel, total, added, removed := s.opCounts(c)
+	r := Row{Target: Target{File: n}, Kind: FileRow, Status: statusOf(c), Path: c.Op.Path,
+		Selected: sel, Total: total, Added: added, Removed: removed, Folded: !s.expanded[c],
+		Revised: c.Revised, Feedback: c.Feedback, Dimmed: sel == 0}
+	if c.Op.MoveTo != "" {
+		r.Path += " → " + c.Op.MoveTo
+	}
+	switch {
+	case sel == total && total > 0:
+		r.Selection = SelectedAll
+	case sel > 0:
+		r.Selection = SelectedPartial
+	}
+	for _, h := range c.changing() {
+		r.Revised = r.Revised || h.Revised
+		if c.Op.IsMove() {
+			r.Pass = max(r.Pass, h.Place.Pass)
+		}
+	}
+	if !r.Folded {
+		r.Lines = s.bodyLines(c)
+	}
+	return r
+}
+
+// statusOf returns an operation's status letter.
+func statusOf(c *Change) string {
+	switch {
+	case c.Op.Kind == Add:
+		return "A"
+	case c.Op.Kind == Delete:
+		return "D"
+	case c.Op.IsMove():
+		return "R"
+	}
+	return "M"
+}
+
+// bodyLines are the lines an expanded Add, Delete or Move shows.
+func (s *Session) bodyLines(c *Change) []DiffLine {
+	var out []DiffLine
+	switch {
+	case c.Op.Kind == Add:
+		for i, l := range c.Op.Lines {
+			out = append(out, DiffLine{Kind: Insert, Num: i + 1, Text: l})
+		}
+	case c.Op.Kind == Delete:
+		for i, l := range s.pr.displayLines(c) {
+			out = append(out, DiffLine{Kind: Remove, Num: i + 1, Text: l})
+		}
+	case c.Op.IsMove():
+		starts := gutterStarts(c)
+		for _, h := range c.changing() {
+			if h.Anchor != "" {
+				out = append(out, DiffLine{Heading: true, Text: "@@ " + h.Anchor})
+			}
+			out = append(out, hunkLines(h, starts[h])...)
+		}
+	}
+	return out
+}
+
+// hunkRows builds the rows of an expanded Update's changing hunks.
+func (s *Session) hunkRows(n int, c *Change) []Row {
+	starts := gutterStarts(c)
+	var rows []Row
+	for k, h := range c.changing() {
+		added, removed := h.Counts()
+		r := Row{Target: Target{File: n, Hunk: k + 1}, Kind: HunkRow, Label: c.label(h),
+			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Pass: h.Place.Pass,
+			Revised: h.Revised, Feedback: h.Feedback, Dimmed: !h.Selected}
+		if h.Selected {
+			r.Selection, r.Selected = SelectedAll, 1
+		}
+		if !r.Folded {
+			r.Lines = hunkLines(h, starts[h])
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// span is where a hunk starts in the baseline and in the new file, 1-based.
+type span struct{ old, new int }
+
+// gutterStarts computes each hunk's baseline and new-file start (R3, mevedel §2.7). Hunks
+// are walked in baseline order, and every earlier hunk shifts the new-file numbers,
+// selected or not: the numbers stay put while a person toggles hunks, and read as the file
+// would be with everything applied.
+func gutterStarts(c *Change) map[*HunkChange]span {
+	hs := slices.Clone(c.Hunks)
+	slices.SortStableFunc(hs, func(a, b *HunkChange) int { return cmp.Compare(a.Place.Start, b.Place.Start) })
+	out := make(map[*HunkChange]span, len(hs))
+	offset := 0
+	for _, h := range hs {
+		out[h] = span{old: h.Place.Start + 1, new: h.Place.Start + 1 + offset}
+		added, removed := h.Counts()
+		offset += added - removed
+	}
+	return out
+}
+
+// hunkLines numbers a hunk's lines: context and removed lines by the baseline, added
+// lines by the new file. Trailing blank context the file does not have is left out.
+func hunkLines(h *HunkChange, at span) []DiffLine {
+	lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
+	out := make([]DiffLine, 0, len(lines))
+	old, nw := at.old, at.new
+	for _, l := range lines {
+		switch l.Kind {
+		case Insert:
+			out = append(out, DiffLine{Kind: Insert, Num: nw, Text: l.Text})
+			nw++
+		case Remove:
+			out = append(out, DiffLine{Kind: Remove, Num: old, Text: l.Text})
+			old++
+		default:
+			out = append(out, DiffLine{Kind: Context, Num: old, Text: l.Text})
+			old++
+			nw++
+		}
+	}
+	return out
+}
+
+// labelColumns is the widest a hunk label may be, in display columns (R2).
+const labelColumns = 48
+
+// label returns a hunk's label (R2): its anchor, else the section heading at or above
+// its first baseline line, else "~N".
+func (c *Change) label(h *HunkChange) string {
+	if h.Anchor != "" {
+		return truncateColumns(strings.TrimRight(h.Anchor, " \t"), labelColumns)
+	}
+	if c.text != nil {
+		if sec := section(c.text.lines, h.Place.Start); sec != "" {
+			return truncateColumns(sec, labelColumns)
+		}
+	}
+	return fmt.Sprintf("~%d", h.Place.Start+1)
+}
+
+// section finds a diff-style section heading: walking up from line start (included), the
+// first non-empty line that does not start with a space, a tab or a closing bracket.
+func section(lines []string, start int) string {
+	for i := min(start, len(lines)-1); i >= 0; i-- {
+		l := lines[i]
+		if l != "" && !strings.ContainsRune(" \t)]}", rune(l[0])) {
+			return strings.TrimRight(l, " \t")
+		}
+	}
+	return ""
+}
+
+// truncateColumns cuts s to at most n display columns, the last being "…" when it cuts.
+// East Asian wide and fullwidth characters take two columns.
+func truncateColumns(s string, n int) string {
+	if columns(s) <= n {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		w := runeColumns(r)
+		if used+w > n-1 {
+			return s[:i] + "…"
+		}
+		used += w
+	}
+	return s
+}
+
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+func runeColumns(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// displayLines returns the lines of a change's baseline for display: decoded when the
+// file's encoding allows, else split as they are.
+func (pr *Proposal) displayLines(c *Change) []string {
+	if c.text != nil {
+		return c.text.lines
+	}
+	if t, _, err := pr.decodeBase(c); err == nil {
+		return t.lines
+	}
+	return baselineLines(c.Base.Bytes)
+}
+
+// decodeBase decodes a change's baseline as [Resolve] does for an Update.
+func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
+	if isBinary(c.Base.Bytes) {
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: Binary}
+	}
+	enc, name := pr.declared(c.name)
+	str, cd, err := decode(c.Base.Bytes, enc, name)
+	if err != nil {
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
+	}
+	return splitText(str), cd, nil
+}
