@@ -66,3 +66,23 @@ func ExampleTool_CallResponses() {
 	// Output:
 	// {"type":"apply_patch_call_output","call_id":"call_1","status":"completed","output":"Applied patch: 1 change\nApplied: notes.txt"}
 }
+
+// In ask mode the tool hands each call to the host's Reviewer, here a review script that
+// keeps the code change, turns down the new file with a comment, and submits.
+func ExampleTool_ask() {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
+	reviewer, _ := applypatch.ParseReviewScript("review", "feedback NOTES.md keep notes out of the repository\nsubmit", nil)
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+
+	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** Add File: NOTES.md\n+todo\n*** End Patch"}`)
+	text, res, _ := tool.Call(context.Background(), args)
+	fmt.Println(text)
+	fmt.Println(res.Summary())
+	// Output:
+	// Applied patch: 1 change
+	// Applied: greet.go hunk 1
+	// Rejected: NOTES.md
+	// Feedback: NOTES.md: keep notes out of the repository
+	// ApplyPatch: 1 file · 1/2 changes · 1 comment sent (+1 -1)
+}

@@ -205,3 +205,22 @@ func TestCallResponsesLimit(t *testing.T) {
 		t.Error("a was written")
 	}
 }
+
+// TestCallResponsesAsk checks that a Responses API call is reviewed in ask mode like any
+// other call (H4, F4).
+func TestCallResponsesAsk(t *testing.T) {
+	fsys := memFiles(t, map[string]string{"main.go": toolBase})
+	var shown string
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask}, Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
+		shown = s.Header()
+		return s.Reject()
+	})}
+	b, _ := json.Marshal(ResponsesCall{CallID: "c", Operation: ResponsesOperation{Type: "delete_file", Path: "main.go"}})
+	out, res, _ := tool.CallResponses(context.Background(), b)
+	if shown == "" || out.Status != "failed" || out.Output != "Error: Patch rejected" || !res.Reviewed {
+		t.Errorf("reviewer saw %q; output %+v", shown, out)
+	}
+	if got := contents(t, fsys)["/ws/main.go"]; got != toolBase {
+		t.Errorf("main.go = %q", got)
+	}
+}

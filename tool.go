@@ -55,7 +55,7 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ErrNoReviewer is the error of a call in [Ask] mode on a [Tool] without a reviewer: the
+// ErrNoReviewer is the error of a call in [Ask] mode on a [Tool] without a Reviewer: the
 // host must give one, or choose [Edits] or [FullAuto].
 var ErrNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
 	"the host must give it a Reviewer, or use the edits or full-auto mode")
@@ -70,13 +70,18 @@ var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS 
 //
 // Options.Mode chooses the approval mode (F4): in [Edits] and [FullAuto] every call that
 // resolves is committed without interactive review. In [Ask] mode a call that needs a
-// review ([Proposal.NeedsReview]) needs a reviewer; without one it fails with
-// [ErrNoReviewer] and writes nothing.
+// review ([Proposal.NeedsReview]: it touches the workspace and the host's allow rules do
+// not cover it) is settled by the Reviewer with [Review]; paths outside the workspace or
+// protected were already put to the Authorizer while resolving. Without a Reviewer such
+// a call fails with [ErrNoReviewer] and writes nothing.
 type Tool struct {
 	// FS is the filesystem the workspace lives in.
 	FS afero.Fs
 	// Options configure every call: workspace, mode, Authorizer, limits...
 	Options Options
+	// Reviewer settles calls in Ask mode: a terminal, an editor, an elicitation form, a
+	// review script. Unused in the other modes.
+	Reviewer Reviewer
 }
 
 // Definition returns the tool definition to register with a model (H1).
@@ -115,15 +120,18 @@ func (t *Tool) proposePatch(ctx context.Context, p *Patch) (*Proposal, error) {
 	return Resolve(ctx, t.FS, p, &t.Options)
 }
 
-// call resolves a proposal and commits it, unless it needs a review the tool cannot
-// give.
+// call resolves a proposal and settles it as the tool's mode says: reviewed, or
+// committed as it is.
 func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Result, error) {
 	pr, err := propose()
 	if err != nil {
 		return errorResult(err), err
 	}
-	if pr.NeedsReview() {
+	switch {
+	case !pr.NeedsReview():
+		return Commit(ctx, pr)
+	case t.Reviewer == nil:
 		return errorResult(ErrNoReviewer), ErrNoReviewer
 	}
-	return Commit(ctx, pr)
+	return Review(ctx, pr, t.Reviewer)
 }

@@ -125,8 +125,6 @@ func TestToolCall(t *testing.T) {
 			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
 		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
 			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
-		{name: "ask without reviewer", args: patchArgs(t, "patchText", update), mode: Ask,
-			text: "Error: " + ErrNoReviewer.Error(), status: StatusError, is: ErrNoReviewer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,5 +201,86 @@ func TestToolAskAllowed(t *testing.T) {
 	}
 	if _, err := fsys.Stat("/ws/docs/b.md"); err == nil {
 		t.Error("the refused call wrote docs/b.md")
+	}
+}
+
+// TestToolAsk checks ask mode: the Reviewer settles every call that touches the
+// workspace, and what it selects is what is written (F4, H3, R10, S4).
+func TestToolAsk(t *testing.T) {
+	const payload = "*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n" +
+		"*** Add File: docs/README.md\n+# demo\n*** End Patch"
+	updated := strings.Replace(toolBase, `"hi"`, `"hello"`, 1)
+	script := func(src string) Reviewer {
+		sr, err := ParseReviewScript("review", src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sr
+	}
+	tests := []struct {
+		name     string
+		reviewer Reviewer
+		text     string
+		is       error
+		after    map[string]string
+	}{
+		{name: "approved", reviewer: AutoApprove,
+			text:  "Applied patch: 2 changes\nApplied: main.go hunk 1\nApplied: docs/README.md",
+			after: map[string]string{"/ws/main.go": updated, "/ws/docs/README.md": "# demo\n"}},
+		{name: "partly", reviewer: script("feedback docs/README.md no docs yet\nsubmit"),
+			text:  "Applied patch: 1 change\nApplied: main.go hunk 1\nRejected: docs/README.md\nFeedback: docs/README.md: no docs yet",
+			after: map[string]string{"/ws/main.go": updated}},
+		{name: "revision", reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
+			_, err := s.CardFeedback(ctx, "print the user's name")
+			return err
+		}),
+			text: "Patch revision requested\nFeedback (whole patch): print the user's name\nRejected: main.go hunk 1\nRejected: docs/README.md"},
+		{name: "rejected", reviewer: script("reject"), text: "Error: Patch rejected", is: ErrRejected},
+		{name: "no reviewer", text: "Error: " + ErrNoReviewer.Error(), is: ErrNoReviewer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := memFiles(t, map[string]string{"main.go": toolBase})
+			before := contents(t, fsys)
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask}, Reviewer: tt.reviewer}
+			text, res, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
+			if text != tt.text {
+				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
+			}
+			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v, want %v", err, tt.is)
+			}
+			if res.Reviewed != (tt.reviewer != nil) {
+				t.Errorf("reviewed = %v", res.Reviewed)
+			}
+			want := tt.after
+			if want == nil {
+				want = before
+			}
+			if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestToolAskOutsideOnly checks that ask mode leaves a call touching no workspace path to
+// the Authorizer, which already decided it (F4).
+func TestToolAskOutsideOnly(t *testing.T) {
+	fsys := memFiles(t, map[string]string{"main.go": toolBase})
+	reviewed := false
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask,
+		Authorizer: AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })},
+		Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
+			reviewed = true
+			return s.Reject()
+		})}
+	text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: /shared/n.txt\n+n\n*** End Patch"))
+	if err != nil || reviewed || text != "Applied patch: 1 change\nApplied: /shared/n.txt" {
+		t.Errorf("Call = %q, %v; reviewed %v", text, err, reviewed)
+	}
+	text, _, _ = tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: /shared/m.txt\n+m\n*** Add File: m.txt\n+m\n*** End Patch"))
+	if !reviewed || text != "Error: Patch rejected" {
+		t.Errorf("a call touching the workspace too = %q, reviewed %v", text, reviewed)
 	}
 }

@@ -1,6 +1,7 @@
 // Command host is the smallest complete agent host around applypatch: it registers the
 // apply_patch tool, hands the model's calls to it, and returns the text to the model. The
-// workspace is an in-memory filesystem and the model is a script, so it runs anywhere:
+// tool runs in ask mode, and the person reviewing each patch is a review script. The
+// workspace is an in-memory filesystem and the model is a script too, so it runs anywhere:
 //
 //	go run .
 package main
@@ -17,11 +18,16 @@ import (
 )
 
 // turns are what a model sends: the first patch has a stale context line, so it is
-// refused with nothing written; the second, after "re-reading" the file, applies.
+// refused with nothing written; the second, after "re-reading" the file, is reviewed.
 var turns = []string{
 	`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@ func Greet(name string) string {\n-\treturn \"Hi, \" + name\n+\treturn \"Hello, \" + name + \"!\"\n*** Add File: greet_test.go\n+package greet\n*** End Patch"}`,
 	`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@ func Greet(name string) string {\n-\treturn \"Hello \" + name\n+\treturn \"Hello, \" + name + \"!\"\n*** Add File: greet_test.go\n+package greet\n*** End Patch"}`,
 }
+
+// review is what the person does with each patch: keep the code change, turn the empty
+// test file down with a comment, and apply.
+const review = `feedback greet_test.go write a real test, or leave the file out
+submit`
 
 const greet = "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"Hello \" + name\n}\n"
 
@@ -38,7 +44,11 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := afero.WriteFile(fsys, "/project/greet.go", []byte(greet), 0o644); err != nil {
 		return err
 	}
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Edits}}
+	reviewer, err := applypatch.ParseReviewScript("review", review, nil)
+	if err != nil {
+		return err
+	}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
 
 	def := tool.Definition() // what the host registers with its model
 	fmt.Fprintf(w, "registered %s (%d-byte description)\n", def.Name, len(def.Description))
@@ -48,7 +58,15 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintf(w, "\n--- turn %d: %s\n%s\n", i+1, res.Summary(), text)
 	}
 
+	entries, err := afero.ReadDir(fsys, "/project")
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, "\n--- workspace:")
+	for _, e := range entries {
+		fmt.Fprint(w, " ", e.Name())
+	}
 	b, err := afero.ReadFile(fsys, "/project/greet.go")
-	fmt.Fprintf(w, "\n--- greet.go\n%s", b)
+	fmt.Fprintf(w, "\n\n--- greet.go\n%s", b)
 	return err
 }

@@ -8,8 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/applypatch/applypatch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,21 +25,15 @@ const decisionSchema = `{"type":"object","properties":{` +
 	`"feedback":{"type":"string","title":"Feedback","description":"A comment for the agent, sent with any decision."}},` +
 	`"required":["decision"]}`
 
-// messageBudget bounds the review message, in bytes of UTF-8 (C2).
-const messageBudget = 50_000
-
-// errAborted is the outcome of a review the person dismissed.
-var errAborted = errors.New("Patch review aborted")
-
 // review runs an ask-mode call as a multi round-trip request: the first invocation
 // resolves the patch and asks the person; the client answers and calls again with the
-// answer, and the second invocation resolves the patch again, checks that the files are
-// still what the person saw, and settles it.
+// answer, and the second invocation runs the call again with the answer as its Reviewer,
+// expecting the files to be exactly what the person saw.
 func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args := req.Params.Arguments
 	text, err := applypatch.ParseToolArgs(args)
 	if err != nil {
-		return toolResult(errorResult(err)), nil
+		return toolResult(applypatch.ErrorResult(err)), nil
 	}
 	answer, answered := req.Params.InputResponses[reviewKey].(*mcp.ElicitResult)
 	if !answered {
@@ -47,14 +41,11 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 	}
 	expected, err := s.open(req.Params.RequestState, text)
 	if err != nil {
-		return toolResult(errorResult(err)), nil
+		return toolResult(applypatch.ErrorResult(err)), nil
 	}
 	tool.Options.Expected = expected
-	pr, err := tool.Propose(ctx, args)
-	if err != nil {
-		return toolResult(errorResult(err)), nil
-	}
-	res, _ := settle(ctx, pr, answer)
+	tool.Reviewer = answerReviewer(answer)
+	_, res, _ := tool.Call(ctx, args)
 	return toolResult(res), nil
 }
 
@@ -63,11 +54,7 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	pr, err := tool.Propose(ctx, args)
 	if err != nil {
-		return toolResult(errorResult(err)), nil
-	}
-	preview, err := applypatch.Check(ctx, tool.FS, text, &tool.Options)
-	if err != nil {
-		return toolResult(errorResult(err)), nil
+		return toolResult(applypatch.ErrorResult(err)), nil
 	}
 	expected := map[string]applypatch.Snapshot{}
 	for _, c := range pr.Changes {
@@ -75,31 +62,18 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{reviewKey: &mcp.ElicitParams{
-			Message:         reviewMessage(preview),
+			Message:         reviewMessage(applypatch.NewSession(pr)),
 			RequestedSchema: json.RawMessage(decisionSchema),
 		}},
 		RequestState: s.seal(text, expected),
 	}, nil
 }
 
-// reviewMessage shows the person what the patch would write.
-func reviewMessage(preview *applypatch.Result) string {
-	msg := "The agent wants to apply this patch.\n\n" + preview.Summary() + "\n\n" + preview.Body()
-	return clip(msg, messageBudget)
-}
-
-// clip cuts s to at most limit bytes at a character boundary, ending with a line that
-// says so; the line counts within the limit.
-func clip(s string, limit int) string {
-	const marker = "\n… (cut here: the patch is longer than this message can show)"
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit - len(marker)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + marker
+// reviewMessage shows the person what the patch would write: the review's header and the
+// patch, cut to the card's budget (C2).
+func reviewMessage(rs *applypatch.Session) string {
+	card := rs.Card(applypatch.CardOptions{})
+	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.Header(), strings.TrimSuffix(card.Diff, "\n"))
 }
 
 // A decision is the person's answer.
@@ -108,41 +82,49 @@ type decision struct {
 	Feedback string `json:"feedback"`
 }
 
-// settle applies the person's answer to the proposal and commits it: apply writes every
-// change (with the comment, if any); reject writes nothing and is an error unless a
-// comment asks for a revision; feedback writes nothing and sends the comment (S4).
-func settle(ctx context.Context, pr *applypatch.Proposal, answer *mcp.ElicitResult) (*applypatch.Result, error) {
-	var d decision
-	switch answer.Action {
-	case "accept":
-		b, _ := json.Marshal(answer.Content)
-		if err := json.Unmarshal(b, &d); err != nil {
-			return errorResult(errAborted), errAborted
+// answerReviewer settles the review as the person answered: apply submits every change
+// (with the comment as whole-patch feedback, if any); reject and feedback write nothing,
+// and a comment makes them a revision request rather than a rejection (S4). A dismissed
+// form, or one that cannot be read, aborts the review.
+func answerReviewer(answer *mcp.ElicitResult) applypatch.Reviewer {
+	return applypatch.ReviewerFunc(func(ctx context.Context, rs *applypatch.Session) error {
+		d, ok := readDecision(answer)
+		if !ok {
+			rs.Abort()
+			return nil
 		}
-	case "decline":
-		d.Decision = "reject"
-	default: // "cancel": dismissed without a choice
-		return errorResult(errAborted), errAborted
-	}
-	pr.Feedback = strings.TrimSpace(d.Feedback)
-	switch d.Decision {
-	case "apply":
-	case "reject", "feedback":
-		deselectAll(pr)
-	default:
-		return errorResult(errAborted), errAborted
-	}
-	return applypatch.Commit(ctx, pr)
+		if d.Decision == "apply" {
+			if d.Feedback != "" {
+				if err := rs.SetFeedback(applypatch.WholePatch, d.Feedback); err != nil {
+					return err
+				}
+			}
+			_, err := rs.Submit(ctx)
+			return err
+		}
+		if d.Feedback == "" {
+			return rs.Reject()
+		}
+		_, err := rs.CardFeedback(ctx, d.Feedback)
+		return err
+	})
 }
 
-// deselectAll deselects every change of the proposal.
-func deselectAll(pr *applypatch.Proposal) {
-	for _, c := range pr.Changes {
-		c.Selected = false
-		for _, h := range c.Hunks {
-			h.Selected = false
+// readDecision reads the person's answer; decline is a reject without comment.
+func readDecision(answer *mcp.ElicitResult) (decision, bool) {
+	var d decision
+	switch answer.Action {
+	case "decline":
+		return decision{Decision: "reject"}, true
+	case "accept":
+		b, _ := json.Marshal(answer.Content)
+		if json.Unmarshal(b, &d) != nil {
+			return d, false
 		}
+		d.Feedback = strings.TrimSpace(d.Feedback)
+		return d, d.Decision == "apply" || d.Decision == "reject" || d.Decision == "feedback"
 	}
+	return d, false // "cancel": dismissed without a choice
 }
 
 // reviewState is what the question carries to the answer: the patch it asked about and

@@ -57,7 +57,7 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if mode == applypatch.Ask && !canElicit(req) {
 		mode = s.cfg.Fallback
 		if mode == applypatch.Ask {
-			return toolResult(errorResult(errCannotAsk)), nil
+			return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
 		}
 	}
 	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode}}
@@ -86,10 +86,4 @@ func toolResult(res *applypatch.Result) *mcp.CallToolResult {
 		StructuredContent: res,
 		IsError:           res.Status == applypatch.StatusError,
 	}
-}
-
-// errorResult is the result of a call refused with err.
-func errorResult(err error) *applypatch.Result {
-	return &applypatch.Result{Status: applypatch.StatusError, Message: err.Error(),
-		Files: []applypatch.FileResult{}, Notes: []string{}}
 }

@@ -193,7 +193,8 @@ func TestElicitation(t *testing.T) {
 				if len(asked) != 1 {
 					t.Fatalf("the person was asked %d times", len(asked))
 				}
-				for _, want := range []string{"ApplyPatch: 1 file · 1 change (+1 -1)", "M main.go · +1 −1\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")"} {
+				for _, want := range []string{"(Apply 1 change in 1 file)", "ApplyPatch · 1 file · 1/1 change · +1 −1",
+					"*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"} {
 					if !strings.Contains(asked[0], want) {
 						t.Errorf("the person was shown:\n%s\nwhich lacks %q", asked[0], want)
 					}
@@ -274,16 +275,22 @@ func TestReviewState(t *testing.T) {
 	}
 }
 
-// TestClip checks the review message budget: cut at a character boundary, the marker
-// inside the budget (C2).
-func TestClip(t *testing.T) {
-	s := strings.Repeat("é", 100) // 200 bytes
-	got := clip(s, 101)
-	if len(got) > 101 || !strings.HasSuffix(got, "message can show)") || !strings.HasPrefix(got, "é") {
-		t.Errorf("clip = %q (%d bytes)", got, len(got))
+// TestReviewMessageBudget checks that a huge patch is shown cut to the card's budget,
+// saying so, rather than flooding the client (C2).
+func TestReviewMessageBudget(t *testing.T) {
+	var asked string
+	cs, fsys := connect(t, Config{Mode: applypatch.Ask}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}}, nil
+		}}, "")
+	big := "*** Begin Patch\n*** Add File: big.txt\n" + strings.Repeat("+0123456789abcdef\n", 5000) + "*** End Patch"
+	text, _ := call(t, cs, map[string]any{"patchText": big})
+	if text != "Applied patch: 1 change\nApplied: big.txt" || len(readFile(t, fsys, "/ws/big.txt")) != 5000*17 {
+		t.Errorf("text = %q", text)
 	}
-	if clip("short", 10) != "short" {
-		t.Error("clip changed a short message")
+	if len(asked) > applypatch.DefaultCardDiffBytes+200 || !strings.Contains(asked, "[truncated: ") {
+		t.Errorf("the person was shown %d bytes ending %q", len(asked), asked[max(0, len(asked)-80):])
 	}
 }
 
