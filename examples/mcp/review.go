@@ -56,9 +56,9 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
-	expected := map[string]applypatch.Snapshot{}
+	expected := map[string]applypatch.Snapshot{} // by authored path: no host path leaves the server (F5)
 	for _, c := range pr.Changes {
-		expected[c.Name()] = c.Base.Snapshot()
+		expected[c.Op.Path] = c.Base.Snapshot()
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{reviewKey: &mcp.ElicitParams{

@@ -252,7 +252,7 @@ func TestFallback(t *testing.T) {
 // the baselines the server sealed: a forged or reused state is refused.
 func TestReviewState(t *testing.T) {
 	s := &server{key: newKey()}
-	want := map[string]applypatch.Snapshot{"/ws/main.go": {Exists: true, Mode: 0o644, Hash: "ab"}}
+	want := map[string]applypatch.Snapshot{"main.go": {Exists: true, Mode: 0o644, Hash: "ab"}}
 	state := s.seal(update, want)
 	got, err := s.open(state, update)
 	if err != nil || !cmp.Equal(got, want) {
