@@ -51,7 +51,7 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 		return pl.insertion(h, anchorAt, anchorPass)
 	}
 	got, err := pl.search(h, old, anchorAt)
-	if err != nil && err.Reason == NotFound {
+	if err != nil && err.missing() {
 		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
 			if got2, err2 := pl.search(h, old[:len(old)-trimmed], anchorAt); err2 == nil {
 				got2.Trimmed = trimmed
@@ -81,21 +81,27 @@ func trailingEmpty(h *Hunk) int {
 // anchored to the end, then anywhere (M4).
 func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || err.Reason != NotFound {
+		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
 	return pl.ladder(h, old, anchorAt, -1)
 }
 
+// ladder runs the passes. When the only matches lie above the anchor, the error says so
+// (AboveAnchor) rather than that the lines are missing.
 func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placement, *MatchError) {
 	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
+	var above []int
 	for _, p := range passes {
-		cands := pl.idx.at(p).find(normalized(old, p), eofStart)
-		cands = below(cands, anchorAt)
+		all := pl.idx.at(p).find(normalized(old, p), eofStart)
+		cands := below(all, anchorAt)
 		if len(cands) == 0 {
+			if above == nil {
+				above = all
+			}
 			continue
 		}
 		cands = pl.tieBreak(cands, h.Hint)
@@ -103,6 +109,9 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 			return Placement{}, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
 		}
 		return Placement{Start: cands[0], Len: len(old), Pass: p}, nil
+	}
+	if len(above) > 0 {
+		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: anchorAt + 1}
 	}
 	return Placement{}, &MatchError{Reason: NotFound}
 }
@@ -164,7 +173,7 @@ func nearest(cands []int, target int) []int {
 func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 	for _, p := range passes {
 		want := normalize[p](h.Anchor)
-		if p >= SurroundingWhitespace && want == "" {
+		if want == "" { // an anchor of blanks names no line at this pass
 			continue
 		}
 		cands := pl.tieBreak(pl.idx.at(p).withPrefix(want), 0)
@@ -220,12 +229,17 @@ const (
 	HintPastEnd
 	// Overlap: two selected hunks change the same lines.
 	Overlap
+	// AboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
+	// and a hunk must lie strictly below its anchor (M6).
+	AboveAnchor
 )
 
 // A MatchError reports a hunk that cannot be placed (M9). Path is the path as authored,
 // Hunk the changing-hunk number (from 1, as review rows count; 0 for a context-only
 // locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
-// lines of an ambiguity; Near the closest region for a hunk that was not found.
+// lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
+// 1-based line its anchor named, when that was found; Near the closest region for a hunk
+// that was not found.
 //
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
@@ -235,9 +249,14 @@ type MatchError struct {
 	Reason      MatchReason
 	Anchor      string
 	Candidates  []int
+	AnchorLine  int
 	Pass        Pass
 	Near        *NearMiss
 }
+
+// missing reports whether the hunk was not found where it may go, so a looser attempt
+// (unanchored End of File, trailing blank lines trimmed) may still place it.
+func (e *MatchError) missing() bool { return e.Reason == NotFound || e.Reason == AboveAnchor }
 
 // A NearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
@@ -294,6 +313,10 @@ func (e *MatchError) reason() string {
 	case AnchorAmbiguous:
 		return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s); use a longer anchor that names one line.",
 			e.Anchor, len(e.Candidates), joinInts(e.Candidates))
+	case AboveAnchor:
+		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
+			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
+			pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.AnchorLine)
 	case HintPastEnd:
 		return fmt.Sprintf("the line hint is past the end of the file, which has %d lines.", e.Candidates[0])
 	case Overlap:
@@ -301,6 +324,13 @@ func (e *MatchError) reason() string {
 			e.Candidates[0], e.Candidates[1])
 	}
 	return "the hunk cannot be placed"
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func joinInts(xs []int) string {

@@ -91,6 +91,7 @@ type Change struct {
 	name, moveName string // resolved names in the filesystem
 	text           *text
 	codec          *codec
+	derived        derivedResult
 }
 
 // A HunkChange is one hunk of an Update with where it landed and its review state.
@@ -215,14 +216,14 @@ func addSize(lines []string) int {
 
 // place decodes an Update's baseline and places every hunk, reporting every failure.
 func (pr *Proposal) place(c *Change) []error {
-	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are
-		if isBinary(c.Base.Bytes) {
+	enc, encName := pr.declared(c.name)
+	s, cd, err := decode(c.Base.Bytes, enc, encName)
+	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
+		if errors.Is(err, errBinary) {
 			return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
 		}
 		return nil
 	}
-	enc, encName := pr.declared(c.name)
-	s, cd, err := decode(c.Base.Bytes, enc, encName)
 	switch {
 	case errors.Is(err, errBinary):
 		return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
@@ -267,6 +268,7 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	return pr.opts.Encoding(name)
 }
 
+// isBinary reports whether raw bytes hold a NUL in their first binaryProbe bytes (T1).
 func isBinary(b []byte) bool {
 	for _, c := range b[:min(len(b), binaryProbe)] {
 		if c == 0 {
