@@ -72,7 +72,7 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 // reviewMessage shows the person what the patch would write: the review's header and the
 // patch, cut to the card's budget (C2).
 func reviewMessage(rs *applypatch.Session) string {
-	card := rs.Card(applypatch.CardOptions{})
+	card := rs.Card(applypatch.CardOptions{DiffMarker: "[truncated: the rest of the patch does not fit in this message; reject it and ask the agent for smaller patches]"})
 	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.Header(), strings.TrimSuffix(card.Diff, "\n"))
 }
 
