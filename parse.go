@@ -329,7 +329,7 @@ func (p *parser) updateBody(op *Operation) error {
 		m := updateMarker(l.text)
 		switch {
 		case m != "" && isHeaderLine(m):
-			return p.endUpdate(op, cur, l)
+			return p.endUpdate(op, cur)
 		case m == markerEOF:
 			if cur == nil { // before the first hunk: ignored (P9)
 				p.i++
@@ -375,7 +375,7 @@ func (p *parser) updateBody(op *Operation) error {
 		}
 		p.i++
 	}
-	return p.endUpdate(op, cur, payloadLine{})
+	return p.endUpdate(op, cur)
 }
 
 // markerAhead reports whether the bare empty lines from the current one end at a marker
@@ -392,7 +392,7 @@ func (p *parser) markerAhead() bool {
 }
 
 // endUpdate validates an Update when its body ends (P10).
-func (p *parser) endUpdate(op *Operation, cur *Hunk, next payloadLine) error {
+func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 	hdr := p.line(op.Line)
 	if cur != nil && len(cur.Lines) == 0 {
 		return p.errf(p.line(cur.Line), "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
