@@ -158,7 +158,7 @@ func (p *Page) revise(w http.ResponseWriter, r *http.Request) {
 	}
 	err = rev.Adopt(text, confirmed(r))
 	if err == nil || errors.Is(err, &applypatch.ReviewError{Reason: applypatch.RevisionUnchanged}) {
-		p.back(w, r, t)
+		p.back(w, t)
 		return
 	}
 	v := &view{Edit: &editView{Target: rev.Target(), Path: rev.Path(), Line: rev.Line(), Baseline: rev.Baseline(),
@@ -184,7 +184,7 @@ func (p *Page) targetAction(act func(*http.Request, applypatch.Target) error) ht
 			p.refused(w, &view{}, err)
 			return
 		}
-		p.back(w, r, t)
+		p.back(w, t)
 	}
 }
 
@@ -219,7 +219,7 @@ func (p *Page) settling(act func(*http.Request) error) http.HandlerFunc {
 		case errors.Is(err, &applypatch.ReviewError{}):
 			p.refused(w, &view{}, err)
 		default: // applied meanwhile, or a conflict the page shows from the session
-			p.back(w, r, applypatch.WholePatch)
+			p.back(w, applypatch.WholePatch)
 		}
 	}
 }
@@ -237,13 +237,15 @@ func (p *Page) refused(w http.ResponseWriter, v *view, err error) {
 	p.render(w, http.StatusUnprocessableEntity, v)
 }
 
-// back redirects to the page, scrolled to the target's row.
-func (p *Page) back(w http.ResponseWriter, r *http.Request, t applypatch.Target) {
-	to := "/?" + TokenParam + "=" + url.QueryEscape(p.token)
+// back redirects to the page, scrolled to the target's row. The address is relative, so
+// a page mounted under a prefix (with http.StripPrefix) comes back to itself.
+func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
+	to := "./?" + TokenParam + "=" + url.QueryEscape(p.token)
 	if t != applypatch.WholePatch {
 		to += "#" + rowID(t)
 	}
-	http.Redirect(w, r, to, http.StatusSeeOther)
+	w.Header().Set("Location", to)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // render fills the view from the session and writes the page.
