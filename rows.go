@@ -375,16 +375,3 @@ func (pr *Proposal) displayLines(c *Change) []string {
 	}
 	return baselineLines(c.Base.Bytes)
 }
-
-// decodeBase decodes a change's baseline as [Resolve] does for an Update.
-func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
-	if isBinary(c.Base.Bytes) {
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Binary}
-	}
-	enc, name := pr.declared(c.name)
-	str, cd, err := decode(c.Base.Bytes, enc, name)
-	if err != nil {
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
-	}
-	return splitText(str), cd, nil
-}
