@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"html/template"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -288,27 +287,11 @@ func (p *Page) rowsView() []rowView {
 	return rows
 }
 
-// wholeFeedback is the staged whole-patch feedback. The session has no accessor for it,
-// so it is read back from the card's notice, where it is a note in the result's grammar
-// (S2): "Feedback (whole patch): TEXT", each further line of TEXT indented two spaces.
+// wholeFeedback is the staged whole-patch feedback.
 func (p *Page) wholeFeedback() string {
-	notice := p.s.Card(applypatch.CardOptions{NoticeBytes: math.MaxInt}).Notice
-	_, rest, ok := strings.Cut(notice, "\n"+wholeFeedbackNote)
-	if !ok {
-		return ""
-	}
-	text := []string{}
-	for i, l := range strings.Split(rest, "\n") {
-		if i > 0 && !strings.HasPrefix(l, "  ") {
-			break
-		}
-		text = append(text, strings.TrimPrefix(l, "  "))
-	}
-	return strings.Join(text, "\n")
+	text, _ := p.s.Feedback(applypatch.WholePatch)
+	return text
 }
-
-// wholeFeedbackNote starts the note of whole-patch feedback (S2).
-const wholeFeedbackNote = "Feedback (whole patch): "
 
 // confirmed is the answer a form gives to a request that clears feedback.
 func confirmed(r *http.Request) applypatch.Confirm {

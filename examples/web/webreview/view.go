@@ -103,26 +103,12 @@ func rowsView(rows []applypatch.Row) []rowView {
 	return out
 }
 
-// rowCounts renders the counts of a row line as the review shows them (R1, mevedel §2.1):
-// an Add "+N", a Delete "−N", a Move "+A −D" when it has hunks, an Update "S/T" and,
-// with something selected, "+A −D"; a hunk "+a −d".
+// rowCounts renders the counts part of a row line, with its separator.
 func rowCounts(r applypatch.Row) string {
-	pair := fmt.Sprintf(" · +%d −%d", r.Added, r.Removed)
-	switch {
-	case r.Kind == applypatch.HunkRow:
-		return pair
-	case r.Status == "A":
-		return fmt.Sprintf(" · +%d", r.Added)
-	case r.Status == "D":
-		return fmt.Sprintf(" · −%d", r.Removed)
-	case r.Status == "R" && r.Added+r.Removed == 0:
-		return ""
-	case r.Status == "R":
-		return pair
-	case r.Selected == 0:
-		return fmt.Sprintf(" · %d/%d", r.Selected, r.Total)
+	if c := r.Counts(); c != "" {
+		return " · " + c
 	}
-	return fmt.Sprintf(" · %d/%d", r.Selected, r.Total) + pair
+	return ""
 }
 
 // conflictHints say what to do after a failed submission (mevedel §2.1).
