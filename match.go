@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Pass is the rung of the matching ladder that placed a hunk (M1, M8). Each rung
@@ -68,9 +69,14 @@ var normalize = [...]func(string) string{
 
 // fold applies [TypographicFold], allocating only when the line has something to fold.
 func fold(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool { _, ok := TypographicFold[r]; return ok })
+	i := firstNonASCII(s) // every character the table folds is outside ASCII
 	if i < 0 {
 		return s
+	}
+	if j := strings.IndexFunc(s[i:], folds); j < 0 {
+		return s
+	} else {
+		i += j
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
@@ -85,11 +91,29 @@ func fold(s string) string {
 	return b.String()
 }
 
-// lineIndex finds where a file holds the lines its hunks name, at each pass, so that
-// placing a hunk costs about its own length plus its candidates, never a rescan of the
-// file per hunk per pass (M10, PERF1). Building a level is one pass over the file that
-// looks each line up in a small table of the hunks' lines; levels are built lazily, so
-// most payloads never build the fuzzy ones.
+// folds reports whether [TypographicFold] folds r.
+func folds(r rune) bool {
+	_, ok := TypographicFold[r]
+	return ok
+}
+
+// firstNonASCII returns the index of the first byte of s outside ASCII, or -1.
+func firstNonASCII(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return -1
+}
+
+// lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
+// costs about its own length plus its candidates, never a rescan of the file per hunk per
+// pass (M10, PERF1). It is built once, in one pass over the file that looks each line up,
+// normalised for the loosest pass, in a small table of the hunks' lines. The ladder is
+// monotone — lines equal at a stricter pass are equal at every looser one — so the
+// loosest pass's candidates hold every stricter pass's, which are then told apart by
+// comparing the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
 	lines   []string
 	want    []string // the hunks' context and removed lines, raw
@@ -142,7 +166,11 @@ func (x *lineIndex) at(p Pass) *level {
 }
 
 func buildLevel(x *lineIndex, p Pass) *level {
-	lv := &level{pass: p, lines: x.lines, occ: make(map[string][]int32, len(x.want)), anchors: x.anchors}
+	lv := &level{pass: p, lines: x.lines, anchors: x.anchors}
+	if p != Punctuation {
+		return lv // only anchors are looked up at the stricter passes
+	}
+	lv.occ = make(map[string][]int32, len(x.want))
 	for _, w := range x.want {
 		lv.occ[normalize[p](w)] = nil
 	}
@@ -154,6 +182,32 @@ func buildLevel(x *lineIndex, p Pass) *level {
 		}
 	}
 	return lv
+}
+
+// candidates returns every start at which the file holds old at the loosest pass: a
+// superset of the matches of every pass (restricted to eofStart when not negative).
+func (x *lineIndex) candidates(old []string, eofStart int) []int {
+	return x.at(Punctuation).find(normalized(old, Punctuation), eofStart)
+}
+
+// find returns every start at which the file holds old at pass p.
+func (x *lineIndex) find(old []string, p Pass, eofStart int) []int {
+	return x.at(p).narrow(x.candidates(old, eofStart), normalized(old, p))
+}
+
+// narrow keeps the starts of loose (candidates of the loosest pass) at which the file
+// holds want, the hunk's lines normalised for this level's pass.
+func (lv *level) narrow(loose []int, want []string) []int {
+	if lv.pass == Punctuation {
+		return loose
+	}
+	var out []int
+	for _, s := range loose {
+		if lv.matchesAt(want, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // positions returns where normalised text s occurs, in file order. s must be one of the

@@ -28,22 +28,25 @@ func indexFor(file string, olds [][]string, anchors ...string) *lineIndex {
 
 func TestLevelPositions(t *testing.T) {
 	x := indexFor("a\nb\na\n  a\nc\n", [][]string{{"a"}, {"c", "zzz"}})
-	exact := x.at(Exact)
 	for _, tc := range []struct {
 		line string
-		want []int32
+		want []int
 	}{
-		{"a", []int32{0, 2}},
-		{"c", []int32{4}},
+		{"a", []int{0, 2}},
+		{"c", []int{4}},
 		{"zzz", nil},
 	} {
-		if diff := cmp.Diff(tc.want, exact.positions(tc.line)); diff != "" {
-			t.Errorf("Exact positions(%q) (-want +got):\n%s", tc.line, diff)
+		if diff := cmp.Diff(tc.want, x.find([]string{tc.line}, Exact, -1)); diff != "" {
+			t.Errorf("Exact find(%q) (-want +got):\n%s", tc.line, diff)
 		}
 	}
-	// A looser pass indexes the same wanted lines under its own normalisation.
-	if diff := cmp.Diff([]int32{0, 2, 3}, x.at(SurroundingWhitespace).positions("a")); diff != "" {
-		t.Errorf("SurroundingWhitespace positions(a) (-want +got):\n%s", diff)
+	// A looser pass finds the same wanted lines under its own normalisation.
+	if diff := cmp.Diff([]int{0, 2, 3}, x.find([]string{"a"}, SurroundingWhitespace, -1)); diff != "" {
+		t.Errorf("SurroundingWhitespace find(a) (-want +got):\n%s", diff)
+	}
+	// The index holds the positions of the loosest pass.
+	if diff := cmp.Diff([]int32{0, 2, 3}, x.at(Punctuation).positions("a")); diff != "" {
+		t.Errorf("Punctuation positions(a) (-want +got):\n%s", diff)
 	}
 }
 
@@ -71,7 +74,7 @@ func TestLevelFind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := indexFor(file, [][]string{tc.want})
-			got := x.at(Exact).find(tc.want, tc.eof)
+			got := x.find(tc.want, Exact, tc.eof)
 			if diff := cmp.Diff(tc.got, got); diff != "" {
 				t.Errorf("find(%q, %d) (-want +got):\n%s", tc.want, tc.eof, diff)
 			}
@@ -98,7 +101,7 @@ func TestLevelFindPerPass(t *testing.T) {
 		{SurroundingWhitespace, folded, nil},
 		{Punctuation, folded, []int{3}},
 	} {
-		got := x.at(tc.pass).find(normalized(tc.want, tc.pass), -1)
+		got := x.find(tc.want, tc.pass, -1)
 		if diff := cmp.Diff(tc.got, got); diff != "" {
 			t.Errorf("%v: find(%q) (-want +got):\n%s", tc.pass, tc.want, diff)
 		}

@@ -99,8 +99,9 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
 	var above []int
+	loose := pl.idx.candidates(old, eofStart)
 	for _, p := range passes {
-		all := pl.idx.at(p).find(normalized(old, p), eofStart)
+		all := pl.idx.at(p).narrow(loose, normalized(old, p))
 		cands := pl.inSection(below(all, anchorAt), anchorAt)
 		if len(cands) == 0 {
 			if above == nil {
