@@ -109,11 +109,12 @@ func firstNonASCII(s string) int {
 
 // lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
 // costs about its own length plus its candidates, never a rescan of the file per hunk per
-// pass (M10, PERF1). It is built once, in one pass over the file that looks each line up,
-// normalised for the loosest pass, in a small table of the hunks' lines. The ladder is
-// monotone — lines equal at a stricter pass are equal at every looser one — so the
-// loosest pass's candidates hold every stricter pass's, which are then told apart by
-// comparing the hunk's few lines. Anchors get a prefix list per pass, built on demand.
+// pass (M10, PERF1). An index is one pass over the file that looks each line up in a
+// small table of the hunks' lines. There are two, each built on first use: the exact
+// pass's, which normalises nothing, and the loosest pass's. The ladder is monotone —
+// lines equal at a stricter pass are equal at every looser one — so the loosest pass's
+// candidates hold those of the fuzzy passes between, which are told apart by comparing
+// the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
 	lines   []string
 	want    []string // the hunks' context and removed lines, raw
@@ -167,8 +168,8 @@ func (x *lineIndex) at(p Pass) *level {
 
 func buildLevel(x *lineIndex, p Pass) *level {
 	lv := &level{pass: p, lines: x.lines, anchors: x.anchors}
-	if p != Punctuation {
-		return lv // only anchors are looked up at the stricter passes
+	if p != Exact && p != Punctuation {
+		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
 	lv.occ = make(map[string][]int32, len(x.want))
 	for _, w := range x.want {
@@ -190,8 +191,12 @@ func (x *lineIndex) candidates(old []string, eofStart int) []int {
 	return x.at(Punctuation).find(normalized(old, Punctuation), eofStart)
 }
 
-// find returns every start at which the file holds old at pass p.
+// find returns every start at which the file holds old at pass p. The exact pass has an
+// index of its own: most hunks match exactly, and then no line is normalised at all.
 func (x *lineIndex) find(old []string, p Pass, eofStart int) []int {
+	if p == Exact {
+		return x.at(Exact).find(old, eofStart)
+	}
 	return x.at(p).narrow(x.candidates(old, eofStart), normalized(old, p))
 }
 

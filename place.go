@@ -98,10 +98,18 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
-	var above []int
-	loose := pl.idx.candidates(old, eofStart)
+	var above, loose []int
 	for _, p := range passes {
-		all := pl.idx.at(p).narrow(loose, normalized(old, p))
+		var all []int
+		switch {
+		case p == Exact:
+			all = pl.idx.at(Exact).find(old, eofStart)
+		case loose == nil:
+			loose = pl.idx.candidates(old, eofStart)
+			fallthrough
+		default:
+			all = pl.idx.at(p).narrow(loose, normalized(old, p))
+		}
 		cands := pl.inSection(below(all, anchorAt), anchorAt)
 		if len(cands) == 0 {
 			if above == nil {
