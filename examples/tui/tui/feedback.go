@@ -2,7 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"charm.land/bubbles/v2/textarea"
@@ -132,6 +131,3 @@ func patchFeedback(s *applypatch.Session) string {
 	}
 	return form.Proposal.Feedback
 }
-
-// errNoRow is reported by keys that act on a row when the review shows none.
-var errNoRow = errors.New("no change under the cursor")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
@@ -35,6 +36,9 @@ var chordKeys = map[string]func(*model) tea.Cmd{
 	"ctrl+c": (*model).submit,
 	"ctrl+k": (*model).reject,
 }
+
+// errNoRow is reported by keys that act on a row when the review shows none.
+var errNoRow = errors.New("no change under the cursor")
 
 // row returns the row under the cursor.
 func (m *model) row() (applypatch.Row, bool) {

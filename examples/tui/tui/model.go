@@ -88,6 +88,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height, m.follow = msg.Width, msg.Height, true
+		if m.note != nil {
+			m.note.area.SetWidth(max(10, m.width-2))
+		}
 	case settledMsg:
 		return m, tea.Quit
 	case editedMsg:

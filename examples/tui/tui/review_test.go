@@ -124,6 +124,7 @@ func TestPatchFeedback(t *testing.T) {
 	f.showing("ApplyPatch · 1 file · 2/2 changes · +2 −2 · 1 comment", "  ✎ Also add a test.", "› ▶ ✓ M greet.go",
 		"[ Apply 2 changes in 1 file · send 1 comment ]")
 	f.press("F")
+	f.showing("✎ Feedback on the whole patch:", "│ Also add a test.")
 	for range len("Also add a test.") {
 		f.press("backspace")
 	}
@@ -272,7 +273,9 @@ func TestConflictKeepsReviewUsable(t *testing.T) {
 	if !f.finish() {
 		t.Fatal("the review ended after a conflict")
 	}
-	f.showing("Conflict: file changed during review: greet.go", "Deselect the stale file with SPC to apply the rest, or C-c C-k to reject")
+	f.showing("Conflict: file changed during review: greet.go", "Deselect the stale file with SPC to apply the rest, or C-c C-k to reject",
+		"Nothing was applied.")
+	f.notShowing("C-c-")
 	f.press("n", "space", "ctrl+c", "ctrl+c")
 	if f.finish() {
 		t.Fatalf("the review goes on after the stale file was deselected:\n%s", f.screen())

@@ -117,6 +117,7 @@ func (m *model) settle(out io.Writer) (again bool) {
 		if m.s.State() == applypatch.StateSettled {
 			return false
 		}
+		m.setStatus("Nothing was applied.")
 		if m.s.Conflict() == nil {
 			m.fail(err) // refused before it started: say why
 		}
