@@ -23,6 +23,9 @@ func (c *Change) derive() ([]byte, error) {
 	if len(sel) == 0 || c.text == nil {
 		return c.Base.Bytes, nil
 	}
+	if c.derived.of(sel) {
+		return c.derived.data, nil
+	}
 	s, err := applyHunks(c.text, sel)
 	if err != nil {
 		err.Path = c.Op.Path
@@ -32,7 +35,29 @@ func (c *Change) derive() ([]byte, error) {
 	if encErr != nil {
 		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: encErr}
 	}
+	c.derived = derivedResult{hunks: hunkSet(sel), data: out}
 	return out, nil
+}
+
+// derivedResult remembers the last result derived and the hunks it applied, so that
+// Resolve's validation and Commit's plan derive a large file once, not twice. Hunks are
+// replaced, never edited in place, when a review changes them.
+type derivedResult struct {
+	hunks []*HunkChange
+	data  []byte
+}
+
+// of reports whether the result was derived from exactly these hunks.
+func (d derivedResult) of(sel []placedHunk) bool {
+	return d.data != nil && slices.Equal(d.hunks, hunkSet(sel))
+}
+
+func hunkSet(sel []placedHunk) []*HunkChange {
+	out := make([]*HunkChange, len(sel))
+	for i, h := range sel {
+		out[i] = h.HunkChange
+	}
+	return out
 }
 
 // addContent joins an Add's lines, each ending in a newline (T4): no lines make an empty
@@ -53,8 +78,9 @@ type placedHunk struct {
 	num int
 }
 
-// selectedHunks returns the selected changing hunks in baseline order (payload order
-// among equal starts). A Move is indivisible: all its hunks go with it (R4).
+// selectedHunks returns the selected changing hunks in baseline order. Among hunks that
+// start on one line, '+'-only hunks (inserted before that line) come first, then payload
+// order. A Move is indivisible: all its hunks go with it (R4).
 func (c *Change) selectedHunks() []placedHunk {
 	var out []placedHunk
 	num := 0
@@ -67,7 +93,12 @@ func (c *Change) selectedHunks() []placedHunk {
 			out = append(out, placedHunk{h, num})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b placedHunk) int { return a.Place.Start - b.Place.Start })
+	slices.SortStableFunc(out, func(a, b placedHunk) int {
+		if a.Place.Start != b.Place.Start {
+			return a.Place.Start - b.Place.Start
+		}
+		return min(a.Place.Len, 1) - min(b.Place.Len, 1)
+	})
 	return out
 }
 

@@ -40,6 +40,10 @@ type CardOptions struct {
 	// ParentActive adds the warning that the request that asked for this patch is still
 	// running in the same workspace (a side conversation).
 	ParentActive bool
+	// DiffMarker and NoticeMarker are the last lines of a diff or notice cut to its
+	// budget, counted inside it; empty means the default, which points to the native
+	// review. A surface that is the only review (an MCP elicitation) says something else.
+	DiffMarker, NoticeMarker string
 }
 
 // A Card is the review as a second, remote surface shows it (C1): a web page, a chat
@@ -77,8 +81,8 @@ func (s *Session) Card(opts CardOptions) Card {
 			card.Diff = ""
 		}
 	}
-	card.Diff = cutBytes(card.Diff, budget(opts.DiffBytes, DefaultCardDiffBytes), cardDiffMarker)
-	card.Notice = cutBytes(card.Notice, budget(opts.NoticeBytes, DefaultCardNoticeBytes), cardNoticeMarker)
+	card.Diff = cutBytes(card.Diff, budget(opts.DiffBytes, DefaultCardDiffBytes), orDefault(opts.DiffMarker, cardDiffMarker))
+	card.Notice = cutBytes(card.Notice, budget(opts.NoticeBytes, DefaultCardNoticeBytes), orDefault(opts.NoticeMarker, cardNoticeMarker))
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%q %q %q %t", card.Diff, card.Action, card.Notice, card.Feedback)))
 	card.Hash = hex.EncodeToString(sum[:])
 	return card
@@ -200,4 +204,11 @@ func (s *Session) CardFeedback(ctx context.Context, text string) (*Result, error
 	s.state, s.conflict = StateSubmitting, nil
 	s.mu.Unlock()
 	return s.commit(ctx)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

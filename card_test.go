@@ -70,6 +70,10 @@ func TestCardBudgets(t *testing.T) {
 	if card := f.s.Card(CardOptions{}); len(card.Diff) > DefaultCardDiffBytes || strings.Contains(card.Diff, "[truncated") {
 		t.Errorf("default budget: %d bytes", len(card.Diff))
 	}
+	mine := CardOptions{DiffBytes: 500, NoticeBytes: 200, DiffMarker: "[cut: see the tool]", NoticeMarker: "[cut notes]"}
+	if card := f.s.Card(mine); !strings.HasSuffix(card.Diff, "\n[cut: see the tool]") || !strings.HasSuffix(card.Notice, "\n[cut notes]") {
+		t.Errorf("host markers not used: diff ends %q, notice ends %q", card.Diff[len(card.Diff)-30:], card.Notice[len(card.Notice)-20:])
+	}
 	if got := cutBytes("abcdef", 3, "[truncated]"); got != "[tr" {
 		t.Errorf("budget below the marker: %q", got)
 	}

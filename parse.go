@@ -67,7 +67,7 @@ func Parse(payload string) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := envelope(lines)
+	body, end, err := envelope(lines)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +76,10 @@ func Parse(payload string) (*Patch, error) {
 		return nil, err
 	}
 	if len(p.patch.Ops) == 0 {
-		return nil, &ParseError{Msg: "the patch contains no operations; add at least one " +
-			"'*** Add File:', '*** Update File:' or '*** Delete File:' section"}
+		return nil, p.errf(end, "the patch contains no operations; add at least one "+
+			"'*** Add File:', '*** Update File:' or '*** Delete File:' section before it")
 	}
-	if err := checkPaths(&p.patch); err != nil {
+	if err := p.checkPaths(); err != nil {
 		return nil, err
 	}
 	return &p.patch, nil
@@ -136,25 +136,35 @@ func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
 }
 
 // envelope checks "*** Begin Patch" … "*** End Patch" (P1, P2, P11) and returns the lines
-// between them, without an Environment ID line (P4).
-func envelope(lines []payloadLine) ([]payloadLine, error) {
+// between them, without an Environment ID line (P4), and the End line.
+func envelope(lines []payloadLine) ([]payloadLine, payloadLine, error) {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
-		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+		return nil, payloadLine{}, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	if first := lines[0]; strings.TrimSpace(first.text) != markerBegin {
-		return nil, &ParseError{Line: first.n, Text: first.text,
+		return nil, payloadLine{}, &ParseError{Line: first.n, Text: first.text,
 			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
 	}
 	last := lines[len(lines)-1]
 	if len(lines) < 2 || strings.TrimSpace(last.text) != markerEnd {
-		return nil, endError(lines)
+		return nil, payloadLine{}, endError(lines)
 	}
 	body := lines[1 : len(lines)-1]
-	if len(body) > 0 && strings.HasPrefix(strings.TrimSpace(body[0].text), markerEnv) {
-		body = body[1:]
+	if i := firstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].text), markerEnv) {
+		body = body[i+1:]
 	}
-	return body, nil
+	return body, last, nil
+}
+
+// firstNonBlank returns the index of the first line that is not blank, or len(lines).
+func firstNonBlank(lines []payloadLine) int {
+	for i, l := range lines {
+		if strings.TrimSpace(l.text) != "" {
+			return i
+		}
+	}
+	return len(lines)
 }
 
 // endError explains a missing or misplaced "*** End Patch".
@@ -319,7 +329,7 @@ func (p *parser) updateBody(op *Operation) error {
 		m := updateMarker(l.text)
 		switch {
 		case m != "" && isHeaderLine(m):
-			return p.endUpdate(op, cur, l)
+			return p.endUpdate(op, cur)
 		case m == markerEOF:
 			if cur == nil { // before the first hunk: ignored (P9)
 				p.i++
@@ -349,6 +359,10 @@ func (p *parser) updateBody(op *Operation) error {
 				}
 				return p.errf(l, "a new hunk must start with '@@' (or '@@ TEXT') after '*** End of File'")
 			}
+			if cur == nil && l.text == "" && p.markerAhead() { // a separator, not a hunk (P7)
+				p.i++
+				continue
+			}
 			if cur == nil { // the first hunk may omit its "@@" (P8)
 				op.Hunks = append(op.Hunks, Hunk{Line: l.n})
 				cur, closed = &op.Hunks[0], false
@@ -361,14 +375,27 @@ func (p *parser) updateBody(op *Operation) error {
 		}
 		p.i++
 	}
-	return p.endUpdate(op, cur, payloadLine{})
+	return p.endUpdate(op, cur)
+}
+
+// markerAhead reports whether the bare empty lines from the current one end at a marker
+// ("@@", "*** End of File", a header) or at the end of the body. Before the first hunk
+// such lines separate the header from the hunks; read as a hunk of empty context lines
+// (P7, P8) they would be a locator that a file with blank lines makes ambiguous.
+func (p *parser) markerAhead() bool {
+	for j := p.i; j < len(p.lines); j++ {
+		if t := p.lines[j].text; t != "" {
+			return updateMarker(t) != ""
+		}
+	}
+	return true
 }
 
 // endUpdate validates an Update when its body ends (P10).
-func (p *parser) endUpdate(op *Operation, cur *Hunk, next payloadLine) error {
-	hdr := payloadLine{n: op.Line, text: strings.TrimSpace(headerUpdate) + " " + op.Path}
+func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
+	hdr := p.line(op.Line)
 	if cur != nil && len(cur.Lines) == 0 {
-		return p.errf(payloadLine{n: cur.Line, text: "@@"}, "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
+		return p.errf(p.line(cur.Line), "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
 	}
 	if len(op.Hunks) == 0 && op.MoveTo == "" {
 		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
@@ -441,28 +468,33 @@ func (p *parser) badUpdateLine(l payloadLine, m string) error {
 // cleanPath is the key two payload paths are compared by.
 func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, "\\", "/")) }
 
-// checkPaths rejects two operations on one path, counting Move destinations (P11).
-func checkPaths(p *Patch) error {
+// checkPaths rejects two operations on one path, counting Move destinations (P11). The
+// error names the header or Move line that repeats a path (P12).
+func (p *parser) checkPaths() error {
 	seen := map[string]int{}
-	claim := func(op *Operation, name string) error {
+	claim := func(op *Operation, name string, line int) error {
 		key := cleanPath(name)
 		if prev, dup := seen[key]; dup {
-			return &ParseError{Line: op.Line, Text: name, Msg: fmt.Sprintf(
-				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)}
+			return p.errf(p.line(line),
+				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)
 		}
 		seen[key] = op.Line
 		return nil
 	}
-	for i := range p.Ops {
-		op := &p.Ops[i]
-		if err := claim(op, op.Path); err != nil {
+	for i := range p.patch.Ops {
+		op := &p.patch.Ops[i]
+		if err := claim(op, op.Path, op.Line); err != nil {
 			return err
 		}
+		// "*** Move to:" is always the line after the Update header.
 		if op.MoveTo != "" {
-			if err := claim(op, op.MoveTo); err != nil {
+			if err := claim(op, op.MoveTo, op.Line+1); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
+
+// line returns the payload line numbered n, which lies between the envelope markers.
+func (p *parser) line(n int) payloadLine { return p.lines[n-p.lines[0].n] }

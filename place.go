@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,9 @@ type placer struct {
 	t      *text
 	idx    *lineIndex
 	cursor int
+	// sectionEnd is the next line the current hunk's anchor also names, or the end of
+	// the file.
+	sectionEnd int
 }
 
 // newPlacer prepares to place hunks in t.
@@ -51,7 +55,7 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 		return pl.insertion(h, anchorAt, anchorPass)
 	}
 	got, err := pl.search(h, old, anchorAt)
-	if err != nil && err.Reason == NotFound {
+	if err != nil && err.missing() {
 		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
 			if got2, err2 := pl.search(h, old[:len(old)-trimmed], anchorAt); err2 == nil {
 				got2.Trimmed = trimmed
@@ -81,21 +85,27 @@ func trailingEmpty(h *Hunk) int {
 // anchored to the end, then anywhere (M4).
 func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || err.Reason != NotFound {
+		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
 	return pl.ladder(h, old, anchorAt, -1)
 }
 
+// ladder runs the passes. When the only matches lie above the anchor, the error says so
+// (AboveAnchor) rather than that the lines are missing.
 func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placement, *MatchError) {
 	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
+	var above []int
 	for _, p := range passes {
-		cands := pl.idx.at(p).find(normalized(old, p), eofStart)
-		cands = below(cands, anchorAt)
+		all := pl.idx.at(p).find(normalized(old, p), eofStart)
+		cands := pl.inSection(below(all, anchorAt), anchorAt)
 		if len(cands) == 0 {
+			if above == nil {
+				above = all
+			}
 			continue
 		}
 		cands = pl.tieBreak(cands, h.Hint)
@@ -104,7 +114,29 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 		}
 		return Placement{Start: cands[0], Len: len(old), Pass: p}, nil
 	}
+	if len(above) > 0 {
+		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: anchorAt + 1}
+	}
 	return Placement{}, &MatchError{Reason: NotFound}
+}
+
+// inSection narrows several candidates below an anchor to those before the next line
+// the anchor also names (M6): "@@ ## Install" means the lines under "## Install", not
+// those under "## Install from source". It cannot empty the set.
+func (pl *placer) inSection(cands []int, anchorAt int) []int {
+	if anchorAt < 0 || len(cands) < 2 {
+		return cands
+	}
+	var in []int
+	for _, c := range cands {
+		if c < pl.sectionEnd {
+			in = append(in, c)
+		}
+	}
+	if len(in) == 0 {
+		return cands
+	}
+	return in
 }
 
 // below keeps the candidates strictly below an anchor line (M6).
@@ -164,18 +196,37 @@ func nearest(cands []int, target int) []int {
 func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 	for _, p := range passes {
 		want := normalize[p](h.Anchor)
-		if p >= SurroundingWhitespace && want == "" {
+		if want == "" { // an anchor of blanks names no line at this pass
 			continue
 		}
-		cands := pl.tieBreak(pl.idx.at(p).withPrefix(want), 0)
+		named := pl.idx.at(p).withPrefix(want)
+		cands := pl.tieBreak(named, 0)
+		if whole := pl.wholeLines(cands, want, p); len(cands) > 1 && len(whole) == 1 {
+			cands = whole // one line is the anchor itself, the others only start with it
+		}
 		switch {
 		case len(cands) == 1:
+			pl.sectionEnd = len(pl.t.lines)
+			if i := slices.Index(named, cands[0]); i+1 < len(named) {
+				pl.sectionEnd = named[i+1]
+			}
 			return cands[0], p, nil
 		case len(cands) > 1:
 			return -1, p, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(cands), Pass: p}
 		}
 	}
 	return -1, Exact, &MatchError{Reason: AnchorNotFound}
+}
+
+// wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
+func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
+	var out []int
+	for _, c := range cands {
+		if normalize[p](pl.t.lines[c]) == want {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
@@ -220,12 +271,17 @@ const (
 	HintPastEnd
 	// Overlap: two selected hunks change the same lines.
 	Overlap
+	// AboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
+	// and a hunk must lie strictly below its anchor (M6).
+	AboveAnchor
 )
 
 // A MatchError reports a hunk that cannot be placed (M9). Path is the path as authored,
 // Hunk the changing-hunk number (from 1, as review rows count; 0 for a context-only
 // locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
-// lines of an ambiguity; Near the closest region for a hunk that was not found.
+// lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
+// 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
+// if any; Near the closest region for a hunk that was not found.
 //
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
@@ -234,10 +290,16 @@ type MatchError struct {
 	PayloadLine int
 	Reason      MatchReason
 	Anchor      string
+	Hint        int
 	Candidates  []int
+	AnchorLine  int
 	Pass        Pass
 	Near        *NearMiss
 }
+
+// missing reports whether the hunk was not found where it may go, so a looser attempt
+// (unanchored End of File, trailing blank lines trimmed) may still place it.
+func (e *MatchError) missing() bool { return e.Reason == NotFound || e.Reason == AboveAnchor }
 
 // A NearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
@@ -286,6 +348,11 @@ func (e *MatchError) reason() string {
 		}
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
 	case Ambiguous:
+		if e.Hint > 0 {
+			return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and its line hint '@@ %d' is as near "+
+				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
+				len(e.Candidates), joinInts(e.Candidates), e.Hint)
+		}
 		return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			len(e.Candidates), joinInts(e.Candidates))
@@ -294,6 +361,10 @@ func (e *MatchError) reason() string {
 	case AnchorAmbiguous:
 		return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s); use a longer anchor that names one line.",
 			e.Anchor, len(e.Candidates), joinInts(e.Candidates))
+	case AboveAnchor:
+		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
+			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
+			pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.AnchorLine)
 	case HintPastEnd:
 		return fmt.Sprintf("the line hint is past the end of the file, which has %d lines.", e.Candidates[0])
 	case Overlap:
@@ -301,6 +372,13 @@ func (e *MatchError) reason() string {
 			e.Candidates[0], e.Candidates[1])
 	}
 	return "the hunk cannot be placed"
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func joinInts(xs []int) string {

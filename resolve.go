@@ -91,6 +91,7 @@ type Change struct {
 	name, moveName string // resolved names in the filesystem
 	text           *text
 	codec          *codec
+	derived        derivedResult
 }
 
 // A HunkChange is one hunk of an Update with where it landed and its review state.
@@ -215,21 +216,17 @@ func addSize(lines []string) int {
 
 // place decodes an Update's baseline and places every hunk, reporting every failure.
 func (pr *Proposal) place(c *Change) []error {
-	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are
-		if isBinary(c.Base.Bytes) {
-			return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
+	t, cd, err := pr.decodeBase(c)
+	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
+		if errors.Is(err, &FileError{Reason: Binary}) {
+			return []error{err}
 		}
 		return nil
 	}
-	enc, encName := pr.declared(c.name)
-	s, cd, err := decode(c.Base.Bytes, enc, encName)
-	switch {
-	case errors.Is(err, errBinary):
-		return []error{&FileError{Path: c.Op.Path, Reason: Binary}}
-	case err != nil:
-		return []error{&FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}}
+	if err != nil {
+		return []error{err}
 	}
-	c.text, c.codec = splitText(s), cd
+	c.text, c.codec = t, cd
 	pl := newPlacer(c.text, c.Op.Hunks)
 	var errs []error
 	num := 0
@@ -242,7 +239,7 @@ func (pr *Proposal) place(c *Change) []error {
 		hc := &HunkChange{Hunk: *h, Place: place, Selected: !h.IsLocator()}
 		c.Hunks = append(c.Hunks, hc)
 		if merr != nil {
-			merr.Path, merr.PayloadLine, merr.Anchor = c.Op.Path, h.Line, h.Anchor
+			merr.Path, merr.PayloadLine, merr.Anchor, merr.Hint = c.Op.Path, h.Line, h.Anchor, h.Hint
 			if !h.IsLocator() {
 				merr.Hunk = num
 			}
@@ -267,11 +264,16 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	return pr.opts.Encoding(name)
 }
 
-func isBinary(b []byte) bool {
-	for _, c := range b[:min(len(b), binaryProbe)] {
-		if c == 0 {
-			return true
-		}
+// decodeBase decodes a change's baseline as text (T1, T3): a binary file, or one not valid
+// in its encoding, is a *FileError.
+func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
+	enc, name := pr.declared(c.name)
+	s, cd, err := decode(c.Base.Bytes, enc, name)
+	switch {
+	case errors.Is(err, errBinary):
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: Binary}
+	case err != nil:
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
 	}
-	return false
+	return splitText(s), cd, nil
 }

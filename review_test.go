@@ -510,3 +510,23 @@ func TestReviewSettledRefuses(t *testing.T) {
 		t.Errorf("settled render = %q", got)
 	}
 }
+
+// TestSessionFeedbackReadsBack: feedback staged on the whole patch, an operation and a
+// hunk reads back from the same targets (R7), so a front end holds none of its own.
+func TestSessionFeedbackReadsBack(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	hunk, err := f.s.Find("one.txt", 1)
+	f.must(err)
+	file := Target{File: hunk.File}
+	f.must(f.s.SetFeedback(WholePatch, "whole"))
+	f.must(f.s.SetFeedback(file, "file"))
+	f.must(f.s.SetFeedback(hunk, "hunk\nsecond line"))
+	for target, want := range map[Target]string{WholePatch: "whole", file: "file", hunk: "hunk\nsecond line"} {
+		if got, err := f.s.Feedback(target); err != nil || got != want {
+			t.Errorf("Feedback(%+v) = %q, %v; want %q", target, got, err, want)
+		}
+	}
+	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: UnknownTarget}) {
+		t.Errorf("unknown target: %v", err)
+	}
+}

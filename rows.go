@@ -110,13 +110,16 @@ func (l DiffLine) String() string {
 func (r Row) String() string {
 	var b strings.Builder
 	if r.Kind == HunkRow {
-		fmt.Fprintf(&b, "    %s %s · %s", r.Selection.Glyph(), strings.TrimRight("@@ "+r.Label, " "), counts(r.Added, r.Removed))
+		fmt.Fprintf(&b, "    %s %s", r.Selection.Glyph(), strings.TrimRight("@@ "+r.Label, " "))
 	} else {
 		fold := "▼"
 		if r.Folded {
 			fold = "▶"
 		}
-		fmt.Fprintf(&b, "%s %s %s %s%s", fold, r.Selection.Glyph(), r.Status, r.Path, r.fileCounts())
+		fmt.Fprintf(&b, "%s %s %s %s", fold, r.Selection.Glyph(), r.Status, r.Path)
+	}
+	if c := r.Counts(); c != "" {
+		b.WriteString(" · " + c)
 	}
 	if r.Pass.Fuzzy() {
 		b.WriteString(" · fuzzy")
@@ -133,24 +136,25 @@ func (r Row) String() string {
 	return b.String()
 }
 
-// fileCounts renders the counts of a file row (R1).
-func (r Row) fileCounts() string {
-	switch r.Status {
-	case "A":
-		return fmt.Sprintf(" · +%d", r.Added)
-	case "D":
-		return fmt.Sprintf(" · −%d", r.Removed)
-	case "R":
-		if r.Added+r.Removed == 0 {
-			return ""
-		}
-		return " · " + counts(r.Added, r.Removed)
+// Counts renders the row's counts as the review shows them (R1): a hunk "+a −d", an Add
+// "+N", a Delete "−N", a Move "+A −D" ("" for a pure rename), an Update "S/T" and, when
+// something is selected, "S/T · +A −D". The minus sign is U+2212.
+func (r Row) Counts() string {
+	switch {
+	case r.Kind == HunkRow:
+		return counts(r.Added, r.Removed)
+	case r.Status == "A":
+		return fmt.Sprintf("+%d", r.Added)
+	case r.Status == "D":
+		return fmt.Sprintf("−%d", r.Removed)
+	case r.Status == "R" && r.Added+r.Removed == 0:
+		return ""
+	case r.Status == "R":
+		return counts(r.Added, r.Removed)
+	case r.Selected == 0:
+		return fmt.Sprintf("%d/%d", r.Selected, r.Total)
 	}
-	s := fmt.Sprintf(" · %d/%d", r.Selected, r.Total)
-	if r.Selected > 0 {
-		s += " · " + counts(r.Added, r.Removed)
-	}
-	return s
+	return fmt.Sprintf("%d/%d · %s", r.Selected, r.Total, counts(r.Added, r.Removed))
 }
 
 func counts(added, removed int) string { return fmt.Sprintf("+%d −%d", added, removed) }
@@ -374,17 +378,4 @@ func (pr *Proposal) displayLines(c *Change) []string {
 		return t.lines
 	}
 	return baselineLines(c.Base.Bytes)
-}
-
-// decodeBase decodes a change's baseline as [Resolve] does for an Update.
-func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
-	if isBinary(c.Base.Bytes) {
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Binary}
-	}
-	enc, name := pr.declared(c.name)
-	str, cd, err := decode(c.Base.Bytes, enc, name)
-	if err != nil {
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
-	}
-	return splitText(str), cd, nil
 }

@@ -1,10 +1,12 @@
 package applypatch
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
 )
 
 // R3: gutter numbers against the baseline, as in the worked example of mevedel §2.7:
@@ -178,5 +180,29 @@ func TestFileRowStrings(t *testing.T) {
 	}
 	if r := f.s.Rows()[0]; !r.Dimmed || r.Feedback != "keep" {
 		t.Errorf("deselected Delete row: %+v", r)
+	}
+}
+
+// TestRowsDecodeUTF16Delete: an expanded Delete of a UTF-16 file shows its decoded lines,
+// not its raw bytes, which hold NULs (R1, T3).
+func TestRowsDecodeUTF16Delete(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	utf16 := []byte{0xFF, 0xFE, 'h', 0, 'i', 0, '\n', 0}
+	afero.WriteFile(fsys, "/u.txt", utf16, 0o644)
+	p, err := Parse("*** Begin Patch\n*** Delete File: u.txt\n*** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Resolve(context.Background(), fsys, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(pr)
+	if err := s.Fold(Target{File: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	rows := s.Rows()
+	if len(rows) != 1 || len(rows[0].Lines) != 1 || rows[0].Lines[0].Text != "hi" {
+		t.Fatalf("rows = %+v, want one removed line \"hi\"", rows)
 	}
 }

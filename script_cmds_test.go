@@ -2,13 +2,30 @@ package applypatch_test
 
 import (
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// scriptCmds are the commands testdata scripts may use beyond testscript's own.
+// scriptCmds are the commands testdata scripts may use beyond testscript's own: for
+// absolute paths, for bytes a txtar archive cannot hold readably (CR, NUL, a BOM), and
+// for proving that a file was not rewritten.
+//
+//	expand FILE...     replace $VAR and ${VAR} in each FILE with the script's environment
+//	printf FILE TEXT   write FILE with TEXT read as the body of a Go "…" string literal,
+//	                   so 'a\r\nb\x00\n' writes a CR, an LF and a NUL byte
+//	crlf FILE...       rewrite each FILE with every LF turned into CRLF (a CRLF stays one)
+//	stamp FILE...      set each FILE's modification time to a fixed moment in the past
+//	stamped FILE...    assert each FILE still has that time, so nothing rewrote it;
+//	                   with ! assert that something did
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"expand": expand,
+	"expand":  expand,
+	"printf":  cmdPrintf,
+	"crlf":    cmdCRLF,
+	"stamp":   cmdStamp,
+	"stamped": cmdStamped,
 }
 
 // expand FILE... replaces $VAR and ${VAR} in each file with the script's environment, so
@@ -20,5 +37,54 @@ func expand(ts *testscript.TestScript, neg bool, args []string) {
 	for _, name := range args {
 		text := os.Expand(ts.ReadFile(name), ts.Getenv)
 		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(text), 0o666))
+	}
+}
+
+// stampTime is the modification time stamp gives a file.
+var stampTime = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+
+func cmdPrintf(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: printf FILE TEXT")
+	}
+	text, err := strconv.Unquote(`"` + args[1] + `"`)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(text), 0o644))
+}
+
+func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: crlf FILE...")
+	}
+	for _, name := range args {
+		b, err := os.ReadFile(ts.MkAbs(name))
+		ts.Check(err)
+		s := strings.ReplaceAll(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n", "\r\n")
+		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(s), 0o644))
+	}
+}
+
+func cmdStamp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: stamp FILE...")
+	}
+	for _, name := range args {
+		ts.Check(os.Chtimes(ts.MkAbs(name), stampTime, stampTime))
+	}
+}
+
+func cmdStamped(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: [!] stamped FILE...")
+	}
+	for _, name := range args {
+		fi, err := os.Stat(ts.MkAbs(name))
+		ts.Check(err)
+		switch kept := fi.ModTime().Equal(stampTime); {
+		case neg && kept:
+			ts.Fatalf("%s was not rewritten: it still has its stamped time", name)
+		case !neg && !kept:
+			ts.Fatalf("%s was rewritten: its time is %v, not the stamped %v", name, fi.ModTime(), stampTime)
+		}
 	}
 }

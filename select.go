@@ -131,6 +131,23 @@ func (s *Session) selectUnits(t Target, us []unit, confirm Confirm) error {
 	return nil
 }
 
+// Feedback returns the feedback staged on a target: a hunk, an operation, or the whole
+// patch ([WholePatch]); "" when there is none.
+func (s *Session) Feedback(t Target) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, h, err := s.lookup(t)
+	switch {
+	case err != nil:
+		return "", err
+	case c == nil:
+		return s.pr.Feedback, nil
+	case h != nil:
+		return h.Feedback, nil
+	}
+	return c.Feedback, nil
+}
+
 // SetFeedback stages feedback, which may span lines, on a target (R7): on a hunk or on an
 // Add, Delete or Move it also deselects the target; on an Update's file row or on
 // WholePatch it leaves selection alone. It replaces earlier feedback on the target.

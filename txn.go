@@ -132,6 +132,8 @@ type txn struct {
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
 	// there (F1).
 	guard func(*step) error
+	// present holds directories known to exist.
+	present map[string]bool
 }
 
 // run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
@@ -223,25 +225,27 @@ func (tx *txn) read(name string) state {
 // baseline's bytes it compares them in chunks and shares the baseline's copy, so a
 // check of a large unchanged file allocates nothing.
 func (tx *txn) readAgainst(name string, b Baseline) state {
-	fi, err := tx.fsys.Stat(name)
-	if err != nil || fi.IsDir() || b.Bytes == nil || fi.Size() != int64(len(b.Bytes)) {
+	if b.Bytes == nil {
 		return tx.read(name)
 	}
-	same, err := sameContent(tx.fsys, name, b.Bytes)
-	if err != nil || !same {
+	f, err := tx.fsys.Open(name)
+	if err != nil {
+		return tx.read(name)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b.Bytes)) {
+		return tx.read(name)
+	}
+	if same, err := sameContent(f, b.Bytes); err != nil || !same {
 		return tx.read(name)
 	}
 	return state{exists: true, data: b.Bytes, mode: fi.Mode().Perm()}
 }
 
-// sameContent reports whether the file holds exactly want, reading it in chunks.
-func sameContent(fsys afero.Fs, name string, want []byte) (bool, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
+// sameContent reports whether f holds exactly want, reading it in chunks.
+func sameContent(f io.Reader, want []byte) (bool, error) {
+	buf := make([]byte, min(64<<10, len(want)+1))
 	for {
 		n, err := io.ReadFull(f, buf)
 		if n > len(want) || !bytes.Equal(buf[:n], want[:n]) {
@@ -312,8 +316,9 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 // rollback can remove exactly those (X3, X5).
 func (tx *txn) mkdirs(st *step) error {
 	var missing []string
-	for d := filepath.Dir(st.name); ; d = filepath.Dir(d) {
+	for d := filepath.Dir(st.name); !tx.present[d]; d = filepath.Dir(d) {
 		if _, err := tx.fsys.Stat(d); err == nil {
+			tx.known(d)
 			break
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -328,8 +333,18 @@ func (tx *txn) mkdirs(st *step) error {
 			return err
 		}
 		tx.dirs = append(tx.dirs, created{name: d, path: tx.display(st, d)})
+		tx.known(d)
 	}
 	return nil
+}
+
+// known records a directory that exists, so later steps of the batch do not ask again.
+// Only this transaction's steps run in the meantime: it holds the filesystem's lock.
+func (tx *txn) known(dir string) {
+	if tx.present == nil {
+		tx.present = map[string]bool{}
+	}
+	tx.present[dir] = true
 }
 
 // display names a file or directory the transaction creates for a step, for errors: the
@@ -378,8 +393,8 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, inPlace *bool) e
 	}
 	t := created{name: tmp.Name(), path: tx.display(st, tmp.Name())}
 	tx.temps = append(tx.temps, t)
-	err = fill(tmp, data, tx.opts.Sync)
-	if err == nil {
+	chmodded, err := fill(tmp, data, mode, tx.opts.Sync)
+	if err == nil && !chmodded {
 		err = tx.fsys.Chmod(t.name, mode)
 	}
 	renameErr := err
@@ -404,16 +419,21 @@ func renameImpossible(err error) bool {
 	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM)
 }
 
-// fill writes and closes a file.
-func fill(f afero.File, data []byte, sync bool) error {
-	_, err := f.Write(data)
+// fill writes, sets the mode of, optionally syncs, and closes a file. The mode is set
+// on the open file where the filesystem's files allow it (one system call, no path to
+// resolve again); chmodded says whether that happened.
+func fill(f afero.File, data []byte, mode fs.FileMode, sync bool) (chmodded bool, err error) {
+	_, err = f.Write(data)
+	if fc, ok := f.(interface{ Chmod(fs.FileMode) error }); ok && err == nil {
+		err, chmodded = fc.Chmod(mode), true
+	}
 	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return chmodded, err
 }
 
 // rewrite replaces a file's content in place, for filesystems that cannot rename.
@@ -422,7 +442,8 @@ func (tx *txn) rewrite(name string, data []byte, mode fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if err := fill(f, data, tx.opts.Sync); err != nil {
+	chmodded, err := fill(f, data, mode, tx.opts.Sync)
+	if err != nil || chmodded {
 		return err
 	}
 	return tx.fsys.Chmod(name, mode)

@@ -317,6 +317,12 @@ func (f *File) Sync() error {
 	return f.err(f.file.Sync())
 }
 
+// Chmod changes the mode of the open file, like [os.File.Chmod]: no path is resolved
+// again, so it cannot land anywhere but on this file.
+func (f *File) Chmod(mode os.FileMode) error {
+	return f.err(f.file.Chmod(mode))
+}
+
 // Truncate changes the size of the file, like [os.File.Truncate].
 func (f *File) Truncate(size int64) error {
 	return f.err(f.file.Truncate(size))

@@ -1,0 +1,62 @@
+package applypatch
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestApplyOverlap checks the rule for hunks that meet: they may share context lines
+// (one hunk's trailing context is the next one's leading context), but two hunks never
+// change, or insert into, the same lines; that is an Overlap naming the earlier hunk.
+func TestApplyOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, body string
+		after            string // "" when the hunks overlap
+		hunk, other      int    // the overlapping hunk and the one it meets
+	}{
+		{name: "adjacent, no shared lines", file: "a\nb\nc\nd\n",
+			body: "@@\n-a\n+A\n@@\n-b\n+B\n", after: "A\nB\nc\nd\n"},
+		{name: "one shared context line", file: "a\nb\nc\nd\n",
+			body: "@@\n-a\n+A\n b\n@@\n b\n-c\n+C\n", after: "A\nb\nC\nd\n"},
+		{name: "two shared context lines", file: "a\nb\nc\nd\n",
+			body: "@@\n-a\n+A\n b\n c\n@@\n b\n c\n-d\n+D\n", after: "A\nb\nc\nD\n"},
+		{name: "hunks given out of file order", file: "a\nb\nc\n",
+			body: "@@\n-c\n+C\n@@\n-a\n+A\n", after: "A\nb\nC\n"},
+		{name: "both change one line", file: "a\nb\nc\n",
+			body: "@@\n-a\n-b\n+X\n@@\n-b\n+Y\n", hunk: 2, other: 1},
+		{name: "context of one is changed by the other", file: "a\nb\nc\n",
+			body: "@@\n-a\n+A\n b\n@@\n-b\n+B\n c\n", hunk: 2, other: 1},
+		{name: "insertion inside a changed range", file: "a\nb\nc\n",
+			body: "@@\n-a\n-b\n-c\n+X\n@@ 2\n+new\n", hunk: 2, other: 1},
+		{name: "insertion before a changed line, either order", file: "a\nb\nc\n",
+			body: "@@\n-b\n+B\n@@ 2\n+new\n", after: "a\nnew\nB\nc\n"},
+		{name: "insertion before a changed line", file: "a\nb\nc\n",
+			body: "@@ 2\n+new\n@@\n-b\n+B\n", after: "a\nnew\nB\nc\n"},
+		{name: "two insertions at one line keep payload order", file: "a\nb\n",
+			body: "@@ 2\n+one\n@@ 2\n+two\n", after: "a\none\ntwo\nb\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse(updateBody(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := applyAll(splitText(tc.file), p.Ops[0].Hunks)
+			if tc.after != "" {
+				if err != nil {
+					t.Fatalf("apply: %v", err)
+				}
+				if after != tc.after {
+					t.Errorf("after = %q, want %q", after, tc.after)
+				}
+				return
+			}
+			var me *MatchError
+			if !errors.As(err, &me) || me.Reason != Overlap {
+				t.Fatalf("apply = %q, %v; want an Overlap", after, err)
+			}
+			if me.Hunk != tc.hunk || me.Candidates[0] != tc.other {
+				t.Errorf("Overlap of hunk %d with hunk %d, want %d with %d", me.Hunk, me.Candidates[0], tc.hunk, tc.other)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+// Package applypatch applies the multi-file patches coding agents write: the
+// "*** Begin Patch" … "*** End Patch" payloads with Add, Update, Delete and Move sections
+// that OpenAI Codex, OpenCode and others use. It places every hunk at exactly one place
+// or refuses the patch, keeps every byte of the files it was not asked to change, lets a
+// person review the change through a front end the host chooses, and writes the whole
+// change as one all-or-nothing transaction.
+//
+// # Pipeline
+//
+// Four stages, each usable alone, over an [afero.Fs] so a host can run all of it in
+// memory:
+//
+//   - [Parse] reads a payload into a [*Patch]. It accepts what models send (whitespace
+//     around markers, a shell heredoc wrapper, CRLF, an Environment ID line, a dropped
+//     space on an empty context line, an omitted first "@@") and refuses what could apply
+//     something the model did not mean (text around the envelope, a missing End marker,
+//     unknown headers, two operations on one path). [Format] writes a Patch back.
+//   - [Resolve] fences and classifies every path, asks the [Authorizer] where needed,
+//     captures each path's [Baseline], places every hunk and derives every result. It
+//     writes nothing. Its [*Proposal] is the reviewable change.
+//   - [Review] hands a [*Session] to the host's [Reviewer] — a terminal, an editor, a web
+//     page, a review script — which selects, comments on and revises hunks.
+//   - [Commit] writes the selection as one transaction: every baseline is checked before
+//     the first write and each path again just before its own; files are replaced
+//     atomically; any failure restores every path written so far.
+//
+// [Apply] runs Parse, Resolve and Commit for the common agent call, [Check] is its dry
+// run, and [Tool] is the "apply_patch" tool for agent frameworks.
+//
+// # Placing hunks
+//
+// Each hunk's context and removed lines are looked for with a ladder of comparisons, the
+// strictest first: exact, ignoring trailing whitespace, ignoring surrounding whitespace,
+// and also folding typographic punctuation ([TypographicFold]). Every rung must find
+// exactly one place; several are narrowed only by the order of the hunks, an "@@ TEXT"
+// anchor above the hunk, and an "@@ N" line hint, never by taking the first. The rung
+// that matched is reported ([Pass]), and a fuzzy match only decides where a hunk goes:
+// the file's own context lines are kept as they are. A hunk that cannot be placed is a
+// [*MatchError] naming the file, the hunk, the reason, the candidate lines of an
+// ambiguity, and for a miss the closest region of the file as a short diff.
+//
+// Finding candidates costs one pass over the file per rung used, whatever the number of
+// hunks: the file's lines are looked up in a table of the lines the hunks name.
+//
+// # Text
+//
+// Every kept line keeps its own terminator (LF, CRLF or a lone CR); inserted lines take
+// the file's first one. A UTF-8 or UTF-16 byte-order mark is kept, and an encoding the
+// host declares ([Options].Encoding) is decoded and re-encoded; bytes that do not
+// round-trip are refused, never rewritten lossily. Binary files are refused.
+//
+// # Safety
+//
+// Paths are resolved against the workspace following symbolic links and classified as
+// workspace, outside, protected (.git/) or forbidden (credential paths), by the same
+// resolver before review and again at each write ([Classify] gives the classes before a
+// call). Errors and results never name a host path the payload did not. With
+// [Options].WorkspaceFs set to an os.Root-backed filesystem (package fs/rootfs), a link
+// swapped between the last check and a write cannot lead it out of the workspace.
+//
+// # Errors
+//
+// Errors are types for [errors.Is] and [errors.As]: [*ParseError], [*MatchError],
+// [*FileError], [*EncodingError], [*FenceError], [*LimitError], [*ConflictError],
+// [*OwnerError], [*UnsavedBufferError], [*IncompleteRollbackError], and [*PatchError],
+// which lists every failing operation of a payload so a model can fix them in one retry.
+// Each message says what to do next.
+//
+// # Concurrency
+//
+// Parse, Resolve and Format are safe for concurrent use. A [*Session] may be driven from
+// several goroutines. Commits on one filesystem are serialised; hosts must not change the
+// same files concurrently through other means during a commit (a change is detected and
+// left alone, but not prevented).
+package applypatch

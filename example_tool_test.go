@@ -1,0 +1,88 @@
+package applypatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/applypatch/applypatch"
+	"github.com/spf13/afero"
+)
+
+// A host registers the tool's definition with its model, then passes each call's JSON
+// arguments to Call and returns the text to the model.
+func ExampleTool() {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Edits}}
+
+	fmt.Println(tool.Definition().Name)
+	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** End Patch"}`)
+	text, res, _ := tool.Call(context.Background(), args)
+	fmt.Println(text)
+	fmt.Println(res.Summary())
+
+	text, _, _ = tool.Call(context.Background(), json.RawMessage(`{"patch": "..."}`))
+	fmt.Println(text)
+	// Output:
+	// apply_patch
+	// Applied patch: 1 change
+	// Applied: greet.go hunk 1
+	// ApplyPatch: 1 file · 1 change (+1 -1)
+	// Error: invalid arguments: unknown argument "patch": the only argument is "patchText", a string holding the whole patch; remove the others
+}
+
+// An operation of the OpenAI Responses API's apply_patch tool becomes a Patch that runs
+// through the same pipeline as an enveloped payload.
+func ExampleParseOperation() {
+	p, err := applypatch.ParseOperation("update_file", "greet.go", "@@ func Greet() string {\n-\treturn \"hi\"\n+\treturn \"hello\"\n")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(applypatch.Format(p))
+
+	_, err = applypatch.ParseOperation("create_file", "notes.txt", "+first\nsecond\n")
+	fmt.Println(err)
+	// Output:
+	// *** Begin Patch
+	// *** Update File: greet.go
+	// @@ func Greet() string {
+	// -	return "hi"
+	// +	return "hello"
+	// *** End Patch
+	// invalid patch: line 2 "second": every line of an Add File section must start with '+' (a lone '+' is an empty line)
+}
+
+// A host on the OpenAI Responses API hands each apply_patch_call item to CallResponses
+// and sends the apply_patch_call_output back.
+func ExampleTool_CallResponses() {
+	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project"}}
+	item := json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_1",
+		"operation": {"type": "create_file", "path": "notes.txt", "diff": "+remember the milk\n"}}`)
+	out, _, _ := tool.CallResponses(context.Background(), item)
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+	// Output:
+	// {"type":"apply_patch_call_output","call_id":"call_1","status":"completed","output":"Applied patch: 1 change\nApplied: notes.txt"}
+}
+
+// In ask mode the tool hands each call to the host's Reviewer, here a review script that
+// keeps the code change, turns down the new file with a comment, and submits.
+func ExampleTool_ask() {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
+	reviewer, _ := applypatch.ParseReviewScript("review", "feedback NOTES.md keep notes out of the repository\nsubmit", nil)
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+
+	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** Add File: NOTES.md\n+todo\n*** End Patch"}`)
+	text, res, _ := tool.Call(context.Background(), args)
+	fmt.Println(text)
+	fmt.Println(res.Summary())
+	// Output:
+	// Applied patch: 1 change
+	// Applied: greet.go hunk 1
+	// Rejected: NOTES.md
+	// Feedback: NOTES.md: keep notes out of the repository
+	// ApplyPatch: 1 file · 1/2 changes · 1 comment sent (+1 -1)
+}

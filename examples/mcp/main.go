@@ -1,0 +1,104 @@
+// Command mcp is an MCP server that gives a client the apply_patch tool on one workspace,
+// over standard input and output.
+//
+// Usage:
+//
+//	mcp [-C DIR] [-mode edits|full-auto|ask] [-fallback refuse|edits|full-auto]
+//
+// -C is the workspace (default: the current directory); payload paths are relative to it
+// and credential paths inside it are never written. -mode chooses the approval mode
+// (default ask): in ask mode every patch is shown to the person through MCP elicitation,
+// who applies it, rejects it, or sends feedback to the agent. -fallback is the mode for a
+// client that cannot elicit (default refuse: such calls write nothing).
+//
+// Register it with a client, for example:
+//
+//	{"mcpServers": {"applypatch": {"command": "go", "args": ["run", ".", "-C", "/path/to/project"]}}}
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/afero"
+)
+
+// modes maps the flag values to approval modes.
+var modes = map[string]applypatch.Mode{"edits": applypatch.Edits, "full-auto": applypatch.FullAuto, "ask": applypatch.Ask}
+
+// fallbacks maps the -fallback values; refuse is ask with no one to ask.
+var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.Ask, "edits": applypatch.Edits, "full-auto": applypatch.FullAuto}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		os.Exit(2)
+	}
+	closeWorkspace, err := confine(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer closeWorkspace()
+	if err := NewServer(*cfg).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// parseFlags reads the command line into a configuration on the OS filesystem.
+func parseFlags(args []string, stderr io.Writer) (*Config, error) {
+	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	dir := fl.String("C", ".", "the workspace `DIR`ectory")
+	mode := fl.String("mode", "ask", "approval mode: edits, full-auto or ask")
+	fallback := fl.String("fallback", "refuse", "ask mode for a client that cannot elicit: refuse, edits or full-auto")
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg := &Config{FS: afero.NewOsFs()}
+	var ok bool
+	if cfg.Mode, ok = modes[*mode]; !ok {
+		return nil, usageError(fl, "-mode must be edits, full-auto or ask, not %q", *mode)
+	}
+	if cfg.Fallback, ok = fallbacks[*fallback]; !ok {
+		return nil, usageError(fl, "-fallback must be refuse, edits or full-auto, not %q", *fallback)
+	}
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(root); err == nil && !fi.IsDir() {
+			err = fmt.Errorf("%s is not a directory", *dir)
+		}
+	}
+	if err != nil {
+		return nil, usageError(fl, "-C: %v", err)
+	}
+	cfg.Workspace = root
+	return cfg, nil
+}
+
+// confine makes the workspace's reads and writes go through an os.Root, while paths are
+// resolved on the OS filesystem, so that no symbolic link swapped in at the last moment
+// can lead a write out of the workspace.
+func confine(cfg *Config) (closeFn func() error, err error) {
+	root, err := rootfs.Open(cfg.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	cfg.WorkspaceFs = root
+	return root.Close, nil
+}
+
+func usageError(fl *flag.FlagSet, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	fmt.Fprintln(fl.Output(), "mcp:", err)
+	fl.Usage()
+	return err
+}

@@ -1,0 +1,167 @@
+package webreview
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/applypatch/applypatch"
+	"github.com/chromedp/chromedp"
+)
+
+// chromium is Debian's Chromium, which the browser test drives.
+const chromium = "/usr/bin/chromium"
+
+// A person reviews the patch in a real browser: expands the files, deselects a hunk,
+// writes feedback on it and applies. The files on disk and the model-visible text are
+// what the review chose (R1–R10, S2). Screenshots of the review and of the settled page
+// are written to a temporary directory, whose path is logged.
+func TestBrowserReview(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("the browser test needs Debian's Chromium at %s (apt-get install -y chromium): %v", chromium, err)
+	}
+	start := time.Now()
+	defer func() { t.Logf("browser test wall time: %s", time.Since(start).Round(time.Millisecond)) }()
+
+	dir := t.TempDir()
+	for name, content := range workspaceFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openSession(t, dir)
+	urls := make(chan string, 1)
+	settled := make(chan *applypatch.Result, 1)
+	go func() {
+		res, _ := s.Run(context.Background(), &Reviewer{Ready: func(u string) { urls <- u }})
+		settled <- res
+	}()
+	t.Cleanup(s.Abort)
+
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	if err := chromedp.Do(browser); err != nil { // starts the browser, without a timeout
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	ctx, cancel := context.WithTimeout(browser, 60*time.Second)
+	defer cancel()
+
+	var page string
+	select {
+	case page = <-urls:
+	case <-ctx.Done():
+		t.Fatal("the review page never listened")
+	}
+	shots, err := os.MkdirTemp("", "webreview-screenshots-")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	steps := []struct {
+		what string
+		do   chromedp.Action[chromedp.Void]
+	}{
+		{"open the page", chromedp.Navigate(page)},
+		{"see the header", chromedp.WaitVisible(chromedp.ID("header"))},
+		{"expand every file", chromedp.Click(chromedp.ID("expand-all"))},
+		{"see the hunk rows", chromedp.WaitVisible(chromedp.CSS("#row-1-2 table.diff"))},
+		{"deselect the second hunk", chromedp.Click(chromedp.CSS("#row-1-2 button.select"))},
+		{"see it dimmed", chromedp.WaitVisible(chromedp.CSS("#row-1-2.dim"))},
+		{"open its feedback", chromedp.Click(chromedp.CSS("#row-1-2 details.write summary"))},
+		{"write feedback", chromedp.SendKeys(chromedp.CSS("#row-1-2 details.write textarea"), "Keep \"Bye\".\nCallers match on it.")},
+		{"stage it", chromedp.Click(chromedp.CSS("#row-1-2 details.write button[type=submit]"))},
+		{"see the feedback", chromedp.WaitVisible(chromedp.CSS("#row-1-2 div.feedback"))},
+	}
+	for _, st := range steps {
+		if err := chromedp.Do(ctx, st.do); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+	}
+	header := text(ctx, t, chromedp.ID("header"))
+	if want := "ApplyPatch · 4 files · 4/5 changes · +4 −3 · 1 comment"; header != want {
+		t.Errorf("header %q, want %q", header, want)
+	}
+	if got, want := text(ctx, t, chromedp.ID("primary")), "Apply 4 changes in 4 files · send 1 comment"; got != want {
+		t.Errorf("primary action %q, want %q", got, want)
+	}
+	if got := text(ctx, t, chromedp.CSS("#row-1-2 div.feedback")); got != "✎ Keep \"Bye\".\nCallers match on it." {
+		t.Errorf("feedback shown as %q", got)
+	}
+	screenshot(ctx, t, filepath.Join(shots, "review.png"))
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("primary")), chromedp.WaitVisible(chromedp.ID("result-text"))); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	want := "Applied patch: 4 changes\nApplied: greet.go hunk 1\nRejected: greet.go hunk 2\n" +
+		"Feedback: greet.go hunk 2: Keep \"Bye\".\n  Callers match on it.\nApplied: greet_test.go\n" +
+		"Applied: notes.txt -> README.md\nFuzzy: notes.txt matched while normalizing typographic punctuation\nApplied: TODO.txt"
+	if got := text(ctx, t, chromedp.ID("result-text")); got != want {
+		t.Errorf("the page shows:\n%s\nwant:\n%s", got, want)
+	}
+	screenshot(ctx, t, filepath.Join(shots, "result.png"))
+
+	select {
+	case res := <-settled:
+		if res.Text() != want {
+			t.Errorf("the model gets:\n%s\nwant:\n%s", res.Text(), want)
+		}
+	case <-ctx.Done():
+		t.Fatal("the review did not settle")
+	}
+	files := snapshot(t, dir)
+	wantFiles := map[string]string{
+		"greet.go":      strings.Replace(workspaceFiles["greet.go"], "Hello, %s", "Hello, %s!", 1),
+		"greet_test.go": "package greet\n// TODO: test Hello\n",
+		"README.md":     "# greet\n",
+	}
+	if len(files) != len(wantFiles) {
+		t.Errorf("workspace holds %v", files)
+	}
+	for name, content := range wantFiles {
+		if files[name] != content {
+			t.Errorf("%s = %q, want %q", name, files[name], content)
+		}
+	}
+}
+
+// text returns the rendered text of the first element sel matches.
+func text[S chromedp.Selectable](ctx context.Context, t *testing.T, sel S) string {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Text(sel))
+	if err != nil {
+		t.Fatalf("reading %v: %v", sel, err)
+	}
+	return strings.TrimSpace(got)
+}
+
+// screenshot writes a PNG of the whole page to name and logs where.
+func screenshot(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(name, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", name)
+}

@@ -1,0 +1,87 @@
+package applypatch_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/applypatch/applypatch"
+)
+
+// TestLimits checks each T5 cap with a small host limit: the payload is refused with a
+// LimitError that names what was over and by how much, before anything is written.
+func TestLimits(t *testing.T) {
+	files := map[string]string{"a.txt": "one\ntwo\n", "big.txt": strings.Repeat("x\n", 50)}
+	for _, tc := range []struct {
+		name    string
+		limits  applypatch.Limits
+		payload string
+		want    applypatch.LimitError
+	}{
+		{"payload bytes", applypatch.Limits{Payload: 40},
+			"*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n",
+			applypatch.LimitError{What: "payload bytes", Limit: 40, Got: 57}},
+		{"operations", applypatch.Limits{Operations: 2},
+			"*** Begin Patch\n*** Add File: b\n*** Add File: c\n*** Add File: d\n*** End Patch\n",
+			applypatch.LimitError{What: "operations", Limit: 2, Got: 3}},
+		{"bytes of one Add", applypatch.Limits{AddBytes: 5},
+			"*** Begin Patch\n*** Add File: b.txt\n+abc\n+de\n*** End Patch\n",
+			applypatch.LimitError{Path: "b.txt", What: "bytes in one added file", Limit: 5, Got: 7}},
+		{"bytes of a file read", applypatch.Limits{FileBytes: 99},
+			"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: big.txt\n@@\n+y\n*** End Patch\n",
+			applypatch.LimitError{Path: "big.txt", What: "bytes in a file read", Limit: 99, Got: 100}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := memFS(t, files)
+			opts := &applypatch.Options{Limits: tc.limits}
+			res, err := applypatch.Apply(context.Background(), fsys, tc.payload, opts)
+			var le *applypatch.LimitError
+			if !errors.As(err, &le) {
+				t.Fatalf("Apply = %v; want a LimitError", err)
+			}
+			if *le != tc.want {
+				t.Errorf("LimitError = %+v, want %+v", *le, tc.want)
+			}
+			if !strings.Contains(res.Text(), "over the limit of") || !strings.Contains(res.Text(), "split the change into smaller patches") {
+				t.Errorf("result text does not say what to do: %q", res.Text())
+			}
+			for name, content := range files {
+				if got := readFile(t, fsys, name); got != content {
+					t.Errorf("%s changed to %q", name, got)
+				}
+			}
+			for _, name := range []string{"b.txt", "b", "c", "d"} {
+				if got := readFile(t, fsys, name); got != "<absent>" {
+					t.Errorf("%s was created", name)
+				}
+			}
+		})
+	}
+}
+
+// TestLimitsAtTheCap checks that each cap is inclusive: a payload exactly at it applies.
+func TestLimitsAtTheCap(t *testing.T) {
+	payload := "*** Begin Patch\n*** Add File: b.txt\n+abc\n+d\n*** End Patch\n"
+	limits := applypatch.Limits{Payload: len(payload), Operations: 1, AddBytes: 6}
+	fsys := memFS(t, nil)
+	if _, err := applypatch.Apply(context.Background(), fsys, payload, &applypatch.Options{Limits: limits}); err != nil {
+		t.Fatalf("Apply at the caps: %v", err)
+	}
+	if got := readFile(t, fsys, "b.txt"); got != "abc\nd\n" {
+		t.Errorf("b.txt = %q", got)
+	}
+}
+
+// TestDefaultLimits checks the documented defaults, and that the default Add cap is
+// 2 MiB (T5).
+func TestDefaultLimits(t *testing.T) {
+	if applypatch.DefaultLimits.AddBytes != 2<<20 {
+		t.Errorf("default AddBytes = %d, want 2 MiB", applypatch.DefaultLimits.AddBytes)
+	}
+	big := "*** Begin Patch\n*** Add File: big.txt\n+" + strings.Repeat("x", 2<<20) + "\n*** End Patch\n"
+	_, err := applypatch.Apply(context.Background(), memFS(t, nil), big, nil)
+	if !errors.Is(err, &applypatch.LimitError{}) {
+		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a LimitError", err)
+	}
+}
