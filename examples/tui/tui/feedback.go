@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"strings"
 
 	"charm.land/bubbles/v2/textarea"
@@ -110,24 +109,8 @@ func (m *model) cancelNote() tea.Cmd {
 	return nil
 }
 
-// patchFeedback returns the whole-patch feedback staged in the session. The session has
-// no accessor for it, so it is read from the session's saved form (baselines by hash,
-// so no file content is copied); it is only read when a comment is staged at all.
+// patchFeedback returns the whole-patch feedback staged in the session.
 func patchFeedback(s *applypatch.Session) string {
-	if s.Tally().Comments == 0 {
-		return ""
-	}
-	saved, err := s.Save(applypatch.SaveOptions{BaselinesByHash: true})
-	if err != nil {
-		return ""
-	}
-	var form struct {
-		Proposal struct {
-			Feedback string `json:"feedback"`
-		} `json:"proposal"`
-	}
-	if json.Unmarshal(saved, &form) != nil {
-		return ""
-	}
-	return form.Proposal.Feedback
+	text, _ := s.Feedback(applypatch.WholePatch) // the whole patch is always a target
+	return text
 }
