@@ -1,0 +1,185 @@
+// Command tui reviews an applypatch payload in the terminal and applies what the person
+// chose, printing the model-visible result at the end.
+//
+//	go run . [-C DIR] [--allow-outside] [--allow-protected] [--json] [PAYLOAD_FILE | PAYLOAD]
+//
+// The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
+// "*** Begin Patch", or from standard input (the keys are then read from the terminal).
+// Exit codes are the applypatch command's: 0 applied or revision requested, 1 rejected or
+// refused (nothing written), 2 usage, 3 incomplete rollback.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/examples/tui/tui"
+	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/spf13/afero"
+)
+
+// Exit codes, as the applypatch command's (H5).
+const (
+	exitApplied    = 0
+	exitRejected   = 1
+	exitUsage      = 2
+	exitIncomplete = 3
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tui.Reviewer{}))
+}
+
+// config is the parsed command line.
+type config struct {
+	dir            string
+	allowOutside   bool
+	allowProtected bool
+	json           bool
+	args           []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	cfg := &config{}
+	fl := flag.NewFlagSet("tui", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tui [flags] [PAYLOAD_FILE | PAYLOAD]\n\nReviews a \"*** Begin Patch\" payload in the terminal, then applies what was chosen.\n\nFlags:")
+		fl.PrintDefaults()
+	}
+	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
+	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
+	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
+	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	if cfg.args = fl.Args(); len(cfg.args) > 1 {
+		fl.Usage()
+		return nil, errors.New("at most one payload argument")
+	}
+	return cfg, nil
+}
+
+// run is the whole command with its reviewer, so tests can give the review a fake
+// terminal; it returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, rv applypatch.Reviewer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitApplied
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "tui:", err)
+		return exitUsage
+	}
+	payload, err := readPayload(cfg.args, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "tui:", err)
+		return exitUsage
+	}
+	root, err := filepath.Abs(cfg.dir)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(root); err == nil && !fi.IsDir() {
+			err = errors.New("not a directory")
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tui: -C %s: %v\n", cfg.dir, err)
+		return exitUsage
+	}
+	confined, err := rootfs.Open(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "tui: -C %s: %v\n", cfg.dir, errors.Unwrap(err))
+		return exitUsage
+	}
+	defer confined.Close()
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask, Authorizer: cfg.authorizer()}
+	res, err := review(ctx, payload, opts, rv)
+	return report(res, err, cfg.json, stdout)
+}
+
+// review parses and resolves the payload, then reviews it. Paths are resolved on the
+// operating system's filesystem; reads and writes inside the workspace go through the
+// confined filesystem in opts.
+func review(ctx context.Context, payload string, opts *applypatch.Options, rv applypatch.Reviewer) (*applypatch.Result, error) {
+	p, err := applypatch.Parse(payload)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	pr, err := applypatch.Resolve(ctx, afero.NewOsFs(), p, opts)
+	if err != nil {
+		return applypatch.ErrorResult(err), err
+	}
+	return applypatch.Review(ctx, pr, rv)
+}
+
+// readPayload takes the payload from the argument, a file, or standard input.
+func readPayload(args []string, stdin io.Reader) (string, error) {
+	if len(args) == 1 {
+		if strings.HasPrefix(strings.TrimSpace(args[0]), "*** Begin Patch") {
+			return args[0], nil
+		}
+		b, err := os.ReadFile(args[0])
+		return string(b), err
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			return "", errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
+		}
+	}
+	b, err := io.ReadAll(stdin)
+	if err == nil && len(b) == 0 {
+		err = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
+	}
+	return string(b), err
+}
+
+// authorizer allows the classes the flags allow (F4); forbidden paths never reach it.
+func (cfg *config) authorizer() applypatch.Authorizer {
+	allowed := map[applypatch.Class]bool{applypatch.Outside: cfg.allowOutside, applypatch.Protected: cfg.allowProtected}
+	flags := map[applypatch.Class]string{applypatch.Outside: "--allow-outside", applypatch.Protected: "--allow-protected"}
+	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
+		var missing []string
+		for _, class := range []applypatch.Class{applypatch.Outside, applypatch.Protected} {
+			if !allowed[class] && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == class }) {
+				missing = append(missing, fmt.Sprintf("%s paths need %s", class, flags[class]))
+			}
+		}
+		if len(missing) > 0 {
+			return errors.New(strings.Join(missing, " and "))
+		}
+		return nil
+	})
+}
+
+// report prints the result and chooses the exit code.
+func report(res *applypatch.Result, err error, asJSON bool, stdout io.Writer) int {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			*applypatch.Result
+			Text    string `json:"text"`
+			Summary string `json:"summary"`
+		}{res, res.Text(), res.Summary()})
+	} else {
+		fmt.Fprintln(stdout, res.Text())
+	}
+	switch {
+	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+		return exitIncomplete
+	case err != nil || res.Status == applypatch.StatusError:
+		return exitRejected
+	}
+	return exitApplied
+}
