@@ -433,7 +433,7 @@ func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
 	case hintText.MatchString(rest):
 		n, err := strconv.Atoi(rest)
 		if err != nil {
-			return h, p.errf(l, "the line hint is too large")
+			return h, p.errf(l, "the line hint is too large; use '@@ N' with N a line number of the file, or drop the hint")
 		}
 		h.Hint = n
 	default:

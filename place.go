@@ -248,7 +248,7 @@ func (pl *placer) insertion(h *Hunk, anchorAt int, anchorPass Pass) (Placement, 
 		at = anchorAt + 1
 	case h.Hint > 0:
 		if h.Hint > n+1 {
-			return Placement{}, &MatchError{Reason: HintPastEnd, Candidates: []int{n}}
+			return Placement{}, &MatchError{Reason: HintPastEnd, Hint: h.Hint, Candidates: []int{n}}
 		}
 		at = h.Hint - 1
 	}
@@ -375,7 +375,9 @@ func (e *MatchError) reason() string {
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.AnchorLine)
 	case HintPastEnd:
-		return fmt.Sprintf("the line hint is past the end of the file, which has %d lines.", e.Candidates[0])
+		n := e.Candidates[0]
+		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
+			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
 	case Overlap:
 		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (from line %d); merge the two hunks into one.",
 			e.Candidates[0], e.Candidates[1])
