@@ -124,6 +124,9 @@ type EncodingError struct {
 	Rune rune
 	// Declared is set when the host declared the encoding for the path.
 	Declared bool
+	// ByteOrderMark is set when the encoding came from the byte-order mark the file starts
+	// with, which takes precedence over any declared encoding.
+	ByteOrderMark bool
 }
 
 func (e *EncodingError) Error() string {
@@ -138,6 +141,13 @@ func (e *EncodingError) Error() string {
 	case e.Rune != 0:
 		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
 			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
+	case e.ByteOrderMark:
+		where := ""
+		if e.Line > 0 {
+			where = fmt.Sprintf(" line %d", e.Line)
+		}
+		return fmt.Sprintf("the file starts with a %s byte-order mark, but%s is not valid %s; "+
+			"fix the file or remove the mark", e.Encoding, where, e.Encoding)
 	case e.Declared:
 		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
 			"it was left as it is. Check the declared encoding", subject, e.Encoding)
@@ -176,13 +186,14 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 			return "", nil, errBinary
 		}
 		if !utf8.Valid(raw) {
-			return "", nil, &EncodingError{Encoding: c.name, Line: invalidUTF8Line(raw)}
+			return "", nil, &EncodingError{Encoding: c.name, Line: invalidUTF8Line(raw), ByteOrderMark: c.bom != nil}
 		}
 		return shareString(raw), c, nil
 	}
 	dec, err := c.enc.NewDecoder().Bytes(raw)
 	if err != nil || !c.roundTrips(dec, raw) {
-		return "", nil, &EncodingError{Encoding: c.name, Line: c.firstBadLine(string(dec), raw), Declared: isDeclared}
+		return "", nil, &EncodingError{Encoding: c.name, Line: c.firstBadLine(string(dec), raw),
+			Declared: isDeclared, ByteOrderMark: c.bom != nil}
 	}
 	if bytes.IndexByte(dec[:min(len(dec), binaryProbe)], 0) >= 0 {
 		return "", nil, errBinary

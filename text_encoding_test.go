@@ -162,13 +162,26 @@ func TestEncodingRefusals(t *testing.T) {
 			name:    "UTF-16LE with an odd byte",
 			file:    "\xff\xfe" + "a\x00\n\x00b",
 			payload: "*** Update File: f.txt\n@@\n-a\n+A\n",
-			want:    applypatch.EncodingError{Encoding: "UTF-16LE", Line: 2},
+			want:    applypatch.EncodingError{Encoding: "UTF-16LE", Line: 2, ByteOrderMark: true},
 		},
 		{
 			name:    "UTF-16LE with a lone surrogate",
 			file:    "\xff\xfe" + "a\x00\n\x00\x00\xd8\n\x00",
 			payload: "*** Update File: f.txt\n@@\n-a\n+A\n",
-			want:    applypatch.EncodingError{Encoding: "UTF-16LE", Line: 2},
+			want:    applypatch.EncodingError{Encoding: "UTF-16LE", Line: 2, ByteOrderMark: true},
+		},
+		{
+			name:    "UTF-16BE mark over a declared encoding",
+			declare: declare(charmap.ISO8859_1, "ISO-8859-1"),
+			file:    "\xfe\xff" + "\x00a\x00\n\xdc\x00",
+			payload: "*** Update File: f.txt\n@@\n-a\n+A\n",
+			want:    applypatch.EncodingError{Encoding: "UTF-16BE", Line: 2, ByteOrderMark: true},
+		},
+		{
+			name:    "UTF-8 mark on bytes that are not UTF-8",
+			file:    "\xef\xbb\xbf" + "ok\ncaf\xe9\n",
+			payload: "*** Update File: f.txt\n@@\n-ok\n+OK\n",
+			want:    applypatch.EncodingError{Encoding: "UTF-8", Line: 2, ByteOrderMark: true},
 		},
 		{
 			name:    "result has a character ISO-8859-1 cannot hold",

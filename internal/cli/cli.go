@@ -295,7 +295,7 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stdout, res.Text())
 	}
 	var encErr *applypatch.EncodingError
-	if errors.As(err, &encErr) && !encErr.Declared && encErr.Rune == 0 {
+	if errors.As(err, &encErr) && !encErr.Declared && !encErr.ByteOrderMark && encErr.Rune == 0 {
 		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
