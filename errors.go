@@ -44,6 +44,8 @@ const (
 	Undecodable
 	// Unreadable: the file could not be read.
 	Unreadable
+	// ParentNotDir: a parent of the path is a file, not a directory.
+	ParentNotDir
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -54,16 +56,23 @@ var fileReasonText = map[FileReason]string{
 	Binary:      "the file looks binary (it has a NUL byte in its first 8192 bytes); only text files can be patched",
 	Undecodable: "the file cannot be read or written in its encoding",
 	Unreadable:  "the file cannot be read",
+	// ParentNotDir is rendered with the parent that is a file.
+	ParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 }
 
 // A FileError reports a path whose state does not allow its operation (X3, T1, T3).
 type FileError struct {
 	Path   string
 	Reason FileReason
+	// Parent is, for ParentNotDir, the parent of Path, as authored, that is a file.
+	Parent string
 	Err    error
 }
 
 func (e *FileError) Error() string {
+	if e.Reason == ParentNotDir {
+		return e.Path + ": " + fmt.Sprintf(fileReasonText[ParentNotDir], e.Parent)
+	}
 	msg := e.Path + ": " + fileReasonText[e.Reason]
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()

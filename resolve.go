@@ -6,6 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
@@ -174,7 +178,7 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 		return Baseline{}, nil
 	}
 	if err != nil {
-		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
 	if fi.IsDir() {
 		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
@@ -184,9 +188,35 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	}
 	b, err := afero.ReadFile(pr.files(), name)
 	if err != nil {
-		return Baseline{}, &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
 	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b}, nil
+}
+
+// readError is the error of a path that cannot be read. When a parent of it is a file
+// (ENOTDIR), it names that parent as authored; otherwise it carries the sanitised cause.
+func readError(fsys afero.Fs, name, authored string, err error) *FileError {
+	fe := &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+	if errors.Is(err, syscall.ENOTDIR) {
+		if parent, ok := fileParent(fsys, name, authored); ok {
+			fe.Reason, fe.Parent = ParentNotDir, parent
+		}
+	}
+	return fe
+}
+
+// fileParent finds the parent of name that is a file and returns the authored path's
+// parent at the same depth, so that only what the payload wrote is shown (F5).
+func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
+	up := path.Clean(filepath.ToSlash(authored))
+	for dir := filepath.Dir(name); ; dir = filepath.Dir(dir) {
+		if up = path.Dir(up); up == "." || up == "/" || up == ".." || strings.HasSuffix(up, "/..") {
+			return "", false // the authored path has no parent left to name
+		}
+		if fi, err := fsys.Stat(dir); err == nil {
+			return up, !fi.IsDir()
+		}
+	}
 }
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent

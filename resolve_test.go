@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -315,5 +316,39 @@ func checkResult(t *testing.T, c *Change, txt *text, cuts []cut) {
 	}
 	if string(got) != b.String() {
 		t.Fatalf("result %q, want %q", got, b.String())
+	}
+}
+
+// TestParentIsFile: a path under a file (g.txt/x where g.txt is a file) is refused with
+// the parent that is a file named as authored, not a system error (X3).
+func TestParentIsFile(t *testing.T) {
+	root := t.TempDir()
+	fsys := afero.NewOsFs()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src", "g.txt"), []byte("g\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ payload, path, parent string }{
+		{"*** Add File: src/g.txt/x\n+x\n", "src/g.txt/x", "src/g.txt"},
+		{"*** Add File: ./src/g.txt/a/b\n+x\n", "./src/g.txt/a/b", "src/g.txt"},
+		{"*** Update File: src/g.txt/y\n@@\n-a\n+b\n", "src/g.txt/y", "src/g.txt"},
+	} {
+		_, err := Apply(context.Background(), fsys, "*** Begin Patch\n"+tc.payload+"*** End Patch\n", &Options{Workspace: root})
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Reason != ParentNotDir || fe.Path != tc.path {
+			t.Fatalf("%s: err = %v, want a ParentNotDir FileError", tc.path, err)
+		}
+		want := tc.path + ": a parent of the path (" + tc.parent + ") is a file, not a directory; choose another path"
+		if fe.Error() != want {
+			t.Errorf("error = %q\nwant    %q", fe.Error(), want)
+		}
+		if !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("errors.Is(%v, ENOTDIR) = false; the cause should stay reachable", err)
+		}
+	}
+	if names, _ := os.ReadDir(filepath.Join(root, "src")); len(names) != 1 {
+		t.Errorf("src holds %d entries, want only g.txt", len(names))
 	}
 }
