@@ -227,7 +227,7 @@ func lockKey(fsys afero.Fs) any {
 // Check parses and resolves a payload and reports what [Apply] would write, writing
 // nothing: the result of a dry run.
 func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
-	pr, err := parseResolve(ctx, fsys, payload, opts)
+	pr, err := ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
 		return errorResult(err), err
 	}
@@ -239,15 +239,17 @@ func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // result is an error result and the error says what went wrong. Nothing is written unless
 // everything applies.
 func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
-	pr, err := parseResolve(ctx, fsys, payload, opts)
+	pr, err := ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
 		return errorResult(err), err
 	}
 	return Commit(ctx, pr)
 }
 
-// parseResolve checks the payload size, parses and resolves.
-func parseResolve(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
+// ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size
+// against Options.Limits (T5): the entry for a host that reviews a payload before it
+// commits it, as [Apply] is for one that does not. Nothing is written.
+func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -24,8 +24,10 @@
 //     the first write and each path again just before its own; files are replaced
 //     atomically; any failure restores every path written so far.
 //
-// [Apply] runs Parse, Resolve and Commit for the common agent call, [Check] is its dry
-// run, and [Tool] is the "apply_patch" tool for agent frameworks.
+// [Apply] runs Parse, Resolve and Commit for the common agent call, and [Check] is its
+// dry run; [ResolvePayload] runs Parse and Resolve, the payload's size checked first, for
+// a host that reviews before it commits. [Tool] is the "apply_patch" tool for agent
+// frameworks.
 //
 // # Placing hunks
 //

@@ -32,11 +32,7 @@ func bye() string {
 func resolveGreet() (afero.Fs, *applypatch.Proposal) {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/ws/greet.go", []byte(greetFile), 0o644)
-	p, err := applypatch.Parse(greetPayload)
-	if err != nil {
-		panic(err)
-	}
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	pr, err := applypatch.ResolvePayload(context.Background(), fsys, greetPayload, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
 	if err != nil {
 		panic(err)
 	}

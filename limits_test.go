@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch"
+	"github.com/spf13/afero"
 )
 
 // TestLimits checks each T5 cap with a small host limit: the payload is refused with a
@@ -83,5 +84,43 @@ func TestDefaultLimits(t *testing.T) {
 	_, err := applypatch.Apply(context.Background(), memFS(t, nil), big, nil)
 	if !errors.Is(err, &applypatch.LimitError{}) {
 		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a LimitError", err)
+	}
+}
+
+// TestPayloadLimitOnEveryEntry: every call that takes a payload text checks its size
+// before parsing it, ResolvePayload (the entry for a host that reviews) as much as Apply
+// and Check (T5).
+func TestPayloadLimitOnEveryEntry(t *testing.T) {
+	payload := "*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n"
+	opts := &applypatch.Options{Limits: applypatch.Limits{Payload: len(payload) - 1}}
+	entries := map[string]func(afero.Fs) error{
+		"Apply": func(fsys afero.Fs) error {
+			_, err := applypatch.Apply(context.Background(), fsys, payload, opts)
+			return err
+		},
+		"Check": func(fsys afero.Fs) error {
+			_, err := applypatch.Check(context.Background(), fsys, payload, opts)
+			return err
+		},
+		"ResolvePayload": func(fsys afero.Fs) error {
+			_, err := applypatch.ResolvePayload(context.Background(), fsys, payload, opts)
+			return err
+		},
+	}
+	for name, call := range entries {
+		fsys := memFS(t, nil)
+		want := applypatch.LimitError{What: "payload bytes", Limit: len(payload) - 1, Got: len(payload)}
+		err := call(fsys)
+		if le := (*applypatch.LimitError)(nil); !errors.As(err, &le) || *le != want {
+			t.Errorf("%s: err = %v, want %v", name, err, &want)
+		}
+		if got := readFile(t, fsys, "b.txt"); got != "<absent>" {
+			t.Errorf("%s created b.txt", name)
+		}
+	}
+	fsys := memFS(t, nil)
+	pr, err := applypatch.ResolvePayload(context.Background(), fsys, payload, nil)
+	if err != nil || len(pr.Changes) != 1 || pr.Changes[0].Op.Path != "b.txt" {
+		t.Fatalf("ResolvePayload under the default limit = %v, %v", pr, err)
 	}
 }

@@ -109,7 +109,7 @@ func (t *Tool) Propose(ctx context.Context, args json.RawMessage) (*Proposal, er
 	if t.FS == nil {
 		return nil, errNoFS
 	}
-	return parseResolve(ctx, t.FS, text, &t.Options)
+	return ResolvePayload(ctx, t.FS, text, &t.Options)
 }
 
 // proposePatch resolves an already parsed patch on FS.

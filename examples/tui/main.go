@@ -108,15 +108,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return report(res, err, cfg.json, stdout)
 }
 
-// review parses and resolves the payload, then reviews it. Paths are resolved on the
-// operating system's filesystem; reads and writes inside the workspace go through the
-// confined filesystem in opts.
+// review resolves the payload, its size checked first, then reviews it. Paths are
+// resolved on the operating system's filesystem; reads and writes inside the workspace
+// go through the confined filesystem in opts.
 func review(ctx context.Context, payload string, opts *applypatch.Options, rv applypatch.Reviewer) (*applypatch.Result, error) {
-	p, err := applypatch.Parse(payload)
-	if err != nil {
-		return applypatch.ErrorResult(err), err
-	}
-	pr, err := applypatch.Resolve(ctx, afero.NewOsFs(), p, opts)
+	pr, err := applypatch.ResolvePayload(ctx, afero.NewOsFs(), payload, opts)
 	if err != nil {
 		return applypatch.ErrorResult(err), err
 	}

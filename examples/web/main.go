@@ -92,14 +92,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	return exitApplied
 }
 
-// review parses and resolves the payload, then reviews it on the page. It returns once
-// the page has answered the request that settled the review.
+// review resolves the payload, its size checked first, then reviews it on the page. It
+// returns once the page has answered the request that settled the review.
 func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options, rv *webreview.Reviewer) (*applypatch.Result, error) {
-	p, err := applypatch.Parse(payload)
-	if err != nil {
-		return applypatch.ErrorResult(err), err
-	}
-	pr, err := applypatch.Resolve(ctx, fsys, p, opts)
+	pr, err := applypatch.ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
 		return applypatch.ErrorResult(err), err
 	}

@@ -216,13 +216,9 @@ func loadScript(name string, log io.Writer) (*applypatch.ScriptReviewer, error) 
 	return sr, nil
 }
 
-// review parses and resolves the payload, then reviews it with the script.
+// review resolves the payload, its size checked first, then reviews it with the script.
 func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options, rv applypatch.Reviewer) (*applypatch.Result, error) {
-	p, err := applypatch.Parse(payload)
-	if err != nil {
-		return applypatch.ErrorResult(err), err
-	}
-	pr, err := applypatch.Resolve(ctx, fsys, p, opts)
+	pr, err := applypatch.ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
 		return applypatch.ErrorResult(err), err
 	}

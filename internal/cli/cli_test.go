@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/faultfs"
 	"github.com/spf13/afero"
 )
@@ -166,5 +170,27 @@ func TestEncodingRules(t *testing.T) {
 	}
 	if enc, _ := declared("/ws/readme.md"); enc != nil {
 		t.Errorf("UTF-8 declared as %v, want the default (nil)", enc)
+	}
+}
+
+// TestReviewPayloadCap: the review path checks the payload's size like every other, so
+// a payload over the cap is refused before it is parsed (T5).
+func TestReviewPayloadCap(t *testing.T) {
+	dir := t.TempDir()
+	payload := "*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n"
+	script, err := applypatch.ParseReviewScript("review.txt", "submit\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.Ask, Limits: applypatch.Limits{Payload: len(payload) - 1}}
+	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
+	if !errors.Is(err, &applypatch.LimitError{}) {
+		t.Fatalf("review: err = %v, want a LimitError", err)
+	}
+	if !strings.Contains(res.Text(), "over the limit of") {
+		t.Errorf("result = %q, want the limit named", res.Text())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("b.txt was created: %v", err)
 	}
 }
