@@ -130,12 +130,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		fmt.Fprintln(stderr, "applypatch:", err)
 		return exitUsage
 	}
-	root, err := filepath.Abs(cfg.dir)
+	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "applypatch:", err)
-		return exitUsage
-	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
 		return exitUsage
 	}
@@ -158,6 +154,24 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	}
 	res, err := cfg.apply(root, ws, payload, script)
 	return report(res, err, cfg, stdout, stderr)
+}
+
+// workspaceRoot is the -C directory as an absolute name with every symbolic link on
+// the way followed: the name the library resolves payload paths under, so that
+// --encoding globs are matched against the names it asks about.
+func workspaceRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return "", errors.New("not a directory")
+	}
+	return root, nil
 }
 
 // apply runs the payload on the workspace root, confined being an os.Root over it, after

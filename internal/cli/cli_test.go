@@ -194,3 +194,31 @@ func TestReviewPayloadCap(t *testing.T) {
 		t.Errorf("b.txt was created: %v", err)
 	}
 }
+
+// TestEncodingRulesThroughLinkedRoot: a glob with a slash matches the path from the
+// root also when the root is given through a symbolic link and the library asks with
+// the resolved name (T3).
+func TestEncodingRulesThroughLinkedRoot(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	if err := os.MkdirAll(filepath.Join(real, "legacy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink("real", link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	var f encodingFlags
+	if err := f.Set("legacy/*.txt=windows-1252"); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(filepath.Join(real, "legacy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{link, real} {
+		if _, got := f.declared(root)(filepath.Join(resolved, "a.txt")); got != "windows-1252" {
+			t.Errorf("root %s: %q, want windows-1252", root, got)
+		}
+	}
+}

@@ -102,17 +102,19 @@ func (f *encodingFlags) Set(s string) error {
 
 // declared returns the Options.Encoding of the rules for a workspace root: the last
 // rule whose glob matches a path wins, as in .gitattributes. A glob without a slash
-// matches the file name; one with a slash the path relative to the root.
+// matches the file name; one with a slash the path relative to the root. The library
+// asks with resolved names, so the root is taken both as given and with its symbolic
+// links followed.
 func (f encodingFlags) declared(root string) func(name string) (encoding.Encoding, string) {
 	if len(f) == 0 {
 		return nil
 	}
+	roots := []string{root}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		roots = append(roots, real)
+	}
 	return func(name string) (encoding.Encoding, string) {
-		rel, err := filepath.Rel(root, name)
-		if err != nil || !filepath.IsLocal(rel) {
-			rel = name
-		}
-		rel = filepath.ToSlash(rel)
+		rel := filepath.ToSlash(relative(roots, name))
 		for i := len(f) - 1; i >= 0; i-- {
 			subject := rel
 			if !strings.Contains(f[i].glob, "/") {
@@ -124,4 +126,14 @@ func (f encodingFlags) declared(root string) func(name string) (encoding.Encodin
 		}
 		return nil, ""
 	}
+}
+
+// relative is name relative to the first of roots it lies in, or name itself.
+func relative(roots []string, name string) string {
+	for _, root := range roots {
+		if rel, err := filepath.Rel(root, name); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+	}
+	return name
 }
