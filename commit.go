@@ -46,13 +46,17 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
+	expected, err := pr.expectations()
+	if err != nil {
+		return errorResult(err), err
+	}
 	if err := pr.recheck(plan); err != nil {
 		return errorResult(err), err
 	}
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep}
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected}
 	if err := tx.run(ctx); err != nil {
 		return errorResult(err), err
 	}
@@ -225,9 +229,13 @@ func lockKey(fsys afero.Fs) any {
 }
 
 // Check parses and resolves a payload and reports what [Apply] would write, writing
-// nothing: the result of a dry run.
+// nothing: the result of a dry run. A path that fails a snapshot the host expects
+// (Options.Expected) is the [*ConflictError] Apply would meet.
 func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
 	pr, err := ResolvePayload(ctx, fsys, payload, opts)
+	if err == nil {
+		err = pr.checkExpected()
+	}
 	if err != nil {
 		return errorResult(err), err
 	}

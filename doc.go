@@ -64,9 +64,9 @@
 //
 // Errors are types for [errors.Is] and [errors.As]: [*ParseError], [*MatchError],
 // [*FileError], [*EncodingError], [*FenceError], [*LimitError], [*ConflictError],
-// [*OwnerError], [*UnsavedBufferError], [*IncompleteRollbackError], and [*PatchError],
-// which lists every failing operation of a payload so a model can fix them in one retry.
-// Each message says what to do next.
+// [*ExpectedPathError], [*OwnerError], [*UnsavedBufferError], [*IncompleteRollbackError],
+// and [*PatchError], which lists every failing operation of a payload so a model can fix
+// them in one retry. Each message says what to do next.
 //
 // # Concurrency
 //

@@ -119,6 +119,10 @@ func (e *LimitError) Is(target error) bool {
 type ConflictError struct {
 	// Paths are the stale paths, as authored.
 	Paths []string
+	// Expected are those of Paths that still hold their baselines but fail a snapshot
+	// the host supplied (Options.Expected): what the host last saw there is not what
+	// the path holds.
+	Expected []string
 }
 
 func (e *ConflictError) Error() string {

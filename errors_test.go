@@ -122,6 +122,7 @@ var allErrorTypes = []error{
 	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{}, &applypatch.LimitError{},
 	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.FenceError{},
 	&applypatch.EncodingError{}, &applypatch.UnsavedBufferError{}, &applypatch.OwnerError{},
+	&applypatch.ExpectedPathError{},
 }
 
 func limitErr(t *testing.T) error {

@@ -89,10 +89,13 @@ type Options struct {
 	// [*EncodingError]. A byte-order mark in the file takes precedence.
 	Encoding func(name string) (encoding.Encoding, string)
 	// Expected holds expected-before snapshots the host supplies (what it last saw at a
-	// path), keyed by resolved name or by the path as authored. Commit checks them with
-	// the captured baselines for the whole batch before the first write and again just
-	// before each path's write (X2); a mismatch is a [*ConflictError]. Only paths the
-	// commit writes or removes are checked.
+	// path), keyed by any spelling of a path of the payload: the resolved name, the path
+	// as authored, or another path, relative to Workspace or absolute, that leads to the
+	// same file through "." and ".." and symbolic links. Commit checks them with the
+	// captured baselines for the whole batch before the first write and again just
+	// before each path's write (X2); a mismatch is a [*ConflictError] whose Expected
+	// names the path. A deselected path is not checked. A key that names no path of the
+	// payload is an [*ExpectedPathError] from Resolve and Commit, never skipped.
 	Expected map[string]Snapshot
 	// Owner, when set, is asked before every write, buffer refresh and rollback step, with
 	// the resolved name; a path it no longer owns is not touched (X8).

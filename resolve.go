@@ -127,6 +127,9 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
 	}
+	if _, err := pr.expectations(); err != nil {
+		return nil, err
+	}
 	var errs []error
 	for _, c := range pr.Changes {
 		if err := ctx.Err(); err != nil {

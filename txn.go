@@ -89,6 +89,16 @@ func (s state) satisfies(snap Snapshot) bool {
 	return !s.dir && (snap.Mode == 0 || snap.Mode == s.mode) && (snap.Hash == "" || snap.Hash == s.hash())
 }
 
+// satisfiesAll checks the state against every snapshot the host supplies for its path.
+func (s state) satisfiesAll(snaps []Snapshot) bool {
+	for _, snap := range snaps {
+		if !s.satisfies(snap) {
+			return false
+		}
+	}
+	return true
+}
+
 // done is one started step of the journal: what the path held just before it, so that
 // rollback can tell what this transaction wrote from what someone else wrote (X5).
 type done struct {
@@ -134,6 +144,8 @@ type txn struct {
 	guard func(*step) error
 	// present holds directories known to exist.
 	present map[string]bool
+	// expected are the snapshots the host expects, by resolved name (X2).
+	expected map[string][]Snapshot
 }
 
 // run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
@@ -155,7 +167,8 @@ func (tx *txn) run(ctx context.Context) error {
 // owned by the host (X8) and still hold its baseline and any snapshot the host expects
 // (X2).
 func (tx *txn) precheck() error {
-	var stale, lost []string
+	var lost []string
+	stale := &ConflictError{}
 	for _, st := range tx.plan {
 		if !tx.owns(st.name) {
 			lost = appendNew(lost, st.path)
@@ -163,37 +176,35 @@ func (tx *txn) precheck() error {
 		}
 		cur := tx.readAgainst(st.name, st.base)
 		if cur.err != nil {
-			return unreadable(st, cur.err)
+			return tx.unreadable(st, cur.err)
 		}
-		if !tx.fresh(st, cur) {
-			stale = appendNew(stale, st.path)
-		}
+		tx.check(st, cur, stale)
 	}
 	if len(lost) > 0 {
 		return &OwnerError{Paths: lost}
 	}
-	if len(stale) > 0 {
-		return &ConflictError{Paths: stale}
+	if len(stale.Paths) > 0 {
+		return stale
 	}
 	return nil
 }
 
-// fresh reports whether a path still holds its step's baseline and the snapshot the
-// host expects for it.
-func (tx *txn) fresh(st *step, cur state) bool {
+// check adds a step's path to the conflict when the path no longer holds the step's
+// baseline, or fails a snapshot the host expects for it.
+func (tx *txn) check(st *step, cur state, conflict *ConflictError) {
 	if !cur.is(st.base) {
-		return false
+		conflict.Paths = appendNew(conflict.Paths, st.path)
+		return
 	}
-	snap, ok := tx.opts.Expected[st.name]
-	if !ok {
-		snap, ok = tx.opts.Expected[st.path]
+	if !cur.satisfiesAll(tx.expected[st.name]) {
+		conflict.Paths = appendNew(conflict.Paths, st.path)
+		conflict.Expected = appendNew(conflict.Expected, st.path)
 	}
-	return !ok || cur.satisfies(snap)
 }
 
 // unreadable reports a path whose state cannot be checked: it is not written.
-func unreadable(st *step, err error) error {
-	return &FileError{Path: st.path, Reason: Unreadable, Err: sanitize(err, st.name, st.path)}
+func (tx *txn) unreadable(st *step, err error) error {
+	return readError(tx.fsys, st.name, st.path, err)
 }
 
 func appendNew(list []string, s string) []string {
@@ -290,10 +301,11 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	}
 	cur := tx.readAgainst(st.name, st.base)
 	if cur.err != nil {
-		return unreadable(st, cur.err)
+		return tx.unreadable(st, cur.err)
 	}
-	if !tx.fresh(st, cur) {
-		return &ConflictError{Paths: []string{st.path}}
+	stale := &ConflictError{}
+	if tx.check(st, cur, stale); len(stale.Paths) > 0 {
+		return stale
 	}
 	d := &done{step: st, before: cur}
 	tx.journal = append(tx.journal, d)

@@ -153,6 +153,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		}
 	}
 	res, err := cfg.apply(root, ws, payload, script)
+	if msg := cfg.reword(err); msg != "" {
+		err = &reworded{msg: msg, err: err}
+		res = applypatch.ErrorResult(err)
+	}
 	return report(res, err, cfg, stdout, stderr)
 }
 
@@ -182,7 +186,7 @@ func workspaceRoot(dir string) (string, error) {
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
-		Encoding: cfg.encodings.declared(root), Expected: cfg.expected(root)}
+		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
 	if script == nil {
 		return execute(context.Background(), hostFs(), payload, opts, cfg.check)
 	}
@@ -195,23 +199,15 @@ func (cfg *config) apply(root string, confined afero.Fs, payload string, script 
 // can watch what reaches it.
 var hostFs = afero.NewOsFs
 
-// expected turns --expect flags into snapshots of paths as authored. They check
-// content: the mode is taken as the file has it now.
-func (cfg *config) expected(root string) map[string]applypatch.Snapshot {
+// expected turns --expect flags into snapshots. They check content only; the library
+// matches each path, as typed, to the path of the payload it names.
+func (cfg *config) expected() map[string]applypatch.Snapshot {
 	if len(cfg.expect) == 0 {
 		return nil
 	}
 	out := map[string]applypatch.Snapshot{}
 	for p, hash := range cfg.expect {
-		name := p
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(root, name)
-		}
-		snap := applypatch.Snapshot{Exists: true, Hash: hash}
-		if fi, err := os.Stat(name); err == nil {
-			snap.Mode = fi.Mode().Perm()
-		}
-		out[p] = snap // keyed by the path as authored in the payload
+		out[p] = applypatch.Snapshot{Exists: true, Hash: hash}
 	}
 	return out
 }

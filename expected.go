@@ -1,0 +1,119 @@
+package applypatch
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// expectations resolves the snapshots the host expects (Options.Expected) to the names
+// the commit reads and writes (X2). A key may spell a path of the payload any way: its
+// resolved name, the path as authored, or another path, relative to the workspace or
+// absolute, that leads to the same file through "." and ".." and symbolic links. A key
+// that names no path of the payload is an [*ExpectedPathError], so a misspelt key is
+// never skipped in silence. Several keys may name one path; its every snapshot is
+// checked.
+func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
+	if len(pr.opts.Expected) == 0 {
+		return nil, nil
+	}
+	f, err := pr.fencer()
+	if err != nil {
+		return nil, err
+	}
+	byPath, names := map[string]string{}, map[string]bool{}
+	for _, c := range pr.Changes {
+		byPath[c.Op.Path], names[c.name] = c.name, true
+		if c.Op.MoveTo != "" {
+			byPath[c.Op.MoveTo], names[c.moveName] = c.moveName, true
+		}
+	}
+	out := map[string][]Snapshot{}
+	unknown := &ExpectedPathError{}
+	for _, key := range slices.Sorted(maps.Keys(pr.opts.Expected)) {
+		name, ok := byPath[key]
+		if !ok {
+			res, err := f.res.resolve(f.real, key)
+			name, ok = res.name, err == nil && names[res.name]
+		}
+		if !ok {
+			unknown.Keys = append(unknown.Keys, key)
+			unknown.shown = append(unknown.shown, f.show(key))
+			continue
+		}
+		out[name] = append(out[name], pr.opts.Expected[key])
+	}
+	if len(unknown.Keys) > 0 {
+		return nil, unknown
+	}
+	return out, nil
+}
+
+// checkExpected checks the snapshots the host expects against the baselines Resolve
+// captured, for a dry run: the conflict a commit would meet if nothing changed
+// meanwhile (X2).
+func (pr *Proposal) checkExpected() error {
+	expected, err := pr.expectations()
+	if err != nil || expected == nil {
+		return err
+	}
+	plan, err := pr.plan()
+	if err != nil {
+		return err
+	}
+	stale := &ConflictError{}
+	for _, st := range plan {
+		b := st.base
+		if !(state{exists: b.Exists, dir: b.Dir, mode: b.Mode, data: b.Bytes}).satisfiesAll(expected[st.name]) {
+			stale.Paths = appendNew(stale.Paths, st.path)
+			stale.Expected = appendNew(stale.Expected, st.path)
+		}
+	}
+	if len(stale.Paths) > 0 {
+		return stale
+	}
+	return nil
+}
+
+// show is a host-supplied path as an error may show it (F5): a relative one as given, an
+// absolute one inside the workspace relative to it, and no other host path.
+func (f *fence) show(key string) string {
+	if !rooted(key) {
+		return key
+	}
+	for _, root := range []string{f.root, f.real} {
+		if rel, ok := within(root, filepath.Clean(key)); ok {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return "a path outside the workspace"
+}
+
+// An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
+// the payload does not name (X2): a key that was meant for one of its paths but spells
+// another would otherwise check nothing. Nothing was written.
+type ExpectedPathError struct {
+	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
+	// the host gave them. The error's text shows those inside the workspace relative to
+	// it, and no other host path (F5).
+	Keys []string
+
+	shown []string
+}
+
+func (e *ExpectedPathError) Error() string {
+	shown := e.shown
+	if shown == nil {
+		shown = e.Keys
+	}
+	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
+		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
+}
+
+// Is reports whether target is an *ExpectedPathError.
+func (e *ExpectedPathError) Is(target error) bool {
+	_, ok := target.(*ExpectedPathError)
+	return ok
+}
