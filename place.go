@@ -377,8 +377,8 @@ func (e *MatchError) reason() string {
 	case HintPastEnd:
 		return fmt.Sprintf("the line hint is past the end of the file, which has %d lines.", e.Candidates[0])
 	case Overlap:
-		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (from line %d); merge the two hunks into one.",
-			e.Candidates[0], e.Candidates[1])
+		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
+			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
 	}
 	return "the hunk cannot be placed"
 }
