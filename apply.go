@@ -72,6 +72,15 @@ func addContent(lines []string) []byte {
 	return b.Bytes()
 }
 
+// applies reports whether a hunk is applied with the current selection: a selected hunk
+// of an Update, or any hunk of a selected Move, which is indivisible (R4).
+func (c *Change) applies(h *HunkChange) bool {
+	if c.Op.IsMove() {
+		return c.Selected
+	}
+	return h.Selected
+}
+
 // placedHunk is a selected, changing hunk with its number among changing hunks.
 type placedHunk struct {
 	*HunkChange
@@ -89,7 +98,7 @@ func (c *Change) selectedHunks() []placedHunk {
 			continue
 		}
 		num++
-		if h.Selected || c.Op.IsMove() {
+		if c.applies(h) {
 			out = append(out, placedHunk{h, num})
 		}
 	}
