@@ -72,6 +72,15 @@ func addContent(lines []string) []byte {
 	return b.Bytes()
 }
 
+// applies reports whether a hunk is applied with the current selection: a selected hunk
+// of an Update, or any hunk of a selected Move, which is indivisible (R4).
+func (c *Change) applies(h *HunkChange) bool {
+	if c.Op.IsMove() {
+		return c.Selected
+	}
+	return h.Selected
+}
+
 // placedHunk is a selected, changing hunk with its number among changing hunks.
 type placedHunk struct {
 	*HunkChange
@@ -89,7 +98,7 @@ func (c *Change) selectedHunks() []placedHunk {
 			continue
 		}
 		num++
-		if h.Selected || c.Op.IsMove() {
+		if c.applies(h) {
 			out = append(out, placedHunk{h, num})
 		}
 	}
@@ -104,9 +113,14 @@ func (c *Change) selectedHunks() []placedHunk {
 
 // applyHunks builds the new text. Kept lines, context included, are copied from the file
 // with their own terminators (M5, T2); inserted lines take the file's style; every line
-// ends with a terminator (T4). Two hunks may share context lines (the trailing context of
-// one is the leading context of the next) but not change the same lines.
+// ends with a terminator (T4). A hunk's context only placed it: what it changes is its
+// region, from its first '-' or '+' line to its last. Regions may touch and context may
+// be shared, but two hunks may not change the same lines, nor insert inside each other.
 func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
+	regs := regionsOf(hunks)
+	if err := overlapping(regs); err != nil {
+		return nil, err
+	}
 	b := make([]byte, 0, estimateSize(t, hunks))
 	emit := func(i int) {
 		b = append(b, t.lines[i]...)
@@ -116,35 +130,23 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		}
 		b = append(b, eolBytes[e]...)
 	}
-	done, tail := 0, 0 // baseline lines emitted; trailing context lines of the previous hunk
-	var prev placedHunk
-	for _, h := range hunks {
-		lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
-		skip := 0
-		if h.Place.Start < done {
-			skip = done - h.Place.Start
-			if skip > tail || !leadingContext(lines, skip) {
-				return nil, &MatchError{Hunk: h.num, PayloadLine: h.Line, Reason: Overlap,
-					Candidates: []int{prev.num, prev.Place.Line()}}
-			}
-		}
-		for ; done < h.Place.Start; done++ {
+	done := 0 // baseline lines emitted
+	for _, r := range regs {
+		for ; done < r.start; done++ {
 			emit(done)
 		}
-		j := h.Place.Start + skip
-		for _, l := range lines[skip:] {
+		for _, l := range r.ops {
 			switch l.Kind {
 			case Context:
-				emit(j)
-				j++
+				emit(done)
+				done++
 			case Remove:
-				j++
+				done++
 			case Insert:
 				b = append(b, l.Text...)
 				b = append(b, eolBytes[t.style]...)
 			}
 		}
-		done, tail, prev = j, trailingContext(lines), h
 	}
 	for ; done < len(t.lines); done++ {
 		emit(done)
@@ -152,24 +154,73 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 	return b, nil
 }
 
-// leadingContext reports whether the first n lines are context lines.
-func leadingContext(lines []Line, n int) bool {
-	if n > len(lines) {
-		return false
-	}
-	for _, l := range lines[:n] {
-		if l.Kind != Context {
-			return false
-		}
-	}
-	return true
+// A region is what one hunk changes: baseline lines [start, end) and the hunk's lines
+// from its first change to its last.
+type region struct {
+	start, end int
+	ops        []Line
+	h          placedHunk
 }
 
-// trailingContext counts the context lines that end a hunk.
+// regionsOf returns the hunks' regions in baseline order; an insertion comes before a
+// change that starts on the same line.
+func regionsOf(hunks []placedHunk) []region {
+	regs := make([]region, 0, len(hunks))
+	for _, h := range hunks {
+		lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
+		lead, trail := leadingContext(lines), trailingContext(lines)
+		ops := lines[lead : len(lines)-trail]
+		start := h.Place.Start + lead
+		regs = append(regs, region{start: start, end: start + oldCount(ops), ops: ops, h: h})
+	}
+	slices.SortStableFunc(regs, func(a, b region) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return min(a.end-a.start, 1) - min(b.end-b.start, 1)
+	})
+	return regs
+}
+
+// overlapping reports two regions that change the same lines, or an insertion inside
+// another hunk's change (M2: no guess at what the model meant).
+func overlapping(regs []region) *MatchError {
+	for i := 1; i < len(regs); i++ {
+		a, b := regs[i-1], regs[i]
+		if b.start < a.end {
+			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: Overlap,
+				Candidates: []int{a.h.num, a.start + 1, a.end}}
+		}
+	}
+	return nil
+}
+
+// leadingContext counts the context lines that start a hunk; all of them when it has
+// no change.
+func leadingContext(lines []Line) int {
+	n := 0
+	for n < len(lines) && lines[n].Kind == Context {
+		n++
+	}
+	return n
+}
+
+// trailingContext counts the context lines that end a hunk after its last change.
 func trailingContext(lines []Line) int {
 	n := 0
 	for i := len(lines) - 1; i >= 0 && lines[i].Kind == Context; i-- {
 		n++
+	}
+	return min(n, len(lines)-leadingContext(lines))
+}
+
+// oldCount counts the baseline lines a run of hunk lines covers: context and removed.
+func oldCount(lines []Line) int {
+	n := 0
+	for _, l := range lines {
+		if l.Kind != Insert {
+			n++
+		}
 	}
 	return n
 }

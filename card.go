@@ -153,7 +153,7 @@ func (pr *Proposal) selectedPatch() *Patch {
 		op := c.Op
 		op.Hunks = nil
 		for _, h := range c.changing() {
-			if h.Selected || c.Op.IsMove() {
+			if c.applies(h) {
 				op.Hunks = append(op.Hunks, h.Hunk)
 			}
 		}

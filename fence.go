@@ -95,7 +95,8 @@ const (
 	Unauthorized
 	// Unresolvable: following the path's links failed (a loop, or an unreadable directory).
 	Unresolvable
-	// Aliased: the path is the same file as another path of the payload, through a link.
+	// Aliased: the path is the same file as another path of the payload, through a link
+	// or spelled another way (relative and absolute).
 	Aliased
 	// Redirected: at commit, the path no longer resolves where it did when it was
 	// classified (a link was created, removed or swapped). The error also matches
@@ -123,7 +124,7 @@ var fenceText = map[FenceReason]string{
 	Refused: "the path is, or leads through a symbolic link to, a credential location, " +
 		"which is never written; choose another path",
 	Unresolvable: "the path cannot be resolved",
-	Aliased:      "the path is the same file as %s, through a symbolic link; change each file in one operation",
+	Aliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
 	Redirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
 		"resolve the patch again from the current files",
 }

@@ -335,7 +335,7 @@ func TestAliasedPaths(t *testing.T) {
 		payload("*** Update File: a.txt", "*** Move to: alias"),
 	} {
 		_, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, text), opts)
-		if !errors.Is(err, &FenceError{Reason: Aliased}) || !strings.Contains(err.Error(), "alias: the path is the same file as a.txt, through a symbolic link") {
+		if !errors.Is(err, &FenceError{Reason: Aliased}) || !strings.Contains(err.Error(), "alias: the path names the same file as a.txt (through a symbolic link") {
 			t.Errorf("err = %v, want an Aliased FenceError", err)
 		}
 	}

@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"maps"
 	"sort"
 	"strings"
 	"unicode"
@@ -43,11 +44,16 @@ func (p Pass) String() string {
 // Fuzzy reports whether the pass is looser than [Exact].
 func (p Pass) Fuzzy() bool { return p > Exact }
 
-// TypographicFold is the fold table of the [Punctuation] pass: each character on the left
-// is compared as the ASCII text on the right. It is the union of the tables of Codex,
-// OpenCode and mevedel: dashes and the minus sign, curly, low and prime quotes and
-// guillemets, the ellipsis, and exotic spaces. It is read-only.
-var TypographicFold = map[rune]string{
+// TypographicFold returns (a copy of) the fold table of the [Punctuation] pass: each
+// character is compared as the ASCII text it maps to. It is the union of the tables of
+// Codex, OpenCode and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly,
+// low and prime quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB),
+// the ellipsis (U+2026, as "..."), and exotic spaces (U+00A0, U+2000–U+200A, U+202F,
+// U+205F, U+3000).
+func TypographicFold() map[rune]string { return maps.Clone(typographicFold) }
+
+// typographicFold is the one fold table (M1); see [TypographicFold].
+var typographicFold = map[rune]string{
 	'\u2010': "-", '\u2011': "-", '\u2012': "-", '\u2013': "-", '\u2014': "-", '\u2015': "-",
 	'\u2212': "-",
 	'\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
@@ -67,7 +73,7 @@ var normalize = [...]func(string) string{
 	Punctuation:           func(s string) string { return strings.TrimSpace(fold(s)) },
 }
 
-// fold applies [TypographicFold], allocating only when the line has something to fold.
+// fold applies the fold table, allocating only when the line has something to fold.
 func fold(s string) string {
 	i := firstNonASCII(s) // every character the table folds is outside ASCII
 	if i < 0 {
@@ -82,7 +88,7 @@ func fold(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteString(s[:i])
 	for _, r := range s[i:] {
-		if f, ok := TypographicFold[r]; ok {
+		if f, ok := typographicFold[r]; ok {
 			b.WriteString(f)
 		} else {
 			b.WriteRune(r)
@@ -91,9 +97,9 @@ func fold(s string) string {
 	return b.String()
 }
 
-// folds reports whether [TypographicFold] folds r.
+// folds reports whether the fold table folds r.
 func folds(r rune) bool {
-	_, ok := TypographicFold[r]
+	_, ok := typographicFold[r]
 	return ok
 }
 

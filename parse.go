@@ -229,6 +229,9 @@ func (p *parser) sections() error {
 		if target == "" {
 			return p.errf(l, "the section header names no path; write it as '%sPATH'", strings.TrimSpace(text)+" ")
 		}
+		if namesDir(target) {
+			return p.errf(l, "the path ends with a slash, so it names a directory; name the file, e.g. '%sNAME'", target)
+		}
 		p.i++
 		op := Operation{Kind: kind, Path: target, Line: l.n}
 		var err error
@@ -315,6 +318,10 @@ func (p *parser) updateBody(op *Operation) error {
 			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(m, strings.TrimSpace(headerMove)))
 			if op.MoveTo == "" {
 				return p.errf(l, "'*** Move to:' names no path; write it as '*** Move to: PATH'")
+			}
+			if namesDir(op.MoveTo) {
+				return p.errf(l, "the destination ends with a slash, so it names a directory; name the file, e.g. '%s%s'",
+					op.MoveTo, path.Base(cleanPath(op.Path)))
 			}
 			if cleanPath(op.MoveTo) == cleanPath(op.Path) { // a move onto itself is a plain update
 				op.MoveTo = ""
@@ -456,6 +463,9 @@ func (p *parser) hunkLine(l payloadLine) (Line, error) {
 
 // badUpdateLine explains a line an Update body cannot hold.
 func (p *parser) badUpdateLine(l payloadLine, m string) error {
+	if strings.HasPrefix(m+" ", headerMove) {
+		return p.errf(l, "'*** Move to:' must come directly after the '*** Update File:' line, before the first hunk")
+	}
 	if strings.HasPrefix(m, "*** ") {
 		return p.errf(l, "unknown header inside an Update File section; %s", validHeaders)
 	}
@@ -463,6 +473,12 @@ func (p *parser) badUpdateLine(l payloadLine, m string) error {
 		return p.errf(l, "a hunk header is '@@' or '@@ TEXT' (with one space)")
 	}
 	return p.errf(l, "every line of an Update hunk must start with ' ' (context), '-' (removed) or '+' (added)")
+}
+
+// namesDir reports whether a payload path ends with a separator: a directory, which no
+// operation can write (a model that meant a file inside it left out the file's name).
+func namesDir(name string) bool {
+	return strings.HasSuffix(name, "/") || strings.HasSuffix(name, "\\")
 }
 
 // cleanPath is the key two payload paths are compared by.

@@ -379,8 +379,8 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
 			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
 	case Overlap:
-		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (from line %d); merge the two hunks into one.",
-			e.Candidates[0], e.Candidates[1])
+		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
+			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
 	}
 	return "the hunk cannot be placed"
 }

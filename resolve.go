@@ -162,8 +162,7 @@ func (pr *Proposal) prepare(c *Change) []error {
 		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
 			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
 		}
-		if enc, name := pr.declared(c.name); enc != nil && enc != unicode.UTF8 {
-			c.codec = &codec{enc: enc, name: name}
+		if pr.addCodec(c) {
 			if _, err := c.derive(); err != nil {
 				return []error{err}
 			}
@@ -172,6 +171,17 @@ func (pr *Proposal) prepare(c *Change) []error {
 		return pr.place(c)
 	}
 	return nil
+}
+
+// addCodec gives an Add the encoding the host declares for its path (T3) and reports
+// whether there is one; without, the content is written as UTF-8.
+func (pr *Proposal) addCodec(c *Change) bool {
+	enc, name := pr.declared(c.name)
+	if enc == nil || enc == unicode.UTF8 {
+		return false
+	}
+	c.codec = &codec{enc: enc, name: name}
+	return true
 }
 
 // capture reads the baseline of one path.

@@ -222,10 +222,11 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
-// expectOverlap marks the first hunk, in file order, that lands on lines an earlier one
-// changes: every cut hunk changes its first line, so two hunks may not share a line
-// (apply.go). Derivation stops at the first overlap; its candidates are the other
-// hunk's index and start.
+// expectOverlap marks the first hunk, in file order, that changes lines an earlier one
+// changes: every cut hunk changes its first line only (the rest is context), so two
+// hunks overlap exactly when they start on the same line (apply.go). Derivation stops at
+// the first overlap; its candidates are the other hunk's index and the first and last
+// lines it changes.
 func expectOverlap(want []expectation, cuts []cut) {
 	order := make([]int, 0, len(want))
 	for k, e := range want {
@@ -237,8 +238,8 @@ func expectOverlap(want []expectation, cuts []cut) {
 	slices.SortStableFunc(order, func(a, b int) int { return want[a].start - want[b].start })
 	for i := 1; i < len(order); i++ {
 		prev, k := order[i-1], order[i]
-		if want[k].start < want[prev].start+cuts[prev].n {
-			want[k] = expectation{err: Overlap, cands: []int{prev, want[prev].start}}
+		if want[k].start == want[prev].start {
+			want[k] = expectation{err: Overlap, cands: []int{prev, want[prev].start, want[prev].start}}
 			return
 		}
 	}

@@ -365,7 +365,7 @@ func (c *Change) reportWhole(r *Result) {
 // revisedSelection reports whether an applied hunk of the change was revised in review.
 func (c *Change) revisedSelection() bool {
 	for _, h := range c.Hunks {
-		if h.Revised && (h.Selected || c.Op.IsMove() && c.Selected) {
+		if h.Revised && c.applies(h) {
 			return true
 		}
 	}
@@ -376,7 +376,7 @@ func (c *Change) revisedSelection() bool {
 func (c *Change) revisedDiff() string {
 	var lines []string
 	for _, h := range c.Hunks {
-		if h.Revised && (h.Selected || c.Op.IsMove()) {
+		if h.Revised && c.applies(h) {
 			for _, l := range h.Lines {
 				lines = append(lines, string(rune(l.Kind))+l.Text)
 			}
@@ -420,7 +420,7 @@ func (c *Change) fileResult(pr *Proposal) FileResult {
 func (c *Change) hunkDiff(f *FileResult) []string {
 	var lines []string
 	for _, h := range c.Hunks {
-		if h.IsLocator() || !(h.Selected || c.Op.IsMove()) {
+		if h.IsLocator() || !c.applies(h) {
 			continue
 		}
 		f.Fuzzy = f.Fuzzy || h.Place.Pass.Fuzzy()
@@ -481,7 +481,7 @@ func (pr *Proposal) revised() int {
 			n++
 		}
 		for _, h := range c.Hunks {
-			if h.Revised && !h.IsLocator() && (h.Selected && !c.Op.IsMove() || c.Op.IsMove() && c.Selected) {
+			if h.Revised && !h.IsLocator() && c.applies(h) {
 				n++
 			}
 		}

@@ -15,7 +15,8 @@ import (
 // Review may block until the session settles, or return nil early and let its front end
 // settle the session later (an event-driven editor or a web round trip): [Review] waits for
 // the settlement either way. Returning an error before the session settles settles it with
-// that error. Review must return when ctx is cancelled; the session is then aborted.
+// that error. Review must return when ctx is cancelled; the session is then aborted. Once
+// the session has settled, Review should return promptly: the host waits for it.
 type Reviewer interface {
 	Review(ctx context.Context, s *Session) error
 }
@@ -142,12 +143,18 @@ func (s *Session) countDeleted() {
 
 // Run lets rv drive the session until it settles, ctx is cancelled (the session is then
 // aborted) or rv fails before settling (the session settles with its error), and returns
-// the settled result. See [Review].
+// the settled result. When the session settles while rv is still running, Run also waits
+// for rv to return (or ctx to end), so a front end can release the terminal or finish its
+// last response before the host goes on. See [Review].
 func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 	errc := make(chan error, 1)
 	go func() { errc <- rv.Review(ctx, s) }()
 	select {
 	case <-s.done:
+		select { // settled while rv runs: let it finish
+		case <-errc:
+		case <-ctx.Done():
+		}
 	case <-ctx.Done():
 		s.Abort()
 	case err := <-errc:

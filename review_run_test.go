@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/applypatch/applypatch/fs/faultfs"
 	"github.com/spf13/afero"
@@ -223,5 +224,35 @@ func TestSessionConcurrentUse(t *testing.T) {
 	<-f.s.Done()
 	if res, _ := f.s.Result(); res == nil || f.s.State() != StateSettled {
 		t.Fatalf("not settled: %s", f.s.State())
+	}
+}
+
+// R10: when a reviewer settles the session and then still has work (releasing a terminal,
+// answering its last request), Run returns only after the reviewer does, so the host
+// never prints over a front end that is still drawing.
+func TestRunWaitsForReviewerAfterSettling(t *testing.T) {
+	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	release, finished, ran := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ran)
+		f.s.Run(context.Background(), ReviewerFunc(func(ctx context.Context, s *Session) error {
+			s.Submit(ctx)
+			<-release // the front end tearing down
+			close(finished)
+			return nil
+		}))
+	}()
+	<-f.s.Done()
+	select {
+	case <-ran:
+		t.Fatal("Run returned while the reviewer was still running")
+	case <-time.After(50 * time.Millisecond): // bounds the wait only: a correct Run never returns here
+	}
+	close(release)
+	<-ran
+	select {
+	case <-finished:
+	default:
+		t.Fatal("Run returned before the reviewer finished")
 	}
 }

@@ -237,7 +237,7 @@ func (s *Session) bodyLines(c *Change) []DiffLine {
 			if h.Anchor != "" {
 				out = append(out, DiffLine{Heading: true, Text: "@@ " + h.Anchor})
 			}
-			out = append(out, hunkLines(h, starts[h])...)
+			out = append(out, hunkLines(h, starts[h], s.pr.displayLines(c))...)
 		}
 	}
 	return out
@@ -256,7 +256,7 @@ func (s *Session) hunkRows(n int, c *Change) []Row {
 			r.Selection, r.Selected = SelectedAll, 1
 		}
 		if !r.Folded {
-			r.Lines = hunkLines(h, starts[h])
+			r.Lines = hunkLines(h, starts[h], s.pr.displayLines(c))
 		}
 		rows = append(rows, r)
 	}
@@ -284,21 +284,29 @@ func gutterStarts(c *Change) map[*HunkChange]span {
 }
 
 // hunkLines numbers a hunk's lines: context and removed lines by the baseline, added
-// lines by the new file. Trailing blank context the file does not have is left out.
-func hunkLines(h *HunkChange, at span) []DiffLine {
+// lines by the new file. Context and removed lines show the file's own text, which is
+// what is kept or removed: after a fuzzy match it differs from the payload's (M5).
+// Trailing blank context the file does not have is left out.
+func hunkLines(h *HunkChange, at span, base []string) []DiffLine {
 	lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
 	out := make([]DiffLine, 0, len(lines))
 	old, nw := at.old, at.new
+	fileText := func(l Line) string {
+		if old >= 1 && old <= len(base) {
+			return base[old-1]
+		}
+		return l.Text
+	}
 	for _, l := range lines {
 		switch l.Kind {
 		case Insert:
 			out = append(out, DiffLine{Kind: Insert, Num: nw, Text: l.Text})
 			nw++
 		case Remove:
-			out = append(out, DiffLine{Kind: Remove, Num: old, Text: l.Text})
+			out = append(out, DiffLine{Kind: Remove, Num: old, Text: fileText(l)})
 			old++
 		default:
-			out = append(out, DiffLine{Kind: Context, Num: old, Text: l.Text})
+			out = append(out, DiffLine{Kind: Context, Num: old, Text: fileText(l)})
 			old++
 			nw++
 		}

@@ -206,3 +206,22 @@ func TestRowsDecodeUTF16Delete(t *testing.T) {
 		t.Fatalf("rows = %+v, want one removed line \"hi\"", rows)
 	}
 }
+
+// TestRowsShowFileTextOfFuzzyHunk: a hunk placed by a fuzzy pass shows the file's own
+// context and removed lines, which are what is kept and removed, not the payload's
+// ASCII copy (R3, M5).
+func TestRowsShowFileTextOfFuzzyHunk(t *testing.T) {
+	f := newFixture(t, map[string]string{"q.txt": "say \u201chi\u201d\nold\n"},
+		patch("*** Update File: q.txt", "@@", ` say "hi"`, "-old", "+new"))
+	f.must(f.s.Fold(Target{File: 1}, false))
+	var got []string
+	for _, r := range f.s.Rows() {
+		for _, l := range r.Lines {
+			got = append(got, l.String())
+		}
+	}
+	want := []string{"       1   │ say \u201chi\u201d", "       2 - │ old", "       2 + │ new"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+}

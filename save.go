@@ -288,6 +288,9 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 			stale = append(stale, b.path)
 		}
 	}
+	if op.Kind == Add {
+		pr.addCodec(c)
+	}
 	if len(stale) == 0 && op.Kind == Update && len(hcs) > 0 {
 		if c.text, c.codec, err = pr.decodeBase(c); err != nil {
 			return nil, nil, err

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 )
 
 // staged builds a review with selection, feedback, a revision and fold state.
@@ -164,4 +167,33 @@ func TestSaveProposal(t *testing.T) {
 	f.must(f.s.Reject())
 	_, err = f.s.Save(SaveOptions{})
 	wantReason(t, err, Settled)
+}
+
+// TestRestoreKeepsAddEncoding: an Add to a path with a declared encoding is written in it
+// after a save and restore too (R12, T3).
+func TestRestoreKeepsAddEncoding(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	opts := &Options{Encoding: func(string) (encoding.Encoding, string) { return charmap.ISO8859_1, "ISO-8859-1" }}
+	p, err := Parse("*** Begin Patch\n*** Add File: n.txt\n+café\n*** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Resolve(context.Background(), fsys, p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := pr.Save(SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := RestoreProposal(context.Background(), fsys, data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(context.Background(), restored); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := afero.ReadFile(fsys, "/n.txt"); string(got) != "caf\xe9\n" {
+		t.Errorf("n.txt = %q, want Latin-1 %q", got, "caf\xe9\n")
+	}
 }

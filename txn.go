@@ -498,6 +498,7 @@ func (tx *txn) forgetTemp(name string) {
 const (
 	reasonChanged  = "changed by someone else after this commit wrote it; left as they made it"
 	reasonNotOwned = "the host no longer owns it; left as it is"
+	reasonUnsaved  = "an open editor buffer of it has unsaved edits; left as this commit wrote it, and the buffer kept"
 	reasonTemp     = "a temporary file this commit created; it could not be removed"
 	reasonDir      = "a directory this commit created; it could not be removed"
 	reasonDirFull  = "a directory this commit created; someone else put files in it"
@@ -558,6 +559,8 @@ func (tx *txn) restore(d *done) string {
 		return reasonNotOwned
 	case !d.ours(cur):
 		return reasonChanged
+	case tx.unsaved(st.name):
+		return reasonUnsaved // restoring under an edited buffer would lose either (X6)
 	}
 	var err error
 	if !d.before.exists {

@@ -591,6 +591,28 @@ func TestCommitBuffers(t *testing.T) {
 			}
 		})
 	})
+	t.Run("edited in a buffer before rollback", func(t *testing.T) {
+		// X6: a.txt is written, then its buffer gains unsaved edits, then a later step
+		// fails. Restoring a.txt under the edited buffer would lose one version or the
+		// other, so it is left as written and reported as not restored.
+		onEachFs(t, func(t *testing.T, base afero.Fs, root string) {
+			writeFixture(t, base, root, abcFiles)
+			bufs := &buffers{unsaved: map[string]bool{}}
+			fsys := hookFs{base, afterWriteOf("a.txt", func() {
+				bufs.setUnsaved("a.txt", true)
+				bufs.setUnsaved("c.txt", true)
+			})}
+			pr := mustResolve(t, fsys, payload, &applypatch.Options{Workspace: root, Buffers: bufs})
+			_, err := applypatch.Commit(context.Background(), pr)
+			var ie *applypatch.IncompleteRollbackError
+			if !errors.As(err, &ie) || !slices.Equal(ie.Paths, []string{"a.txt"}) || !errors.Is(err, &applypatch.UnsavedBufferError{}) {
+				t.Fatalf("err = %v, want an IncompleteRollbackError naming a.txt after an UnsavedBufferError", err)
+			}
+			if got := readTree(t, base, root)["a.txt"].data; got != "a1\nA2\n" {
+				t.Errorf("a.txt = %q, want it left as written", got)
+			}
+		})
+	})
 	t.Run("edited during the commit", func(t *testing.T) {
 		onEachFs(t, func(t *testing.T, base afero.Fs, root string) {
 			writeFixture(t, base, root, abcFiles)
