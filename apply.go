@@ -33,7 +33,7 @@ func (c *Change) derive() ([]byte, error) {
 	}
 	out, encErr := c.codec.encode(s)
 	if encErr != nil {
-		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: encErr}
+		return nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: encErr}
 	}
 	c.derived = derivedResult{hunks: hunkSet(sel), data: out}
 	return out, nil

@@ -32,46 +32,46 @@ func (e *PatchError) Unwrap() []error { return e.Errs }
 type FileReason int
 
 const (
-	// Missing: an Update, Move or Delete names a path that does not exist.
-	Missing FileReason = iota + 1
-	// Exists: an Add or a Move destination names a path that exists.
-	Exists
-	// IsDir: an Update, Move or Delete names a directory.
-	IsDir
-	// Binary: an Update or Move names a file that looks binary (T1).
-	Binary
-	// Undecodable: the file is not valid in its encoding, or the result cannot be encoded (T3).
-	Undecodable
-	// Unreadable: the file could not be read.
-	Unreadable
-	// ParentNotDir: a parent of the path is a file, not a directory.
-	ParentNotDir
+	// FileMissing: an Update, Move or Delete names a path that does not exist.
+	FileMissing FileReason = iota + 1
+	// FileExists: an Add or a Move destination names a path that exists.
+	FileExists
+	// FileIsDir: an Update, Move or Delete names a directory.
+	FileIsDir
+	// FileBinary: an Update or Move names a file that looks binary (T1).
+	FileBinary
+	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded (T3).
+	FileUndecodable
+	// FileUnreadable: the file could not be read.
+	FileUnreadable
+	// FileParentNotDir: a parent of the path is a file, not a directory.
+	FileParentNotDir
 )
 
 // fileReasonText is what each reason tells the reader to do next.
 var fileReasonText = map[FileReason]string{
-	Missing:     "the file does not exist; re-read the directory, or use '*** Add File:' to create it",
-	Exists:      "the path already exists; use '*** Update File:' to change it, or choose another path",
-	IsDir:       "the path is a directory; name a file",
-	Binary:      "the file looks binary (it has a NUL byte in its first 8192 bytes); only text files can be patched",
-	Undecodable: "the file cannot be read or written in its encoding",
-	Unreadable:  "the file cannot be read",
-	// ParentNotDir is rendered with the parent that is a file.
-	ParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
+	FileMissing:     "the file does not exist; re-read the directory, or use '*** Add File:' to create it",
+	FileExists:      "the path already exists; use '*** Update File:' to change it, or choose another path",
+	FileIsDir:       "the path is a directory; name a file",
+	FileBinary:      "the file looks binary (it has a NUL byte in its first 8192 bytes); only text files can be patched",
+	FileUndecodable: "the file cannot be read or written in its encoding",
+	FileUnreadable:  "the file cannot be read",
+	// FileParentNotDir is rendered with the parent that is a file.
+	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 }
 
 // A FileError reports a path whose state does not allow its operation (X3, T1, T3).
 type FileError struct {
 	Path   string
 	Reason FileReason
-	// Parent is, for ParentNotDir, the parent of Path, as authored, that is a file.
+	// Parent is, for FileParentNotDir, the parent of Path, as authored, that is a file.
 	Parent string
 	Err    error
 }
 
 func (e *FileError) Error() string {
-	if e.Reason == ParentNotDir {
-		return e.Path + ": " + fmt.Sprintf(fileReasonText[ParentNotDir], e.Parent)
+	if e.Reason == FileParentNotDir {
+		return e.Path + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], e.Parent)
 	}
 	msg := e.Path + ": " + fileReasonText[e.Reason]
 	if e.Err != nil {

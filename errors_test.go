@@ -87,11 +87,11 @@ func TestErrorTypes(t *testing.T) {
 			}
 		}},
 		{"file missing", applyErr(t, files, "*** Begin Patch\n*** Delete File: nope\n*** End Patch\n"),
-			&applypatch.FileError{Reason: applypatch.Missing}, nil},
+			&applypatch.FileError{Reason: applypatch.FileMissing}, nil},
 		{"file exists", applyErr(t, files, "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n"),
-			&applypatch.FileError{Reason: applypatch.Exists}, nil},
+			&applypatch.FileError{Reason: applypatch.FileExists}, nil},
 		{"file binary", applyErr(t, files, "*** Begin Patch\n*** Update File: bin\n@@\n+x\n*** End Patch\n"),
-			&applypatch.FileError{Reason: applypatch.Binary}, nil},
+			&applypatch.FileError{Reason: applypatch.FileBinary}, nil},
 		{"file any reason", applyErr(t, files, "*** Begin Patch\n*** Update File: bin\n@@\n+x\n*** End Patch\n"),
 			&applypatch.FileError{}, nil},
 		{"limit", limitErr(t), &applypatch.LimitError{}, nil},
@@ -135,15 +135,15 @@ func limitErr(t *testing.T) error {
 // TestFileErrorReason checks that a FileError matches a target with its own reason or
 // none, and not another reason.
 func TestFileErrorReason(t *testing.T) {
-	err := fmt.Errorf("wrapped: %w", &applypatch.FileError{Path: "a", Reason: applypatch.Missing})
-	if !errors.Is(err, &applypatch.FileError{Reason: applypatch.Missing}) || !errors.Is(err, &applypatch.FileError{}) {
-		t.Error("a Missing FileError does not match Missing or any reason")
+	err := fmt.Errorf("wrapped: %w", &applypatch.FileError{Path: "a", Reason: applypatch.FileMissing})
+	if !errors.Is(err, &applypatch.FileError{Reason: applypatch.FileMissing}) || !errors.Is(err, &applypatch.FileError{}) {
+		t.Error("a FileMissing FileError does not match FileMissing or any reason")
 	}
-	if errors.Is(err, &applypatch.FileError{Reason: applypatch.Exists}) {
-		t.Error("a Missing FileError matches Exists")
+	if errors.Is(err, &applypatch.FileError{Reason: applypatch.FileExists}) {
+		t.Error("a FileMissing FileError matches Exists")
 	}
 	cause := errors.New("permission denied")
-	if !errors.Is(&applypatch.FileError{Reason: applypatch.Unreadable, Err: cause}, cause) {
+	if !errors.Is(&applypatch.FileError{Reason: applypatch.FileUnreadable, Err: cause}, cause) {
 		t.Error("FileError does not unwrap to its cause")
 	}
 }
@@ -158,7 +158,7 @@ func TestPatchErrorUnwrap(t *testing.T) {
 	if !errors.As(err, &pe) || len(pe.Errs) != 2 {
 		t.Fatalf("err = %v; want a PatchError with 2 errors", err)
 	}
-	if !errors.Is(err, &applypatch.MatchError{}) || !errors.Is(err, &applypatch.FileError{Reason: applypatch.Missing}) {
+	if !errors.Is(err, &applypatch.MatchError{}) || !errors.Is(err, &applypatch.FileError{Reason: applypatch.FileMissing}) {
 		t.Errorf("PatchError does not unwrap to both errors: %v", err)
 	}
 	msg := err.Error()

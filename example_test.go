@@ -162,7 +162,7 @@ func ExampleApply() {
 *** Add File: docs/NOTES.md
 +again
 *** End Patch`, nil)
-	fmt.Println(errors.Is(err, &applypatch.FileError{Reason: applypatch.Exists}))
+	fmt.Println(errors.Is(err, &applypatch.FileError{Reason: applypatch.FileExists}))
 	fmt.Println(res.Text())
 	// Output:
 	// Applied patch: 3 changes

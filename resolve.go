@@ -209,10 +209,10 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 // readError is the error of a path that cannot be read. When a parent of it is a file
 // (ENOTDIR), it names that parent as authored; otherwise it carries the sanitised cause.
 func readError(fsys afero.Fs, name, authored string, err error) *FileError {
-	fe := &FileError{Path: authored, Reason: Unreadable, Err: sanitize(err, name, authored)}
+	fe := &FileError{Path: authored, Reason: FileUnreadable, Err: sanitize(err, name, authored)}
 	if errors.Is(err, syscall.ENOTDIR) {
 		if parent, ok := fileParent(fsys, name, authored); ok {
-			fe.Reason, fe.Parent = ParentNotDir, parent
+			fe.Reason, fe.Parent = FileParentNotDir, parent
 		}
 	}
 	return fe
@@ -237,13 +237,13 @@ func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
 func checkPresence(c *Change) error {
 	switch {
 	case c.Op.Kind == Add && c.Base.Exists:
-		return &FileError{Path: c.Op.Path, Reason: Exists}
+		return &FileError{Path: c.Op.Path, Reason: FileExists}
 	case c.Op.Kind != Add && !c.Base.Exists:
-		return &FileError{Path: c.Op.Path, Reason: Missing}
+		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	case c.Op.Kind != Add && c.Base.Dir:
-		return &FileError{Path: c.Op.Path, Reason: IsDir}
+		return &FileError{Path: c.Op.Path, Reason: FileIsDir}
 	case c.Op.MoveTo != "" && c.Dest.Exists:
-		return &FileError{Path: c.Op.MoveTo, Reason: Exists}
+		return &FileError{Path: c.Op.MoveTo, Reason: FileExists}
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func addSize(lines []string) int {
 func (pr *Proposal) place(c *Change) []error {
 	t, cd, err := pr.decodeBase(c)
 	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
-		if errors.Is(err, &FileError{Reason: Binary}) {
+		if errors.Is(err, &FileError{Reason: FileBinary}) {
 			return []error{err}
 		}
 		return nil
@@ -314,9 +314,9 @@ func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
 	s, cd, err := decode(c.Base.Bytes, enc, name)
 	switch {
 	case errors.Is(err, errBinary):
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Binary}
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
+		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
 	}
 	return splitText(s), cd, nil
 }

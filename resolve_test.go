@@ -338,8 +338,8 @@ func TestParentIsFile(t *testing.T) {
 	} {
 		_, err := Apply(context.Background(), fsys, "*** Begin Patch\n"+tc.payload+"*** End Patch\n", &Options{Workspace: root})
 		var fe *FileError
-		if !errors.As(err, &fe) || fe.Reason != ParentNotDir || fe.Path != tc.path {
-			t.Fatalf("%s: err = %v, want a ParentNotDir FileError", tc.path, err)
+		if !errors.As(err, &fe) || fe.Reason != FileParentNotDir || fe.Path != tc.path {
+			t.Fatalf("%s: err = %v, want a FileParentNotDir FileError", tc.path, err)
 		}
 		want := tc.path + ": a parent of the path (" + tc.parent + ") is a file, not a directory; choose another path"
 		if fe.Error() != want {

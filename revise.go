@@ -249,9 +249,9 @@ func (s *Session) validate(c *Change) error {
 	_, err := s.pr.files().Stat(c.name)
 	switch {
 	case c.Op.Kind == Add && err == nil:
-		return &FileError{Path: c.Op.Path, Reason: Exists}
+		return &FileError{Path: c.Op.Path, Reason: FileExists}
 	case c.Op.Kind != Add && errors.Is(err, fs.ErrNotExist):
-		return &FileError{Path: c.Op.Path, Reason: Missing}
+		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	}
 	return nil
 }

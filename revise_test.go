@@ -191,7 +191,7 @@ func TestReviseInvalidRolledBack(t *testing.T) {
 	f.write("fresh.txt", "someone else\n")
 	err := f.revise(Target{File: 1}, "user text\n", nil)
 	wantReason(t, err, RevisionInvalid)
-	if !errors.Is(err, &FileError{Reason: Exists}) {
+	if !errors.Is(err, &FileError{Reason: FileExists}) {
 		t.Errorf("err = %v, want the path to exist", err)
 	}
 	c := f.pr.Changes[0]

@@ -343,7 +343,7 @@ func (pr *Proposal) restoreBaseline(b *Baseline, name, path string) (bool, error
 		return false, nil
 	}
 	if err != nil {
-		return false, &FileError{Path: path, Reason: Unreadable, Err: sanitize(err, name, path)}
+		return false, &FileError{Path: path, Reason: FileUnreadable, Err: sanitize(err, name, path)}
 	}
 	if hashBytes(data) != b.Hash {
 		return false, nil

@@ -272,7 +272,7 @@ func (c *Change) encodeAdd() ([]byte, error) {
 	}
 	b, err := c.codec.encode(content)
 	if err != nil {
-		return nil, &FileError{Path: c.Op.Path, Reason: Undecodable, Err: err}
+		return nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
 	}
 	return b, nil
 }

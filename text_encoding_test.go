@@ -218,8 +218,8 @@ func TestEncodingRefusals(t *testing.T) {
 			if diff := cmp.Diff(c.want, *ee); diff != "" {
 				t.Errorf("EncodingError (-want +got):\n%s\nerr: %v", diff, err)
 			}
-			if !errors.Is(err, &applypatch.FileError{Reason: applypatch.Undecodable}) {
-				t.Errorf("err = %v, want a FileError with reason Undecodable", err)
+			if !errors.Is(err, &applypatch.FileError{Reason: applypatch.FileUndecodable}) {
+				t.Errorf("err = %v, want a FileError with reason FileUndecodable", err)
 			}
 			if diff := treeDiff(before, readTree(t, fsys, "/ws")); len(diff) > 0 {
 				t.Errorf("a refusal wrote %v", diff)
