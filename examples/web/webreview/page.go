@@ -257,8 +257,8 @@ func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 	v.Conflict = conflictOf(p.s.Conflict())
 	v.Result = resultOf(p.s)
 	card := p.s.Card(p.opts.Card)
-	_, count := p.Published()
-	if card.Hash != p.published {
+	published, count := p.Published()
+	if card.Hash != published {
 		count++ // this card is published once the request ends
 	}
 	v.Card = cardView{Card: card, Short: shortHash(card.Hash), Published: count}
