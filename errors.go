@@ -28,6 +28,13 @@ func (e *PatchError) Error() string {
 // Unwrap returns the errors of the failing operations.
 func (e *PatchError) Unwrap() []error { return e.Errs }
 
+// Is reports whether target is a *PatchError, so that errors.Is(err, &PatchError{})
+// holds for every such list.
+func (e *PatchError) Is(target error) bool {
+	_, ok := target.(*PatchError)
+	return ok
+}
+
 // FileReason says what is wrong with a file an operation names.
 type FileReason int
 

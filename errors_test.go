@@ -161,6 +161,9 @@ func TestPatchErrorUnwrap(t *testing.T) {
 	if !errors.Is(err, &applypatch.MatchError{}) || !errors.Is(err, &applypatch.FileError{Reason: applypatch.FileMissing}) {
 		t.Errorf("PatchError does not unwrap to both errors: %v", err)
 	}
+	if !errors.Is(err, &applypatch.PatchError{}) {
+		t.Errorf("errors.Is(err, &PatchError{}) = false for %v", err)
+	}
 	msg := err.Error()
 	for _, want := range []string{"2 problems; nothing was applied:", "- a.txt: hunk 1", "- c.txt: the file does not exist"} {
 		if !strings.Contains(msg, want) {
