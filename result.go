@@ -183,7 +183,7 @@ func (r *Result) Preview() string {
 // chunks splits a file's diff into changes: at each "@@" heading, or whole.
 func chunks(diff string) [][]string {
 	if diff == "" {
-		return nil
+		return [][]string{{}} // an empty Add or Delete, or a pure rename: one change, no lines
 	}
 	var out [][]string
 	for _, l := range strings.Split(diff, "\n") {

@@ -120,3 +120,15 @@ func TestResultRejectAndRevision(t *testing.T) {
 		t.Errorf("applied with feedback: %s / %s", res.Text(), res.Summary())
 	}
 }
+
+// S3: the preview counts an empty Delete as one change, like any whole Add or Delete.
+func TestPreviewCountsEmptyChanges(t *testing.T) {
+	r := &Result{Reviewed: true, Applied: 4, Total: 4, Files: []FileResult{
+		{Path: "a.txt", Kind: "update", Diff: "@@\n-a\n+A\n@@\n-b\n+B"},
+		{Path: "e.txt", Kind: "delete"},
+		{Path: "n.txt", Kind: "add", Diff: "+new"},
+	}}
+	if p := r.Preview(); !strings.HasSuffix(p, "… 2 more changes") {
+		t.Errorf("preview ends %q, want two more changes (the empty Delete and the Add)", p[max(0, len(p)-40):])
+	}
+}

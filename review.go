@@ -300,8 +300,11 @@ func (s *Session) writable(t Target) error {
 
 // lookup returns the change and, for a hunk target, the hunk a target names. s.mu is held.
 func (s *Session) lookup(t Target) (*Change, *HunkChange, error) {
-	if t.File < 0 || t.File > len(s.pr.Changes) || t.Hunk < 0 || (t.File == 0 && t.Hunk != 0) {
-		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("the patch has %d operations", len(s.pr.Changes)))
+	switch {
+	case t.File < 0 || t.File > len(s.pr.Changes):
+		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.Changes), "operation")))
+	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
+		return nil, nil, reviewErr(UnknownTarget, t, "hunks count from 1, within a file")
 	}
 	if t.File == 0 {
 		return nil, nil, nil

@@ -31,6 +31,17 @@ func TestParseReviewScript(t *testing.T) {
 			{Line: 9, Verb: "submit"},
 		},
 	}, {
+		name: "tabs, a byte-order mark, quoted text, whole-patch numbers",
+		src: "\ufeffdeselect\t\"my file.txt\"\nfeedback * 2 things are wrong\nfeedback a.txt \"7 more lines\"\n" +
+			"feedback a.txt 1 \"quoted \\\"text\\\"\"\nsubmit\t# done\n",
+		want: []ScriptAction{
+			{Line: 1, Verb: "deselect", Path: "my file.txt"},
+			{Line: 2, Verb: "feedback", Path: "*", Text: "2 things are wrong"},
+			{Line: 3, Verb: "feedback", Path: "a.txt", Text: "7 more lines"},
+			{Line: 4, Verb: "feedback", Path: "a.txt", Hunk: 1, Text: `quoted "text"`},
+			{Line: 5, Verb: "submit"},
+		},
+	}, {
 		name: "submit may continue",
 		src:  "submit\ndeselect a.txt\nreject",
 		want: []ScriptAction{{Line: 1, Verb: "submit"}, {Line: 2, Verb: "deselect", Path: "a.txt"}, {Line: 3, Verb: "reject"}},
@@ -39,7 +50,8 @@ func TestParseReviewScript(t *testing.T) {
 		{name: "no path", src: "deselect\nsubmit", err: "line 1: deselect needs a PATH"},
 		{name: "bad hunk", src: "select a.txt 0\nsubmit", err: "line 1: \"0\" is not a hunk number"},
 		{name: "extra operand", src: "deselect a.txt 1 2\nsubmit", err: "line 1: deselect takes no operands"},
-		{name: "whole patch hunk", src: "feedback * 2 text\nsubmit", err: "line 1: whole-patch feedback (*) has no HUNK"},
+		{name: "revise file outside the script's directory", src: "revise a.txt ../x.txt\nsubmit", err: "line 1: revise: cannot read ../x.txt: FILE must be a path relative to the script's directory"},
+		{name: "revise absolute file", src: "revise a.txt /tmp/x.txt\nsubmit", err: "FILE must be a path relative to the script's directory"},
 		{name: "no text", src: "feedback a.txt\nsubmit", err: "line 1: feedback needs a TEXT"},
 		{name: "missing file", src: "revise a.txt nope.txt\nsubmit", err: "line 1: revise: cannot read nope.txt"},
 		{name: "after reject", src: "reject\nsubmit", err: "line 2: nothing can follow reject"},

@@ -59,6 +59,9 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 		return nil, &ReviewError{Reason: NothingToEdit, Target: t, Err: err}
 	}
 	if slices.Equal(logicalLines(base), logicalLines(proposed)) {
+		if c.hasSelection() { // an empty Add or a Delete of an empty file
+			return nil, reviewErr(NothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
+		}
 		return nil, reviewErr(NothingToEdit, t, "Nothing to compare; select a change in this file first")
 	}
 	r := &Revision{s: s, c: c, target: Target{File: t.File}, line: 1, base: base, proposed: proposed}

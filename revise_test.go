@@ -437,3 +437,19 @@ func FuzzAdopt(f *testing.F) {
 		}
 	})
 }
+
+// R8: a selected Delete of an empty file has nothing to edit, and says so rather than
+// asking to select something; an unknown hunk is told apart from an unknown file.
+func TestReviseEmptyAndUnknownTargets(t *testing.T) {
+	f := newFixture(t, map[string]string{"e.txt": ""}, patch("*** Delete File: e.txt"))
+	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: NothingToEdit}) ||
+		!strings.Contains(err.Error(), "empty on both sides") {
+		t.Errorf("revise an empty Delete: %v", err)
+	}
+	if _, err := f.s.Revise(Target{File: 2}); err == nil || !strings.Contains(err.Error(), "the patch has 1 operation") {
+		t.Errorf("unknown file: %v", err)
+	}
+	if _, err := f.s.Revise(Target{File: 1, Hunk: -1}); err == nil || !strings.Contains(err.Error(), "hunks count from 1") {
+		t.Errorf("unknown hunk: %v", err)
+	}
+}

@@ -25,12 +25,15 @@ import (
 //
 // PATH is the path as authored in the payload (a Move's source or destination); a path
 // with spaces is written as a Go string literal. HUNK is the changing-hunk number as the
-// rows show it (after a revision, as the revised rows show it). In a feedback line, a
-// number after PATH followed by more text is the HUNK.
+// rows show it (after a revision, as the revised rows show it). In a feedback line on a
+// PATH, a number after PATH followed by more text is the HUNK; a TEXT that starts with a
+// number, or holds any other character, is written as a Go string literal. Whole-patch
+// feedback has no HUNK. A revise FILE lies inside the script's directory.
 //
 // A submit that fails (a stale file, say) leaves the review open: it is reported to Log
-// and the script goes on, so a script can deselect the stale file and submit again. The
-// last action must be submit or reject, and reject ends the script.
+// and the script goes on, so a script can deselect the stale file and submit again. A
+// submit that succeeds settles the review: lines after it are not played, and Log says
+// so. The last action must be submit or reject, and reject ends the script.
 type ScriptReviewer struct {
 	// Name is the script's name in errors.
 	Name string
@@ -85,7 +88,11 @@ func LoadReviewScript(fsys fs.FS, name string) (*ScriptReviewer, error) {
 		return nil, &ScriptError{Name: name, Err: err}
 	}
 	return ParseReviewScript(name, string(src), func(file string) (string, error) {
-		b, err := fs.ReadFile(fsys, path.Join(path.Dir(name), file))
+		full := path.Join(path.Dir(name), file)
+		if path.IsAbs(file) || !fs.ValidPath(path.Clean(file)) {
+			return "", errors.New("FILE must be a path relative to the script's directory, inside it")
+		}
+		b, err := fs.ReadFile(fsys, full)
 		return string(b), err
 	})
 }
@@ -94,6 +101,7 @@ func LoadReviewScript(fsys fs.FS, name string) (*ScriptReviewer, error) {
 // content of a revise action's FILE; nil refuses revise actions.
 func ParseReviewScript(name, src string, readFile func(file string) (string, error)) (*ScriptReviewer, error) {
 	sr := &ScriptReviewer{Name: name}
+	src = strings.TrimPrefix(src, "\ufeff") // a byte-order mark some editors write
 	for i, line := range strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -126,7 +134,10 @@ var scriptVerbs = map[string]func(a *ScriptAction, rest string, readFile func(st
 }
 
 func parseAction(line string, readFile func(string) (string, error)) (ScriptAction, error) {
-	verb, rest, _ := strings.Cut(line, " ")
+	verb, rest := line, ""
+	if i := strings.IndexFunc(line, unicode.IsSpace); i >= 0 {
+		verb, rest = line[:i], line[i:]
+	}
 	parse, ok := scriptVerbs[verb]
 	if !ok {
 		return ScriptAction{}, fmt.Errorf("unknown action %q; the actions are deselect, select, feedback, revise, submit and reject", verb)
@@ -169,15 +180,17 @@ func parseFeedbackOperands(a *ScriptAction, rest string, _ func(string) (string,
 		return errors.New("feedback needs a PATH (or * for the whole patch), an optional HUNK number, then the TEXT")
 	}
 	a.Path = p
-	if tok, after, err := scriptToken(rest); err == nil && strings.TrimSpace(after) != "" {
+	if tok, after, err := scriptToken(rest); p != "*" && err == nil && strings.TrimSpace(after) != "" {
 		if n, err := hunkNumber(tok); err == nil {
-			if p == "*" {
-				return errors.New("whole-patch feedback (*) has no HUNK")
-			}
 			a.Hunk, rest = n, after
 		}
 	}
-	a.Text = unescapeFeedback(strings.TrimSpace(rest))
+	rest = strings.TrimSpace(rest)
+	if text, err := strconv.Unquote(rest); err == nil && strings.HasPrefix(rest, `"`) {
+		a.Text = text // a quoted TEXT may start with a number, or hold any character
+	} else {
+		a.Text = unescapeFeedback(rest)
+	}
 	if strings.TrimSpace(a.Text) == "" {
 		return errors.New("feedback needs a TEXT after the target")
 	}
@@ -248,8 +261,12 @@ func (sr *ScriptReviewer) Review(ctx context.Context, s *Session) error {
 		err := sr.play(ctx, s, a)
 		switch {
 		case s.State() == StateSettled && i+1 < len(sr.Actions):
-			return &ScriptError{Name: sr.Name, Line: sr.Actions[i+1].Line,
-				Err: fmt.Errorf("the review settled at line %d; nothing is left to act on", a.Line)}
+			err := &ScriptError{Name: sr.Name, Line: sr.Actions[i+1].Line,
+				Err: fmt.Errorf("the review settled at line %d, so this and the later lines were not played", a.Line)}
+			if sr.Log != nil { // the host has the result already; say what was skipped
+				fmt.Fprintln(sr.Log, err)
+			}
+			return err
 		case s.State() == StateSettled, err == nil:
 		case a.Verb == "submit" && i+1 < len(sr.Actions):
 			if sr.Log != nil {
