@@ -28,7 +28,7 @@ func (c *Change) derive() ([]byte, error) {
 	}
 	s, err := applyHunks(c.text, sel)
 	if err != nil {
-		err.Path = c.Op.Path
+		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return nil, err
 	}
 	out, encErr := c.codec.encode(s)
@@ -188,6 +188,9 @@ func overlapping(regs []region) *MatchError {
 	for i := 1; i < len(regs); i++ {
 		a, b := regs[i-1], regs[i]
 		if b.start < a.end {
+			if b.h.Revised && !a.h.Revised { // name the hunk the person kept, not the one they derived
+				a, b = b, a
+			}
 			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: Overlap,
 				Candidates: []int{a.h.num, a.start + 1, a.end}}
 		}

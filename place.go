@@ -302,8 +302,11 @@ type MatchError struct {
 	Hint        int
 	Candidates  []int
 	AnchorLine  int
-	Pass        Pass
-	Near        *NearMiss
+	// Revision is set on an Overlap with hunks a person derived by revising the file in
+	// review: the error then speaks to the reviewer, not the model.
+	Revision bool
+	Pass     Pass
+	Near     *NearMiss
 }
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt
@@ -379,6 +382,10 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
 			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
 	case Overlap:
+		if e.Revision {
+			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
+				"lines %d to %d again); deselect it, or revise the file again.", e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
+		}
 		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
 			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
 	}

@@ -453,3 +453,25 @@ func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 		t.Errorf("unknown hunk: %v", err)
 	}
 }
+
+// R8: a kept hunk re-selected after a revision that changed its lines no longer applies;
+// submitting says so to the reviewer (deselect it or revise again), names the kept hunk,
+// and the review stays open.
+func TestReselectedHunkClashesWithRevision(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
+	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "eleven", "elf", 1), nil))
+	f.must(f.s.Select(Target{File: 1}, Yes))
+	_, err := f.s.Submit(context.Background())
+	var me *MatchError
+	if !errors.As(err, &me) || me.Reason != Overlap || !me.Revision || me.Hunk != 2 {
+		t.Fatalf("err = %v, want an Overlap on the kept hunk 2 against the revision", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no longer applies on top of the revision of this file") ||
+		!strings.Contains(msg, "deselect it, or revise the file again") {
+		t.Errorf("message: %s", msg)
+	}
+	if f.s.State() == StateSettled || f.read("one.txt") != twelve.file {
+		t.Error("the review settled or wrote, want it open and the file untouched")
+	}
+}
