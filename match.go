@@ -126,6 +126,7 @@ type lineIndex struct {
 	want    []string // the hunks' context and removed lines, raw
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
+	loose   looseMemo
 }
 
 // level is the index of one pass.
@@ -192,9 +193,22 @@ func buildLevel(x *lineIndex, p Pass) *level {
 }
 
 // candidates returns every start at which the file holds old at the loosest pass: a
-// superset of the matches of every pass (restricted to eofStart when not negative).
+// superset of the matches of every pass (restricted to eofStart when not negative). The
+// ladder asks for one hunk's lines at each fuzzy pass in turn, so the last answer is kept.
 func (x *lineIndex) candidates(old []string, eofStart int) []int {
-	return x.at(Punctuation).find(normalized(old, Punctuation), eofStart)
+	if m := &x.loose; m.eof == eofStart && len(m.old) == len(old) && len(old) > 0 && &m.old[0] == &old[0] {
+		return m.cands
+	}
+	cands := x.at(Punctuation).find(normalized(old, Punctuation), eofStart)
+	x.loose = looseMemo{old: old, eof: eofStart, cands: cands}
+	return cands
+}
+
+// looseMemo is the last answer of candidates, for the lines it was asked about.
+type looseMemo struct {
+	old   []string
+	eof   int
+	cands []int
 }
 
 // find returns every start at which the file holds old at pass p. The exact pass has an

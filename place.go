@@ -98,18 +98,9 @@ func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placeme
 	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
-	var above, loose []int
+	var above []int
 	for _, p := range passes {
-		var all []int
-		switch {
-		case p == Exact:
-			all = pl.idx.at(Exact).find(old, eofStart)
-		case loose == nil:
-			loose = pl.idx.candidates(old, eofStart)
-			fallthrough
-		default:
-			all = pl.idx.at(p).narrow(loose, normalized(old, p))
-		}
+		all := pl.idx.find(old, p, eofStart)
 		cands := pl.inSection(below(all, anchorAt), anchorAt)
 		if len(cands) == 0 {
 			if above == nil {

@@ -1,8 +1,6 @@
 package applypatch
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -241,9 +239,4 @@ func TestPlaceCasesComplete(t *testing.T) {
 			t.Errorf("%s: every hunk lands = %v, but after is %q", tc.name, lands, tc.after)
 		}
 	}
-}
-
-// describe renders a case for failure messages of the fuzz targets.
-func (tc placeCase) String() string {
-	return fmt.Sprintf("%s: file %q, body %q", tc.name, tc.file, strings.TrimSuffix(tc.body, "\n"))
 }

@@ -438,6 +438,27 @@ func TestCommitConflictJustBeforeWrite(t *testing.T) {
 	})
 }
 
+// revocable is an OwnerPredicate from which a test takes paths (by base name) away.
+type revocable struct {
+	mu      sync.Mutex
+	revoked map[string]bool
+}
+
+func (o *revocable) Owns(name string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return !o.revoked[filepath.Base(name)]
+}
+
+func (o *revocable) revoke(base string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.revoked == nil {
+		o.revoked = map[string]bool{}
+	}
+	o.revoked[base] = true
+}
+
 // TestCommitOwner: the OwnerPredicate is asked for the whole batch before the first
 // write, again before each write and before each rollback step; a path the host no
 // longer owns is never touched (X8).
@@ -462,14 +483,8 @@ func TestCommitOwner(t *testing.T) {
 		onEachFs(t, func(t *testing.T, base afero.Fs, root string) {
 			writeFixture(t, base, root, abcFiles)
 			before := readTree(t, base, root)
-			var mu sync.Mutex
-			revoked := map[string]bool{}
-			owner := applypatch.OwnerFunc(func(name string) bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return !revoked[filepath.Base(name)]
-			})
-			fsys := hookFs{base, afterWriteOf("a.txt", func() { mu.Lock(); revoked["c.txt"] = true; mu.Unlock() })}
+			owner := &revocable{}
+			fsys := hookFs{base, afterWriteOf("a.txt", func() { owner.revoke("c.txt") })}
 			pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Owner: owner})
 			_, err := applypatch.Commit(context.Background(), pr)
 			var oe *applypatch.OwnerError
@@ -485,14 +500,8 @@ func TestCommitOwner(t *testing.T) {
 		onEachFs(t, func(t *testing.T, base afero.Fs, root string) {
 			writeFixture(t, base, root, abcFiles)
 			before := readTree(t, base, root)
-			var mu sync.Mutex
-			revoked := map[string]bool{}
-			owner := applypatch.OwnerFunc(func(name string) bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return !revoked[filepath.Base(name)]
-			})
-			hooked := hookFs{base, afterWriteOf("b.txt", func() { mu.Lock(); revoked["a.txt"] = true; mu.Unlock() })}
+			owner := &revocable{}
+			hooked := hookFs{base, afterWriteOf("b.txt", func() { owner.revoke("a.txt") })}
 			fsys := faultfs.New(hooked, faultfs.FailNth(3, opIs(faultfs.OpRename)))
 			pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Owner: owner})
 			_, err := applypatch.Commit(context.Background(), pr)
