@@ -158,9 +158,7 @@ func newLineIndex(t *text, hunks []Hunk) *lineIndex {
 				x.want = append(x.want, l.Text)
 			}
 		}
-		if hunks[i].Anchor != "" {
-			x.anchors = append(x.anchors, hunks[i].Anchor)
-		}
+		x.anchors = append(x.anchors, hunks[i].Chain()...)
 	}
 	return x
 }

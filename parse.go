@@ -347,12 +347,15 @@ func (p *parser) updateBody(op *Operation) error {
 			}
 			cur.EOF, closed = true, true
 		case m == "@@" || strings.HasPrefix(m, "@@ "):
-			if cur != nil && len(cur.Lines) == 0 {
-				return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
-			}
 			h, err := p.hunkHeader(l, m)
 			if err != nil {
 				return err
+			}
+			if cur != nil && len(cur.Lines) == 0 { // "@@" lines in a row: one hunk's chain (P8)
+				if err := p.chain(cur, h, l); err != nil {
+					return err
+				}
+				break
 			}
 			op.Hunks = append(op.Hunks, h)
 			cur, closed = &op.Hunks[len(op.Hunks)-1], false

@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,6 +58,11 @@ type Hunk struct {
 	// Anchor is the text after "@@ ": a line (or the start of a line) that must appear
 	// above the hunk. Empty when the hunk has none.
 	Anchor string
+	// Within are the anchors of the "@@ TEXT" lines written before Anchor's, outermost
+	// first ("@@ class Foo" then "@@ def bar" is Within ["class Foo"], Anchor "def bar"):
+	// each is looked for below the one before it, and Anchor below the last. Set only
+	// together with Anchor.
+	Within []string
 	// Hint is a 1-based line number written as "@@ N", or 0.
 	Hint int
 	// EOF is set when the hunk ends with "*** End of File".
@@ -66,6 +72,15 @@ type Hunk struct {
 	// Line is the 1-based payload line of the "@@" (or of the hunk's first line when the
 	// first hunk of an Update omits it).
 	Line int
+}
+
+// Chain returns the hunk's anchors, outermost first: Within, then Anchor. It is empty
+// when the hunk has no anchor.
+func (h *Hunk) Chain() []string {
+	if h.Anchor == "" {
+		return nil
+	}
+	return append(slices.Clip(h.Within), h.Anchor)
 }
 
 // LineKind says whether a hunk line is kept, removed or added.
@@ -170,12 +185,14 @@ func formatOp(op *Operation, w func(...string)) {
 }
 
 func formatHunk(h *Hunk, w func(...string)) {
+	chain := h.Chain()
+	for _, a := range chain {
+		w("@@ ", a)
+	}
 	switch {
 	case h.Hint > 0:
 		w("@@ ", strconv.Itoa(h.Hint))
-	case h.Anchor != "":
-		w("@@ ", h.Anchor)
-	default:
+	case len(chain) == 0:
 		w("@@")
 	}
 	for _, l := range h.Lines {
@@ -198,7 +215,7 @@ func (p *Patch) hasTrailingCR() bool {
 			}
 		}
 		for _, h := range op.Hunks {
-			if cr(h.Anchor) {
+			if slices.ContainsFunc(h.Chain(), cr) {
 				return true
 			}
 			for _, l := range h.Lines {

@@ -2,7 +2,6 @@ package applypatch
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -28,36 +27,30 @@ func (pl Placement) Line() int { return pl.Start + 1 }
 type placer struct {
 	t      *text
 	idx    *lineIndex
+	blocks blocks
 	cursor int
-	// sectionEnd is the next line the current hunk's anchor also names, or the end of
-	// the file.
-	sectionEnd int
 }
 
 // newPlacer prepares to place hunks in t.
 func newPlacer(t *text, hunks []Hunk) *placer {
-	return &placer{t: t, idx: newLineIndex(t, hunks)}
+	return &placer{t: t, idx: newLineIndex(t, hunks), blocks: blocks{lines: t.lines}}
 }
 
 // place finds the one place for h. On success the cursor moves past it; on failure it
 // stays, so later hunks are still tried and every failure can be reported at once.
 func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
-	anchorAt, anchorPass := -1, Exact
-	if h.Anchor != "" {
-		at, pass, err := pl.anchor(h)
-		if err != nil {
-			return Placement{}, err
-		}
-		anchorAt, anchorPass = at, pass
+	sc, err := pl.anchors(h)
+	if err != nil {
+		return Placement{}, err
 	}
 	old := h.Old()
 	if len(old) == 0 {
-		return pl.insertion(h, anchorAt, anchorPass)
+		return pl.insertion(h, sc)
 	}
-	got, err := pl.search(h, old, anchorAt)
+	got, err := pl.search(h, old, sc)
 	if err != nil && err.missing() {
 		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
-			if got2, err2 := pl.search(h, old[:len(old)-trimmed], anchorAt); err2 == nil {
+			if got2, err2 := pl.search(h, old[:len(old)-trimmed], sc); err2 == nil {
 				got2.Trimmed = trimmed
 				got, err = got2, nil
 			}
@@ -66,7 +59,7 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 	if err != nil {
 		return Placement{}, err
 	}
-	got.Pass = max(got.Pass, anchorPass)
+	got.Pass = max(got.Pass, sc.pass)
 	pl.cursor = got.Start + got.Len
 	return got, nil
 }
@@ -83,74 +76,40 @@ func trailingEmpty(h *Hunk) int {
 // search runs the ladder for the hunk's old lines: the first pass with any candidate
 // decides, and it must leave exactly one (M2). An End of File hunk is first tried
 // anchored to the end, then anywhere (M4).
-func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *MatchError) {
+func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
+		if got, err := pl.ladder(h, old, sc, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
-	return pl.ladder(h, old, anchorAt, -1)
+	return pl.ladder(h, old, sc, -1)
 }
 
 // ladder runs the passes. When the only matches lie above the anchor, the error says so
 // (AboveAnchor) rather than that the lines are missing.
-func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placement, *MatchError) {
+func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (Placement, *MatchError) {
 	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
 	var above []int
 	for _, p := range passes {
 		all := pl.idx.find(old, p, eofStart)
-		cands := pl.inSection(below(all, anchorAt), anchorAt)
-		if len(cands) == 0 {
+		if cands, _ := sc.narrow(all); len(cands) == 0 {
 			if above == nil {
 				above = all
 			}
 			continue
 		}
-		cands = pl.tieBreak(cands, h.Hint)
-		if len(cands) > 1 {
-			return Placement{}, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
+		start, err := pl.anchorChoice(sc, all, h, p)
+		if err != nil {
+			return Placement{}, err
 		}
-		return Placement{Start: cands[0], Len: len(old), Pass: p}, nil
+		return Placement{Start: start, Len: len(old), Pass: p}, nil
 	}
 	if len(above) > 0 {
-		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: anchorAt + 1}
+		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: sc.first() + 1}
 	}
 	return Placement{}, &MatchError{Reason: NotFound}
-}
-
-// inSection narrows several candidates below an anchor to those before the next line
-// the anchor also names (M6): "@@ ## Install" means the lines under "## Install", not
-// those under "## Install from source". It cannot empty the set.
-func (pl *placer) inSection(cands []int, anchorAt int) []int {
-	if anchorAt < 0 || len(cands) < 2 {
-		return cands
-	}
-	var in []int
-	for _, c := range cands {
-		if c < pl.sectionEnd {
-			in = append(in, c)
-		}
-	}
-	if len(in) == 0 {
-		return cands
-	}
-	return in
-}
-
-// below keeps the candidates strictly below an anchor line (M6).
-func below(cands []int, anchorAt int) []int {
-	if anchorAt < 0 {
-		return cands
-	}
-	out := cands[:0:0]
-	for _, c := range cands {
-		if c > anchorAt {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // tieBreak narrows several candidates: first to those at or after the cursor (M3), then
@@ -191,52 +150,16 @@ func nearest(cands []int, target int) []int {
 	return out
 }
 
-// anchor finds the line an "@@ TEXT" anchor names: a whole line or a line's prefix,
-// unique after the cursor rule (M6).
-func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
-	for _, p := range passes {
-		want := normalize[p](h.Anchor)
-		if want == "" { // an anchor of blanks names no line at this pass
-			continue
-		}
-		named := pl.idx.at(p).withPrefix(want)
-		cands := pl.tieBreak(named, 0)
-		if whole := pl.wholeLines(cands, want, p); len(cands) > 1 && len(whole) == 1 {
-			cands = whole // one line is the anchor itself, the others only start with it
-		}
-		switch {
-		case len(cands) == 1:
-			pl.sectionEnd = len(pl.t.lines)
-			if i := slices.Index(named, cands[0]); i+1 < len(named) {
-				pl.sectionEnd = named[i+1]
-			}
-			return cands[0], p, nil
-		case len(cands) > 1:
-			return -1, p, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(cands), Pass: p}
-		}
-	}
-	return -1, Exact, &MatchError{Reason: AnchorNotFound}
-}
-
-// wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
-func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
-	var out []int
-	for _, c := range cands {
-		if normalize[p](pl.t.lines[c]) == want {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
 // line, or at the end of the file.
-func (pl *placer) insertion(h *Hunk, anchorAt int, anchorPass Pass) (Placement, *MatchError) {
+func (pl *placer) insertion(h *Hunk, sc scope) (Placement, *MatchError) {
 	n := len(pl.t.lines)
 	at := n
 	switch {
-	case anchorAt >= 0:
-		at = anchorAt + 1
+	case !sc.unique():
+		return Placement{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.lines()), Pass: sc.pass}
+	case sc.anchored():
+		at = sc.first() + 1
 	case h.Hint > 0:
 		if h.Hint > n+1 {
 			return Placement{}, &MatchError{Reason: HintPastEnd, Hint: h.Hint, Candidates: []int{n}}
@@ -244,7 +167,7 @@ func (pl *placer) insertion(h *Hunk, anchorAt int, anchorPass Pass) (Placement, 
 		at = h.Hint - 1
 	}
 	pl.cursor = at
-	return Placement{Start: at, Pass: anchorPass}, nil
+	return Placement{Start: at, Pass: sc.pass}, nil
 }
 
 func oneBased(cands []int) []int {
@@ -283,6 +206,10 @@ const (
 // 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
 // if any; Near the closest region for a hunk that was not found.
 //
+// For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
+// any; an AnchorNotFound error with Outer set has the lines Outer names as Candidates. An
+// AnchorAmbiguous error that the hunk's lines could not settle has them as HunkLines.
+//
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
 	Path        string
@@ -290,9 +217,11 @@ type MatchError struct {
 	PayloadLine int
 	Reason      MatchReason
 	Anchor      string
+	Outer       string
 	Hint        int
 	Candidates  []int
 	AnchorLine  int
+	HunkLines   []int
 	// Revision is set on an Overlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
@@ -360,8 +289,20 @@ func (e *MatchError) reason() string {
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			len(e.Candidates), joinInts(e.Candidates))
 	case AnchorNotFound:
+		if e.Outer != "" {
+			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
+				"name a line that exists inside '%s', or drop the anchor.",
+				e.Outer, pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.Outer)
+		}
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
 	case AnchorAmbiguous:
+		if len(e.HunkLines) > 0 {
+			return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s) and the hunk's lines (at %s %s) do not lie "+
+				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
+				"above it ('@@ class Name' then '@@ %s'), or context lines that make the hunk unique.",
+				e.Anchor, len(e.Candidates), joinInts(e.Candidates), pluralWord(len(e.HunkLines), "line", "lines"),
+				joinInts(e.HunkLines), e.Anchor)
+		}
 		return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s); use a longer anchor that names one line.",
 			e.Anchor, len(e.Candidates), joinInts(e.Candidates))
 	case AboveAnchor:

@@ -271,6 +271,7 @@ func (pr *Proposal) place(c *Change) []error {
 	}
 	c.text, c.codec = t, cd
 	pl := newPlacer(c.text, c.Op.Hunks)
+	pl.blocks.markdown = isMarkdown(c.name)
 	var errs []error
 	num := 0
 	for i := range c.Op.Hunks {
@@ -282,7 +283,10 @@ func (pr *Proposal) place(c *Change) []error {
 		hc := &HunkChange{Hunk: *h, Place: place, Selected: !h.IsLocator()}
 		c.Hunks = append(c.Hunks, hc)
 		if merr != nil {
-			merr.Path, merr.PayloadLine, merr.Anchor, merr.Hint = c.Op.Path, h.Line, h.Anchor, h.Hint
+			merr.Path, merr.PayloadLine, merr.Hint = c.Op.Path, h.Line, h.Hint
+			if merr.Anchor == "" {
+				merr.Anchor = h.Anchor
+			}
 			if !h.IsLocator() {
 				merr.Hunk = num
 			}

@@ -1,0 +1,204 @@
+package applypatch
+
+import "slices"
+
+// A scope is where a hunk's anchors leave it (M6, P8): the lines its last anchor names,
+// each with its block and section. A hunk without anchors has the empty scope, which
+// holds the whole file.
+type scope struct {
+	at   []anchorLine // ascending by line
+	pass Pass         // the loosest pass any anchor of the chain needed
+}
+
+// anchorLine is one line an anchor names: its block runs to block (inclusive), its
+// section to section (exclusive), the next line the anchor also names.
+type anchorLine struct {
+	line, block, section int
+}
+
+// tier says how closely a candidate keeps to its scope, closest first.
+type tier int
+
+const (
+	tierBlock   tier = iota // inside the block of a line the anchor names
+	tierSection             // before the next line the anchor names
+	tierBelow               // only below the first line the anchor names
+)
+
+// anchored reports whether the scope comes from an anchor.
+func (sc scope) anchored() bool { return len(sc.at) > 0 }
+
+// unique reports whether the scope names no line or exactly one.
+func (sc scope) unique() bool { return len(sc.at) < 2 }
+
+// first returns the first anchor line, or -1 without anchor.
+func (sc scope) first() int {
+	if len(sc.at) == 0 {
+		return -1
+	}
+	return sc.at[0].line
+}
+
+// lines returns the anchor lines.
+func (sc scope) lines() []int {
+	out := make([]int, len(sc.at))
+	for i, a := range sc.at {
+		out[i] = a.line
+	}
+	return out
+}
+
+// narrow keeps the candidates below the scope's first line, then of those the ones
+// inside some anchor line's block, failing that inside some section. It never empties a
+// set that has a candidate below the anchor, and says which tier it kept.
+func (sc scope) narrow(cands []int) ([]int, tier) {
+	if !sc.anchored() {
+		return cands, tierBelow
+	}
+	first := sc.first()
+	var below []int
+	for _, c := range cands {
+		if c > first {
+			below = append(below, c)
+		}
+	}
+	if len(below) < 2 && sc.unique() {
+		return below, sc.tierOf(below)
+	}
+	for _, t := range [...]tier{tierBlock, tierSection} {
+		var in []int
+		for _, c := range below {
+			if sc.holds(c, t) {
+				in = append(in, c)
+			}
+		}
+		if len(in) > 0 {
+			return in, t
+		}
+	}
+	return below, tierBelow
+}
+
+// tierOf returns the closest tier of a lone candidate.
+func (sc scope) tierOf(cands []int) tier {
+	for _, t := range [...]tier{tierBlock, tierSection} {
+		if len(cands) == 1 && sc.holds(cands[0], t) {
+			return t
+		}
+	}
+	return tierBelow
+}
+
+// holds reports whether line c lies in the block (or section) of some anchor line.
+func (sc scope) holds(c int, t tier) bool {
+	for _, a := range sc.at {
+		end := a.section - 1
+		if t == tierBlock {
+			end = a.block
+		}
+		if c > a.line && c <= end {
+			return true
+		}
+	}
+	return false
+}
+
+// owners returns the anchor lines whose block (or section) holds one of the candidates.
+func (sc scope) owners(cands []int, t tier) []int {
+	var out []int
+	for _, a := range sc.at {
+		one := scope{at: []anchorLine{a}}
+		if slices.ContainsFunc(cands, func(c int) bool { return one.holds(c, t) }) {
+			out = append(out, a.line)
+		}
+	}
+	return out
+}
+
+// anchors follows the hunk's chain of anchors (P8, M6): each is looked for below the one
+// before it, inside its block where it has one, then its section.
+func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
+	var sc scope
+	var outer string
+	for _, a := range h.Chain() {
+		next, err := pl.anchorIn(a, sc)
+		if err != nil {
+			err.Anchor, err.Outer = a, outer
+			if err.Reason == AnchorAmbiguous { // the anchor above names lines the chain cannot settle
+				err.Anchor, err.Outer = outer, ""
+			}
+			return scope{}, err
+		}
+		sc, outer = next, a
+	}
+	return sc, nil
+}
+
+// anchorIn finds the lines anchor a names within the scope of the anchor above it: a
+// whole line or a line's prefix, at the first pass of the ladder that names any (M1).
+// Those at or after the order cursor win (M3), then those that are the anchor itself
+// over those that only start with it. Several lines may remain: the hunk decides.
+func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
+	for _, p := range passes {
+		want := normalize[p](a)
+		if want == "" { // an anchor of blanks names no line at this pass
+			continue
+		}
+		named := pl.idx.at(p).withPrefix(want)
+		cands, t := parent.narrow(named)
+		if len(cands) == 0 {
+			continue
+		}
+		if !parent.unique() && t == tierBelow {
+			return scope{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(parent.lines()),
+				HunkLines: oneBased(cands), Pass: p}
+		}
+		cands = pl.tieBreak(cands, 0)
+		if whole := pl.wholeLines(cands, want, p); len(whole) > 0 {
+			cands = whole
+		}
+		sc := scope{pass: max(parent.pass, p)}
+		for _, c := range cands {
+			section := len(pl.t.lines)
+			if i := slices.Index(named, c); i+1 < len(named) {
+				section = named[i+1]
+			}
+			sc.at = append(sc.at, anchorLine{line: c, block: pl.blocks.blockEnd(c), section: section})
+		}
+		return sc, nil
+	}
+	err := &MatchError{Reason: AnchorNotFound}
+	if parent.anchored() {
+		err.Candidates = oneBased(parent.lines())
+	}
+	return scope{}, err
+}
+
+// wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
+func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
+	var out []int
+	for _, c := range cands {
+		if normalize[p](pl.t.lines[c]) == want {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// anchorChoice settles the candidates of one pass of the ladder against the scope and
+// the tie-breaks: it returns the one start, or the error that refuses them.
+func (pl *placer) anchorChoice(sc scope, cands []int, h *Hunk, p Pass) (int, *MatchError) {
+	cands, t := sc.narrow(cands)
+	if !sc.unique() && t == tierBelow {
+		return -1, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.lines()), HunkLines: oneBased(cands), Pass: p}
+	}
+	cands = pl.tieBreak(cands, h.Hint)
+	switch {
+	case len(cands) == 1:
+		return cands[0], nil
+	case !sc.unique() && len(sc.owners(cands, t)) > 1:
+		return -1, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.owners(cands, t)),
+			HunkLines: oneBased(cands), Pass: p}
+	}
+	return -1, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
+}

@@ -1,0 +1,19 @@
+package applypatch
+
+// chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened
+// (P8): an anchor joins the chain below cur's anchors, a line hint is kept, and a bare
+// "@@" adds nothing.
+func (p *parser) chain(cur *Hunk, h Hunk, l payloadLine) error {
+	switch {
+	case h.Hint > 0 && cur.Hint > 0:
+		return p.errf(l, "the hunk already has the line hint '@@ %d'; give a hunk at most one '@@ N' line", cur.Hint)
+	case h.Hint > 0:
+		cur.Hint = h.Hint
+	case h.Anchor != "":
+		if cur.Anchor != "" {
+			cur.Within = append(cur.Within, cur.Anchor)
+		}
+		cur.Anchor = h.Anchor
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package applypatch
+
+import (
+	"path"
+	"strings"
+)
+
+// blocks knows where the block each line opens ends (M6): for an indented language, the
+// line after it up to and including the first non-blank line indented no deeper than it
+// (a class body; a Go function and its closing brace); for a Markdown heading, up to the
+// next heading of the same or a higher level. It is computed for the whole file in one
+// pass, on first use.
+type blocks struct {
+	lines    []string
+	markdown bool
+	end      []int32 // end[i] is the last line of line i's block; i when it has none
+}
+
+// blockEnd returns the last line (0-based, inclusive) of the block line at opens.
+func (b *blocks) blockEnd(at int) int {
+	if b.end == nil {
+		b.end = indentBlocks(b.lines)
+		if b.markdown {
+			headingBlocks(b.lines, b.end)
+		}
+	}
+	return int(b.end[at])
+}
+
+// indentBlocks computes every line's block by indentation: a line whose next non-blank
+// line is indented deeper opens a block that ends at the next non-blank line indented no
+// deeper than it; other lines have none. It works for all lines at once with a stack of
+// the lines still open, deepest on top.
+func indentBlocks(lines []string) []int32 {
+	end := make([]int32, len(lines))
+	var open []int32
+	var depth []int
+	body := make([]bool, len(lines)) // open lines that a deeper line followed
+	for i, l := range lines {
+		end[i] = int32(i)
+		d, blank := indentOf(l)
+		if blank {
+			continue
+		}
+		for len(open) > 0 && depth[len(depth)-1] >= d {
+			if o := open[len(open)-1]; body[o] {
+				end[o] = int32(i)
+			}
+			open, depth = open[:len(open)-1], depth[:len(depth)-1]
+		}
+		if len(open) > 0 {
+			body[open[len(open)-1]] = true
+		}
+		open, depth = append(open, int32(i)), append(depth, d)
+	}
+	for _, o := range open {
+		if body[o] {
+			end[o] = int32(len(lines) - 1)
+		}
+	}
+	return end
+}
+
+// tabWidth is how far a tab indents, as Python counts it.
+const tabWidth = 8
+
+// indentOf returns the width of a line's leading whitespace, and whether the line is
+// blank.
+func indentOf(l string) (int, bool) {
+	w := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += tabWidth - w%tabWidth
+		case '\r', '\f', '\v':
+		default:
+			return w, false
+		}
+	}
+	return w, true
+}
+
+// headingBlocks gives each Markdown heading the lines up to the next heading of the same
+// or a higher level (or the end of the file). Lines inside fenced code blocks are not
+// headings: a shell comment in a code sample does not end a section.
+func headingBlocks(lines []string, end []int32) {
+	var open []int32
+	var level []int
+	fence := ""
+	for i, l := range lines {
+		if f := fenceMarker(l); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(strings.TrimLeft(l, " "+f[:1])) == "":
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		k := headingLevel(l)
+		if k == 0 {
+			continue
+		}
+		for len(open) > 0 && level[len(level)-1] >= k {
+			end[open[len(open)-1]] = int32(i - 1)
+			open, level = open[:len(open)-1], level[:len(level)-1]
+		}
+		open, level = append(open, int32(i)), append(level, k)
+	}
+	for _, o := range open {
+		end[o] = int32(len(lines) - 1)
+	}
+}
+
+// headingLevel returns the level of an ATX Markdown heading ("## Install" is 2), or 0.
+func headingLevel(l string) int {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 {
+		return 0
+	}
+	k := len(t) - len(strings.TrimLeft(t, "#"))
+	if k == 0 || k > 6 || (len(t) > k && t[k] != ' ' && t[k] != '\t') {
+		return 0
+	}
+	return k
+}
+
+// fenceMarker returns the run of backticks or tildes (three or more) a Markdown code
+// fence line starts with, or "".
+func fenceMarker(l string) string {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}
+
+// markdownExts are the file name extensions whose headings open blocks.
+var markdownExts = map[string]bool{".md": true, ".markdown": true, ".mdx": true, ".mkd": true, ".mdown": true}
+
+// isMarkdown reports whether a file name names a Markdown document.
+func isMarkdown(name string) bool {
+	return markdownExts[strings.ToLower(path.Ext(strings.ReplaceAll(name, "\\", "/")))]
+}
