@@ -67,6 +67,9 @@ func Parse(payload string) (*Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lines, err = unwrapFence(lines); err != nil {
+		return nil, err
+	}
 	body, end, err := envelope(lines)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,43 @@
+package applypatch
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// fenceOpen is a Markdown code fence's first line: three or more backticks and an
+// optional info word ("```diff", "````patch").
+var fenceOpen = regexp.MustCompile("^(`{3,})[ \t]*([A-Za-z0-9_+.-]+)?$")
+
+// fenceClose is a closing fence: backticks only.
+var fenceClose = regexp.MustCompile("^`{3,}$")
+
+// unwrapFence strips a Markdown code fence around the envelope (P2): the fence line
+// directly before "*** Begin Patch" and a closing fence, at least as long, directly after
+// "*** End Patch", blank lines aside. Anything else is left for envelope to refuse; a
+// fence that opens the envelope but does not close it is refused here, since the text
+// after it may be prose.
+func unwrapFence(lines []payloadLine) ([]payloadLine, error) {
+	lines = trimBlank(lines)
+	if len(lines) < 2 {
+		return lines, nil
+	}
+	first := lines[0]
+	m := fenceOpen.FindStringSubmatch(strings.TrimSpace(first.text))
+	if m == nil {
+		return lines, nil
+	}
+	inner := trimBlank(lines[1:])
+	if len(inner) == 0 || strings.TrimSpace(inner[0].text) != markerBegin {
+		return lines, nil // not a fence around the envelope: envelope refuses it
+	}
+	last := inner[len(inner)-1]
+	t := strings.TrimSpace(last.text)
+	if !fenceClose.MatchString(t) || len(t) < len(m[1]) {
+		return nil, &ParseError{Line: last.n, Text: last.text,
+			Msg: fmt.Sprintf("the code fence opened on line %d must be closed by a line of at least %d backticks "+
+				"directly after '*** End Patch'; send only the patch, with nothing after its last line", first.n, len(m[1]))}
+	}
+	return inner[:len(inner)-1], nil // envelope checks what ends it
+}
