@@ -180,7 +180,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if err := f.recheck(st.path, st.name); err != nil {
+		if err := f.recheck(st.path, st.name, st.base.IsLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}

@@ -208,7 +208,11 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 // classify resolves one authored path and classifies where it lands.
 func (f *fence) classify(authored string, kind Kind) (ClassifiedPath, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
-	res, err := f.res.resolve(f.real, authored)
+	resolve := f.res.resolve
+	if kind == Delete {
+		resolve = f.res.resolveEntry
+	}
+	res, err := resolve(f.real, authored)
 	if err != nil {
 		return cp, &FenceError{Path: authored, Reason: Unresolvable, Err: sanitize(err, "", authored)}
 	}
@@ -252,9 +256,14 @@ func (f *fence) allowed(name string, class Class) bool {
 	return f.allow.leading(slashComponents(name))
 }
 
-// recheck resolves an authored path again and reports whether it still lands on name.
-func (f *fence) recheck(authored, name string) error {
-	cp, err := f.classify(authored, 0)
+// recheck resolves an authored path again and reports whether it still lands on name:
+// as an entry of its directory for the removal of a link (entry), else to its target.
+func (f *fence) recheck(authored, name string, entry bool) error {
+	kind := Kind(0)
+	if entry {
+		kind = Delete
+	}
+	cp, err := f.classify(authored, kind)
 	if err != nil {
 		return err
 	}

@@ -229,9 +229,9 @@ func TestErrorTextsNameNoHostPaths(t *testing.T) {
 		is      error
 	}{
 		{"outside link", afero.NewOsFs(), payload("*** Update File: out", "@@", "-o", "+p"), "out: the path is outside", &FenceError{Reason: Unauthorized}},
-		{"forbidden link", afero.NewOsFs(), payload("*** Delete File: key"), "key: the path is, or leads", &FenceError{Reason: Refused}},
+		{"forbidden link", afero.NewOsFs(), payload("*** Update File: key", "@@", "-k", "+K"), "key: the path is, or leads", &FenceError{Reason: Refused}},
 		{"loop", afero.NewOsFs(), payload("*** Add File: ping/x", "+x"), "ping/x: the path cannot be resolved: too many", ErrLinkLoop},
-		{"alias", afero.NewOsFs(), payload("*** Delete File: a.txt", "*** Delete File: alias"), "alias: the path names the same file", &FenceError{Reason: Aliased}},
+		{"alias", afero.NewOsFs(), payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-a", "+A"), "alias: the path names the same file", &FenceError{Reason: Aliased}},
 		{"lstat fails", failOn(faultfs.OpStat, "/ws/dir/"), payload("*** Add File: dir/new.txt", "+n"), "dir/new.txt: the path cannot be resolved: lstat dir/new.txt: faultfs", faultfs.ErrInjected},
 		{"readlink fails", failOn(faultfs.OpReadlink, "/ws/via"), payload("*** Add File: via/new.txt", "+n"), "via/new.txt: the path cannot be resolved: readlink via/new.txt", faultfs.ErrInjected},
 		{"read fails", failOn(faultfs.OpRead, "/ws/a.txt"), payload("*** Delete File: a.txt"), "a.txt: the file cannot be read", faultfs.ErrInjected},

@@ -27,9 +27,14 @@ type Baseline struct {
 	// restored without its bytes (R12) is checked by it.
 	Hash string `json:"hash,omitempty"`
 	// Bytes is the file's content; nil for an absent path or a directory. It must not be
-	// modified.
+	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
+	// Bytes is the link's target as stored.
 	Bytes []byte `json:"bytes,omitempty"`
 }
+
+// IsLink reports whether the baseline is a symbolic link itself, not the file it points
+// to: the path of a Delete that is a link.
+func (b Baseline) IsLink() bool { return b.Mode&fs.ModeSymlink != 0 }
 
 // Sum returns the hex SHA-256 of the baseline's bytes: Hash when set, else computed.
 func (b Baseline) Sum() string {
@@ -146,7 +151,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 // prepare captures a change's baselines, decodes and places its hunks.
 func (pr *Proposal) prepare(c *Change) []error {
 	var err error
-	if c.Base, err = pr.capture(c.name, c.Op.Path); err != nil {
+	if c.Base, err = pr.captureEntry(c); err != nil {
 		return []error{err}
 	}
 	if c.Op.MoveTo != "" {

@@ -174,7 +174,7 @@ func (tx *txn) precheck() error {
 			lost = appendNew(lost, st.path)
 			continue
 		}
-		cur := tx.readAgainst(st.name, st.base)
+		cur := tx.readStep(st)
 		if cur.err != nil {
 			return tx.unreadable(st, cur.err)
 		}
@@ -299,7 +299,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if tx.unsaved(st.name) {
 		return &UnsavedBufferError{Paths: []string{st.path}}
 	}
-	cur := tx.readAgainst(st.name, st.base)
+	cur := tx.readStep(st)
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
 	}
@@ -563,9 +563,12 @@ func (tx *txn) restore(d *done) string {
 		return reasonUnsaved // restoring under an edited buffer would lose either (X6)
 	}
 	var err error
-	if !d.before.exists {
+	switch {
+	case !d.before.exists:
 		err = tx.fsys.Remove(st.name)
-	} else {
+	case st.base.IsLink():
+		err = relink(tx.fsys, string(st.base.Bytes), st.name)
+	default:
 		var inPlace bool
 		err = tx.replace(st, d.before.data, d.before.mode, &inPlace)
 	}
