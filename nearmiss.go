@@ -1,0 +1,260 @@
+package applypatch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The near-miss search has a cost budget, so that a hunk that misses costs about as much
+// as reading it and the file, whatever its size (M9, PERF4), and its text stays small.
+const (
+	// nearMissSample is the most hunk lines that vote for a region, spread evenly over
+	// the hunk.
+	nearMissSample = 256
+	// nearMissCommon is how many file lines may hold a word and it still votes: common
+	// words ("return", "self") say nothing about where a hunk was meant to go.
+	nearMissCommon = 64
+	// nearMissRivals is how many of the best-voted regions are compared line by line.
+	nearMissRivals = 8
+	// nearMissCompare is the most hunk lines compared with a region and diffed.
+	nearMissCompare = 200
+	// nearMissShown is the most diff lines shown, and nearMissWidth the most bytes of
+	// each.
+	nearMissShown = 32
+	nearMissWidth = 120
+)
+
+// nearMiss finds the region of the file most like old, at the loosest pass, by line
+// similarity: each word of (a sample of) the hunk's lines votes for the start its
+// occurrences imply, so a hunk with a typo on every line still points at its place; the
+// best-voted starts are then compared line by line, and the most similar wins (the
+// earliest at or after the cursor among equals).
+func (pl *placer) nearMiss(old []string) *NearMiss {
+	want := normalized(old, Punctuation)
+	votes := pl.wordVotes(want)
+	if len(votes) == 0 {
+		return nil
+	}
+	best, bestScore := -1, -1.0
+	for _, s := range rivals(votes, pl.cursor) {
+		score := pl.similarity(want, s)
+		if score > bestScore || (score == bestScore && better(s, best, pl.cursor)) {
+			best, bestScore = s, score
+		}
+	}
+	if bestScore <= 0 {
+		return nil
+	}
+	if _, d := pl.bestNear(want[0], best); d != 0 { // start where the hunk's first line is
+		best += d
+	}
+	n := min(len(old), nearMissCompare)
+	lo, hi := max(best, 0), min(max(best, 0)+n, len(pl.t.lines))
+	diff, agree := nearDiff(old[:n], pl.t.lines[lo:hi], lo)
+	if n < len(old) {
+		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
+	}
+	return &NearMiss{Start: lo + 1, Agree: agree, Of: n, Diff: diff}
+}
+
+// sample returns the indexes of at most nearMissSample lines, spread evenly over n.
+func sample(n int) []int {
+	step := max(1, (n+nearMissSample-1)/nearMissSample)
+	var out []int
+	for k := 0; k < n; k += step {
+		out = append(out, k)
+	}
+	return out
+}
+
+// wordVotes scans the file once for the words of the sampled hunk lines and returns, for
+// each start the occurrences imply, its votes: a hunk line gives each of its words an
+// equal share of one vote.
+func (pl *placer) wordVotes(want []string) map[int]float64 {
+	ks := sample(len(want))
+	lineWords := make([][]string, len(ks))
+	wanted := map[string][]int32{}
+	for i, k := range ks {
+		lineWords[i] = words(want[k])
+		for _, w := range lineWords[i] {
+			wanted[w] = nil
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	common := map[string]bool{}
+	for p, l := range pl.t.lines {
+		for _, w := range words(fold(l)) {
+			ps, ok := wanted[w]
+			if !ok || common[w] || (len(ps) > 0 && ps[len(ps)-1] == int32(p)) {
+				continue
+			}
+			if len(ps) == nearMissCommon {
+				common[w], wanted[w] = true, nil
+				continue
+			}
+			wanted[w] = append(ps, int32(p))
+		}
+	}
+	votes := map[int]float64{}
+	for i, k := range ks {
+		share := 1 / float64(len(lineWords[i])+1)
+		for _, w := range lineWords[i] {
+			for _, p := range wanted[w] {
+				votes[int(p)-k] += share
+			}
+		}
+	}
+	return votes
+}
+
+// rivals returns the best-voted starts, at most nearMissRivals of them.
+func rivals(votes map[int]float64, cursor int) []int {
+	starts := make([]int, 0, len(votes))
+	for s := range votes {
+		starts = append(starts, s)
+	}
+	slices.SortFunc(starts, func(a, b int) int {
+		switch {
+		case votes[a] > votes[b]:
+			return -1
+		case votes[a] < votes[b]:
+			return 1
+		case better(a, b, cursor):
+			return -1
+		}
+		return 1
+	})
+	return starts[:min(len(starts), nearMissRivals)]
+}
+
+// nearMissSlack is how far from its place in a region a hunk line may be found: the file
+// may have a few lines more or fewer than the hunk expects.
+const nearMissSlack = 2
+
+// similarity scores the file from start s against the hunk's lines (normalised): each
+// line's best similarity to a file line near its place, less a little for the distance.
+func (pl *placer) similarity(want []string, s int) float64 {
+	score := 0.0
+	for k := range min(len(want), nearMissCompare) {
+		sim, _ := pl.bestNear(want[k], s+k)
+		score += sim
+	}
+	return score
+}
+
+// bestNear returns the best similarity of line w to the file lines within nearMissSlack
+// of p, and the offset where it is found.
+func (pl *placer) bestNear(w string, p int) (float64, int) {
+	best, at := 0.0, 0
+	for d := range 2*nearMissSlack + 1 {
+		d -= nearMissSlack
+		if q := p + d; q >= 0 && q < len(pl.t.lines) {
+			sim := lineSimilarity(w, normalize[Punctuation](pl.t.lines[q])) * (1 - 0.05*float64(nearAbs(d)))
+			if sim > best || (sim == best && nearAbs(d) < nearAbs(at)) {
+				best, at = sim, d
+			}
+		}
+	}
+	return best, at
+}
+
+func nearAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// lineSimilarity is the Dice coefficient of two lines' character pairs: 1 for equal
+// lines, near 1 for a one-character typo, 0 for lines with nothing in common.
+func lineSimilarity(a, b string) float64 {
+	if a == b {
+		return 1
+	}
+	pa, pb := pairs(a), pairs(b)
+	if len(pa) == 0 || len(pb) == 0 {
+		return 0
+	}
+	count := make(map[[2]rune]int, len(pa))
+	for _, p := range pa {
+		count[p]++
+	}
+	common := 0
+	for _, p := range pb {
+		if count[p] > 0 {
+			count[p]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(pa)+len(pb))
+}
+
+// pairs returns the adjacent character pairs of s.
+func pairs(s string) [][2]rune {
+	rs := []rune(s)
+	out := make([][2]rune, 0, max(len(rs)-1, 0))
+	for i := 1; i < len(rs); i++ {
+		out = append(out, [2]rune{rs[i-1], rs[i]})
+	}
+	return out
+}
+
+// words splits a line into its runs of letters, digits and underscores.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// better prefers starts at or after the cursor, then earlier ones.
+func better(s, best, cursor int) bool {
+	if (s >= cursor) != (best >= cursor) {
+		return s >= cursor
+	}
+	return s < best
+}
+
+// nearDiff shows the hunk's expected lines against the file's lines from line lo: file
+// line numbers on kept and '+' lines, '-' for expected lines the file lacks. It returns
+// how many expected lines the file has there too, and shows at most nearMissShown lines.
+func nearDiff(old, file []string, lo int) (string, int) {
+	var b strings.Builder
+	agree, shown, more := 0, 0, 0
+	for _, op := range diffLines(normalized(old, Punctuation), normalized(file, Punctuation)) {
+		if op.Kind == Context {
+			agree++
+		}
+		if shown == nearMissShown {
+			more++
+			continue
+		}
+		shown++
+		switch op.Kind {
+		case Context:
+			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clip(file[op.B]))
+		case Remove:
+			fmt.Fprintf(&b, "- %6s  %s\n", "", clip(old[op.A]))
+		case Insert:
+			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clip(file[op.B]))
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "(%d more diff lines not shown)\n", more)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), agree
+}
+
+// clip shortens a line to nearMissWidth bytes, on a character boundary.
+func clip(s string) string {
+	if len(s) <= nearMissWidth {
+		return s
+	}
+	cut := nearMissWidth
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,70 @@
+package applypatch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// nearFile is a file of distinct, code-like lines.
+func nearFile(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("\tvalue%d := compute(input%d, offset%d)", i, i*7, i*13)
+	}
+	return lines
+}
+
+// typo changes one character of every line.
+func typo(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.Replace(l, "compute", "compite", 1)
+	}
+	return out
+}
+
+// TestNearMissBySimilarity checks that the closest region is found by line similarity
+// (M9): a hunk with a one-character typo on every line points at its place, also when
+// one of its lines occurs exactly elsewhere.
+func TestNearMissBySimilarity(t *testing.T) {
+	lines := nearFile(400)
+	lines[20] = "\treturn nil"
+	tests := []struct {
+		name string
+		old  []string
+		want int // 1-based start
+	}{
+		{"typo on every line", typo(lines[200:206]), 201},
+		{"one line also elsewhere", append(typo(lines[300:305]), "\treturn nil"), 301},
+		{"shifted by a missing line", typo(append(lines[100:103:103], lines[104:108]...)), 101},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl := newPlacer(splitText(strings.Join(lines, "\n")+"\n"), nil)
+			nm := pl.nearMiss(tt.old)
+			if nm == nil || nm.Start != tt.want {
+				t.Fatalf("nearMiss = %+v, want start %d", nm, tt.want)
+			}
+		})
+	}
+}
+
+// TestNearMissBudget checks the near miss's cost bound (M9, PERF4) by what it yields: a
+// hunk of 20,000 lines that misses gives a text of a few KiB that compares at most
+// nearMissCompare lines.
+func TestNearMissBudget(t *testing.T) {
+	lines := nearFile(20000)
+	old := typo(lines)
+	pl := newPlacer(splitText(strings.Join(lines, "\n")+"\n"), nil)
+	nm := pl.nearMiss(old)
+	if nm == nil || nm.Start != 1 {
+		t.Fatalf("nearMiss = %+v, want start 1", nm)
+	}
+	if nm.Of != nearMissCompare || len(nm.Diff) > 6<<10 {
+		t.Errorf("compared %d lines, diff of %d bytes; want %d lines, at most 6 KiB", nm.Of, len(nm.Diff), nearMissCompare)
+	}
+	if n := strings.Count(nm.Diff, "\n") + 1; n > nearMissShown+2 {
+		t.Errorf("diff shows %d lines, want at most %d", n, nearMissShown+2)
+	}
+}
