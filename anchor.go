@@ -1,6 +1,9 @@
 package applypatch
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // A scope is where a hunk's anchors leave it (M6, P8): the lines its last anchor names,
 // each with its block and section. A hunk without anchors has the empty scope, which
@@ -201,4 +204,14 @@ func (pl *placer) anchorChoice(sc scope, cands []int, h *Hunk, p Pass) (int, *Ma
 			HunkLines: oneBased(cands), Pass: p}
 	}
 	return -1, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
+}
+
+// chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
+// anchor without its indentation.
+func chainLabel(chain []string) string {
+	parts := make([]string, len(chain))
+	for i, a := range chain {
+		parts[i] = strings.TrimSpace(a)
+	}
+	return strings.Join(parts, " › ")
 }

@@ -58,7 +58,29 @@ func indentBlocks(lines []string) []int32 {
 			end[o] = int32(len(lines) - 1)
 		}
 	}
+	braceBlocks(lines, end)
 	return end
+}
+
+// braceBlocks gives a line followed by a lone "{" at its own indentation (a C function
+// written in the style that puts the brace on a line of its own) the brace's block.
+func braceBlocks(lines []string, end []int32) {
+	for i := len(lines) - 2; i >= 0; i-- {
+		if int(end[i]) != i {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j == len(lines) || strings.TrimSpace(lines[j]) != "{" {
+			continue
+		}
+		di, blank := indentOf(lines[i])
+		if dj, _ := indentOf(lines[j]); !blank && di == dj && int(end[j]) > j {
+			end[i] = end[j]
+		}
+	}
 }
 
 // tabWidth is how far a tab indents, as Python counts it.

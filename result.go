@@ -425,6 +425,9 @@ func (c *Change) hunkDiff(f *FileResult) []string {
 		}
 		f.Fuzzy = f.Fuzzy || h.Place.Pass.Fuzzy()
 		f.Revised = f.Revised || h.Revised
+		for _, a := range h.Chain()[:max(len(h.Chain())-1, 0)] {
+			lines = append(lines, strings.TrimRight("@@ "+a, " "))
+		}
 		lines = append(lines, strings.TrimRight("@@ "+h.Anchor, " "))
 		for _, l := range h.Lines {
 			lines = append(lines, string(rune(l.Kind))+l.Text)

@@ -234,8 +234,8 @@ func (s *Session) bodyLines(c *Change) []DiffLine {
 	case c.Op.IsMove():
 		starts := gutterStarts(c)
 		for _, h := range c.changing() {
-			if h.Anchor != "" {
-				out = append(out, DiffLine{Heading: true, Text: "@@ " + h.Anchor})
+			for _, a := range h.Chain() {
+				out = append(out, DiffLine{Heading: true, Text: "@@ " + a})
 			}
 			out = append(out, hunkLines(h, starts[h], s.pr.displayLines(c))...)
 		}
@@ -321,7 +321,7 @@ const labelColumns = 48
 // its first baseline line, else "~N".
 func (c *Change) label(h *HunkChange) string {
 	if h.Anchor != "" {
-		return truncateColumns(strings.TrimRight(h.Anchor, " \t"), labelColumns)
+		return truncateColumns(chainLabel(h.Chain()), labelColumns)
 	}
 	if c.text != nil {
 		if sec := section(c.text.lines, h.Place.Start); sec != "" {

@@ -48,6 +48,7 @@ type (
 	}
 	savedHunk struct {
 		Anchor string   `json:"anchor,omitempty"`
+		Within []string `json:"within,omitempty"`
 		Hint   int      `json:"hint,omitempty"`
 		EOF    bool     `json:"eof,omitempty"`
 		Lines  []string `json:"lines"`
@@ -110,7 +111,7 @@ func saveOp(op *Operation, hcs []*HunkChange) savedOp {
 		}
 	}
 	for i, h := range hunks {
-		sh := savedHunk{Anchor: h.Anchor, Hint: h.Hint, EOF: h.EOF, Line: h.Line, Lines: make([]string, len(h.Lines))}
+		sh := savedHunk{Anchor: h.Anchor, Within: h.Within, Hint: h.Hint, EOF: h.EOF, Line: h.Line, Lines: make([]string, len(h.Lines))}
 		for k, l := range h.Lines {
 			sh.Lines[k] = string(rune(l.Kind)) + l.Text
 		}
@@ -236,7 +237,7 @@ func restoreOp(so *savedOp) (Operation, []*HunkChange, error) {
 	op := Operation{Kind: kind, Path: so.Path, MoveTo: so.MoveTo, Lines: so.Lines, Line: so.Line}
 	var hcs []*HunkChange
 	for _, sh := range so.Hunks {
-		h := Hunk{Anchor: sh.Anchor, Hint: sh.Hint, EOF: sh.EOF, Line: sh.Line}
+		h := Hunk{Anchor: sh.Anchor, Within: sh.Within, Hint: sh.Hint, EOF: sh.EOF, Line: sh.Line}
 		for _, l := range sh.Lines {
 			if l == "" || !isLineKind(LineKind(l[0])) {
 				return Operation{}, nil, &StateError{Msg: fmt.Sprintf("%s: saved hunk line %q has no ' ', '-' or '+' marker", so.Path, l)}
