@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -11,6 +12,27 @@ import (
 type scope struct {
 	at   []anchorLine // ascending by line
 	pass Pass         // the loosest pass any anchor of the chain needed
+	// reach[i] is the furthest block end of at[:i+1]: blocks nest or are disjoint, so a
+	// line lies in some block exactly when the reach of the anchor lines above it gets
+	// to it.
+	reach []int
+}
+
+// withReach fills in the scope's reach.
+func (sc scope) withReach() scope {
+	sc.reach = make([]int, len(sc.at))
+	for i, a := range sc.at {
+		sc.reach[i] = a.block
+		if i > 0 {
+			sc.reach[i] = max(a.block, sc.reach[i-1])
+		}
+	}
+	return sc
+}
+
+// above returns the index of the last anchor line above line c, or -1.
+func (sc scope) above(c int) int {
+	return sort.Search(len(sc.at), func(i int) bool { return sc.at[i].line >= c }) - 1
 }
 
 // anchorLine is one line an anchor names: its block runs to block (inclusive), its
@@ -93,28 +115,39 @@ func (sc scope) tierOf(cands []int) tier {
 }
 
 // holds reports whether line c lies in the block (or section) of some anchor line.
+// Sections end at the next line the anchor names, so only the nearest anchor line above
+// c can hold it in its section.
 func (sc scope) holds(c int, t tier) bool {
-	for _, a := range sc.at {
-		end := a.section - 1
-		if t == tierBlock {
-			end = a.block
-		}
-		if c > a.line && c <= end {
-			return true
-		}
+	i := sc.above(c)
+	switch {
+	case i < 0:
+		return false
+	case t == tierBlock:
+		return sc.reach[i] >= c
 	}
-	return false
+	return c < sc.at[i].section
 }
 
-// owners returns the anchor lines whose block (or section) holds one of the candidates.
+// ownerScan is the most anchor lines owners looks through above each candidate, and
+// ownerCands the most candidates it asks about: enough to name them in an error.
+const ownerScan, ownerCands = 64, 16
+
+// owners returns the anchor lines whose block (or section) holds one of the candidates,
+// the innermost for each, of at most ownerCands candidates.
 func (sc scope) owners(cands []int, t tier) []int {
 	var out []int
-	for _, a := range sc.at {
-		one := scope{at: []anchorLine{a}}
-		if slices.ContainsFunc(cands, func(c int) bool { return one.holds(c, t) }) {
-			out = append(out, a.line)
+	for _, c := range cands[:min(len(cands), ownerCands)] {
+		for i, n := sc.above(c), 0; i >= 0 && n < ownerScan; i, n = i-1, n+1 {
+			a := sc.at[i]
+			if (t == tierBlock && c <= a.block) || (t != tierBlock && c < a.section) {
+				if !slices.Contains(out, a.line) {
+					out = append(out, a.line)
+				}
+				break
+			}
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -163,12 +196,12 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		sc := scope{pass: max(parent.pass, p)}
 		for _, c := range cands {
 			section := len(pl.t.lines)
-			if i := slices.Index(named, c); i+1 < len(named) {
-				section = named[i+1]
+			if i := sort.SearchInts(named, c+1); i < len(named) {
+				section = named[i]
 			}
 			sc.at = append(sc.at, anchorLine{line: c, block: pl.blocks.blockEnd(c), section: section})
 		}
-		return sc, nil
+		return sc.withReach(), nil
 	}
 	err := &MatchError{Reason: AnchorNotFound}
 	if parent.anchored() {

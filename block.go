@@ -65,7 +65,7 @@ func indentBlocks(lines []string) []int32 {
 // braceBlocks gives a line followed by a lone "{" at its own indentation (a C function
 // written in the style that puts the brace on a line of its own) the brace's block.
 func braceBlocks(lines []string, end []int32) {
-	for i := len(lines) - 2; i >= 0; i-- {
+	for i := 0; i+1 < len(lines); i++ { // top down: end[j] below is still by indentation
 		if int(end[i]) != i {
 			continue
 		}

@@ -326,12 +326,13 @@ func TestNeedsReview(t *testing.T) {
 }
 
 // TestAliasedPaths checks that two operations reaching one file through a link are
-// refused before anything is read: their baselines would overlap.
+// refused before anything is read: their baselines would overlap. (A Delete of the link
+// itself removes the link, a name of its own: F1.)
 func TestAliasedPaths(t *testing.T) {
 	base := linkTree(t, "ws/a.txt", "ws/alias -> a.txt")
 	opts := &Options{Workspace: filepath.Join(base, "ws")}
 	for _, text := range []string{
-		payload("*** Update File: a.txt", "@@", "-ws/a.txt", "+x", "*** Delete File: alias"),
+		payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-ws/a.txt", "+x"),
 		payload("*** Update File: a.txt", "*** Move to: alias"),
 	} {
 		_, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, text), opts)
