@@ -57,10 +57,11 @@ type payloadLine struct {
 
 // Parse reads a payload: "*** Begin Patch", Add, Update (with optional Move) and Delete
 // sections, "*** End Patch". It accepts the leniencies models need (surrounding whitespace
-// on markers, a shell heredoc wrapper, CRLF, an Environment ID line, a dropped space on
-// empty context lines, an omitted first "@@") and rejects everything that could apply
-// something the model did not mean: prose around the envelope, a missing End marker,
-// unknown headers, lines outside a section, and two operations on one path.
+// on markers, a shell heredoc wrapper or a Markdown code fence around the envelope, CRLF,
+// an Environment ID line, a dropped space on empty context lines, an omitted first "@@",
+// several "@@ TEXT" lines in a row as one hunk's chain of anchors) and rejects everything
+// that could apply something the model did not mean: prose around the envelope, a missing
+// End marker, unknown headers, lines outside a section, and two operations on one path.
 func Parse(payload string) (*Patch, error) {
 	lines := splitPayload(payload)
 	lines, err := unwrapHeredoc(lines)
