@@ -30,6 +30,7 @@ func TestFormat(t *testing.T) {
 			{Anchor: "func main", Lines: []Line{{Context, "x"}, {Remove, "y"}, {Insert, "z"}}},
 			{Hint: 12, Lines: []Line{{Insert, ""}}},
 			{Anchor: "007", EOF: true, Lines: []Line{{Context, ""}, {Remove, "}"}}},
+			{Within: []string{"class A:", "    def f(self):"}, Anchor: "        if x:", Hint: 9, Lines: []Line{{Remove, "            y"}}},
 			{Lines: []Line{{Context, "*** End of File"}, {Remove, "@@ x"}}},
 		}},
 	}}
@@ -51,6 +52,11 @@ func TestFormat(t *testing.T) {
  
 -}
 *** End of File
+@@ class A:
+@@     def f(self):
+@@         if x:
+@@ 9
+-            y
 @@
  *** End of File
 -@@ x

@@ -80,6 +80,7 @@ func TestSectionLabels(t *testing.T) {
 		want       string
 	}{
 		{"anchor", "func f() {\n\tbody\n}\n", []string{"@@ func f", "-\tbody", "+\tBODY"}, "func f"},
+		{"chain of anchors (P8)", "type T struct {\n\tf func() {\n\t\tbody\n\t}\n}\n", []string{"@@ type T", "@@ \tf func", "-\t\tbody", "+\t\tBODY"}, "type T › f func"},
 		{"section above", "func f() {\n\tone\n\ttwo\n}\n", []string{"@@", "-\ttwo", "+\tTWO"}, "func f() {"},
 		{"hunk's own first line", "top\nfunc g() {\n\tx\n}\n", []string{"@@", "-func g() {", "+func h() {"}, "func g() {"},
 		{"skips indented and closers", "type T struct\n}\n)\n]\n  indented\n\n\tx\n", []string{"@@", "-\tx", "+\ty"}, "type T struct"},

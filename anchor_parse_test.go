@@ -1,0 +1,45 @@
+package applypatch
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestParseChain checks that "@@" lines in a row are one hunk (P8): anchors join the
+// chain outermost first, a line hint joins it, a bare "@@" adds nothing, and a second
+// hint is an error.
+func TestParseChain(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		head []string
+		want Hunk
+		err  string
+	}{
+		{"two anchors", []string{"@@ class A", "@@     def f"}, Hunk{Within: []string{"class A"}, Anchor: "    def f"}, ""},
+		{"three anchors", []string{"@@ a", "@@ b", "@@ c"}, Hunk{Within: []string{"a", "b"}, Anchor: "c"}, ""},
+		{"bare first", []string{"@@", "@@ def f"}, Hunk{Anchor: "def f"}, ""},
+		{"bare last", []string{"@@ def f", "@@"}, Hunk{Anchor: "def f"}, ""},
+		{"hint in the chain", []string{"@@ def f", "@@ 12"}, Hunk{Anchor: "def f", Hint: 12}, ""},
+		{"two hints", []string{"@@ 3", "@@ 12"}, Hunk{}, "already has the line hint '@@ 3'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "*** Begin Patch\n*** Update File: a.py\n" + strings.Join(tc.head, "\n") + "\n-x\n+y\n*** End Patch\n"
+			p, err := Parse(text)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Parse = %v, want an error with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.Lines = []Line{{Remove, "x"}, {Insert, "y"}}
+			if diff := cmp.Diff(tc.want, p.Ops[0].Hunks[0], ignoreLines); diff != "" {
+				t.Errorf("hunk (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
