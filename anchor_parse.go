@@ -1,10 +1,12 @@
 package applypatch
 
 // chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened
-// (P8): an anchor joins the chain below cur's anchors, a line hint is kept, and a bare
-// "@@" adds nothing.
+// (P8): an anchor joins the chain below cur's anchors and a line hint is kept. A bare
+// "@@" on either side opens a hunk of its own, so the one above has no lines.
 func (p *parser) chain(cur *Hunk, h Hunk, l payloadLine) error {
 	switch {
+	case (h.Hint == 0 && h.Anchor == "") || (cur.Hint == 0 && cur.Anchor == ""):
+		return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
 	case h.Hint > 0 && cur.Hint > 0:
 		return p.errf(l, "the hunk already has the line hint '@@ %d'; give a hunk at most one '@@ N' line", cur.Hint)
 	case h.Hint > 0:
