@@ -189,7 +189,9 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 			return scope{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(parent.lines()),
 				HunkLines: oneBased(cands), Pass: p}
 		}
-		cands = pl.tieBreak(cands, 0)
+		if !pl.anchorsBehind {
+			cands = pl.tieBreak(cands, 0)
+		}
 		if whole := pl.wholeLines(cands, want, p); len(whole) > 0 {
 			cands = whole
 		}
@@ -247,4 +249,21 @@ func chainLabel(chain []string) string {
 		parts[i] = strings.TrimSpace(a)
 	}
 	return strings.Join(parts, " › ")
+}
+
+// behindCursor retries a hunk whose lines lie only above the lines its anchor names at or
+// after the order cursor: the cursor narrows an anchor's lines (M3) only as long as the
+// hunk keeps a place below them, so a line above the cursor whose block holds the hunk
+// (a class opened before the previous hunk) is not lost.
+func (pl *placer) behindCursor(h *Hunk, old []string, got Placement, err *MatchError, sc scope) (Placement, *MatchError, scope) {
+	pl.anchorsBehind = true
+	wide, werr := pl.anchors(h)
+	pl.anchorsBehind = false
+	if werr != nil || len(wide.at) == len(sc.at) {
+		return got, err, sc
+	}
+	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != AboveAnchor {
+		return got2, err2, wide
+	}
+	return got, err, sc
 }

@@ -29,6 +29,8 @@ type placer struct {
 	idx    *lineIndex
 	blocks blocks
 	cursor int
+	// anchorsBehind is set while anchors are looked for without the order cursor.
+	anchorsBehind bool
 }
 
 // newPlacer prepares to place hunks in t.
@@ -47,6 +49,21 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 	if len(old) == 0 {
 		return pl.insertion(h, sc)
 	}
+	got, err := pl.locate(h, old, sc)
+	if err != nil && err.Reason == AboveAnchor {
+		got, err, sc = pl.behindCursor(h, old, got, err, sc)
+	}
+	if err != nil {
+		return Placement{}, err
+	}
+	got.Pass = max(got.Pass, sc.pass)
+	pl.cursor = got.Start + got.Len
+	return got, nil
+}
+
+// locate searches for the hunk's old lines, and when they are missing, once more without
+// the empty context lines that end the hunk (P7).
+func (pl *placer) locate(h *Hunk, old []string, sc scope) (Placement, *MatchError) {
 	got, err := pl.search(h, old, sc)
 	if err != nil && err.missing() {
 		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
@@ -56,12 +73,7 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 			}
 		}
 	}
-	if err != nil {
-		return Placement{}, err
-	}
-	got.Pass = max(got.Pass, sc.pass)
-	pl.cursor = got.Start + got.Len
-	return got, nil
+	return got, err
 }
 
 // trailingEmpty counts the empty context lines that end a hunk.

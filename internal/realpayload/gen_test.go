@@ -145,7 +145,7 @@ func (g *gen) makeEdit(s source, o editOpts, from int) (edit, bool) {
 func (g *gen) shortForm(h string) string {
 	h = strings.TrimRight(h, " \t")
 	if g.r.IntN(2) == 0 {
-		if i := strings.IndexAny(h, "(:{"); i > 0 {
+		if i := strings.IndexAny(h, "(:{"); i > 0 && strings.TrimSpace(h[:i]) != "" {
 			return strings.TrimSpace(h[:i])
 		}
 	}
