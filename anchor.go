@@ -185,9 +185,8 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		if len(cands) == 0 {
 			continue
 		}
-		if !parent.unique() && t == tierBelow {
-			return scope{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(parent.lines()),
-				HunkLines: oneBased(cands), Pass: p}
+		if !parent.unique() && t == tierBelow { // the anchor above names lines the chain cannot settle
+			return scope{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(parent.lines()), Pass: p}
 		}
 		if !pl.anchorsBehind {
 			cands = pl.tieBreak(cands, 0)

@@ -68,3 +68,18 @@ func TestNearMissBudget(t *testing.T) {
 		t.Errorf("diff shows %d lines, want at most %d", n, nearMissShown+2)
 	}
 }
+
+// BenchmarkNearMiss measures the near-miss search (M9, PERF4) for a hunk as long as its
+// file whose every line has a typo, at two sizes, so the growth shows.
+func BenchmarkNearMiss(b *testing.B) {
+	for _, n := range []int{10000, 40000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			lines := nearFile(n)
+			old := typo(lines)
+			t := splitText(strings.Join(lines, "\n") + "\n")
+			for b.Loop() {
+				newPlacer(t, nil).nearMiss(old)
+			}
+		})
+	}
+}
