@@ -78,9 +78,9 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if e.Reason == FileParentNotDir {
-		return e.Path + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], e.Parent)
+		return showPath(e.Path) + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
 	}
-	msg := e.Path + ": " + fileReasonText[e.Reason]
+	msg := showPath(e.Path) + ": " + fileReasonText[e.Reason]
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -107,7 +107,7 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	where := ""
 	if e.Path != "" {
-		where = e.Path + ": "
+		where = showPath(e.Path) + ": "
 	}
 	return fmt.Sprintf("%sthe patch asks for %d %s, over the limit of %d; split the change into smaller patches",
 		where, e.Got, e.What, e.Limit)

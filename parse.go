@@ -229,6 +229,9 @@ func (p *parser) sections() error {
 		if target == "" {
 			return p.errf(l, "the section header names no path; write it as '%sPATH'", strings.TrimSpace(text)+" ")
 		}
+		if msg := pathProblem(target); msg != "" {
+			return p.errf(l, "%s", msg)
+		}
 		if namesDir(target) {
 			return p.errf(l, "the path ends with a slash, so it names a directory; name the file, e.g. '%sNAME'", target)
 		}
@@ -318,6 +321,9 @@ func (p *parser) updateBody(op *Operation) error {
 			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(m, strings.TrimSpace(headerMove)))
 			if op.MoveTo == "" {
 				return p.errf(l, "'*** Move to:' names no path; write it as '*** Move to: PATH'")
+			}
+			if msg := pathProblem(op.MoveTo); msg != "" {
+				return p.errf(l, "the destination: %s", msg)
 			}
 			if namesDir(op.MoveTo) {
 				return p.errf(l, "the destination ends with a slash, so it names a directory; name the file, e.g. '%s%s'",

@@ -334,13 +334,13 @@ func (e *MatchError) Error() string {
 func (e *MatchError) where() string {
 	switch {
 	case e.Hunk > 0 && e.PayloadLine > 0:
-		return fmt.Sprintf("%s: hunk %d (payload line %d)", e.Path, e.Hunk, e.PayloadLine)
+		return fmt.Sprintf("%s: hunk %d (payload line %d)", showPath(e.Path), e.Hunk, e.PayloadLine)
 	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
-		return fmt.Sprintf("%s: hunk %d", e.Path, e.Hunk)
+		return fmt.Sprintf("%s: hunk %d", showPath(e.Path), e.Hunk)
 	case e.PayloadLine > 0:
-		return fmt.Sprintf("%s: context-only hunk (payload line %d)", e.Path, e.PayloadLine)
+		return fmt.Sprintf("%s: context-only hunk (payload line %d)", showPath(e.Path), e.PayloadLine)
 	}
-	return e.Path
+	return showPath(e.Path)
 }
 
 func (e *MatchError) reason() string {

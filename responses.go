@@ -79,6 +79,8 @@ func checkOperation(kind, path, diff string) error {
 		return &ParseError{Msg: "the operation names no path; give the file's path, relative to the workspace"}
 	case strings.ContainsAny(path, "\r\n"):
 		return &ParseError{Msg: "the path spans more than one line; give one file's path"}
+	case pathProblem(path) != "":
+		return &ParseError{Msg: pathProblem(path)}
 	case kind == OpDeleteFile && strings.TrimSpace(diff) != "":
 		return &ParseError{Msg: "a delete_file operation has no diff; send it with an empty diff"}
 	case kind == OpUpdateFile && strings.TrimSpace(diff) == "":

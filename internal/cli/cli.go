@@ -265,7 +265,9 @@ func (cfg *config) authorizer() applypatch.Authorizer {
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
 		for _, f := range flags {
-			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == f.class }) {
+			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+				return p.Class == f.class || (f.class == applypatch.Outside && p.Outside)
+			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}
 		}
