@@ -37,9 +37,9 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
-		return "invalid patch: " + e.Msg
+		return clip("invalid patch: "+e.Msg, errorBudget)
 	}
-	return fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, e.Text, e.Msg)
+	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
 }
 
 // Is reports whether target is a *ParseError, so that errors.Is(err, &ParseError{}) holds

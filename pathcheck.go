@@ -105,3 +105,12 @@ func opDiffers(a, b *Operation) string {
 	}
 	return ""
 }
+
+// showPaths applies showPath to each name.
+func showPaths(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = showPath(n)
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package applypatch
 import (
 	"fmt"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -93,102 +95,63 @@ func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *Match
 }
 
 // ladder runs the passes. When the only matches lie above the anchor, the error says so
-// (AboveAnchor) rather than that the lines are missing.
+// (AboveAnchor) rather than that the lines are missing. Each tie-break narrows a range of
+// starts and never empties it: below the anchor, then inside its section (M6), then at or
+// after the cursor (M3), then nearest the line hint (M7).
 func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placement, *MatchError) {
-	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
+	n := len(pl.t.lines)
+	if eofStart < 0 && h.EOF && len(old) > n {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
-	var above []int
+	var above *matchSet
 	for _, p := range passes {
-		all := pl.idx.find(old, p, eofStart)
-		cands := pl.inSection(below(all, anchorAt), anchorAt)
-		if len(cands) == 0 {
-			if above == nil {
-				above = all
+		ms := pl.idx.matches(old, p, eofStart)
+		lo, hi := anchorAt+1, n
+		if ms.first(lo, hi) < 0 {
+			if above == nil && ms.first(0, n) >= 0 {
+				above = ms
 			}
 			continue
 		}
-		cands = pl.tieBreak(cands, h.Hint)
-		if len(cands) > 1 {
+		if anchorAt >= 0 && ms.several(lo, hi) && ms.first(lo, min(hi, pl.sectionEnd)) >= 0 {
+			hi = min(hi, pl.sectionEnd)
+		}
+		if ms.several(lo, hi) && ms.first(max(lo, pl.cursor), hi) >= 0 {
+			lo = max(lo, pl.cursor)
+		}
+		if !ms.several(lo, hi) {
+			return Placement{Start: ms.first(lo, hi), Len: len(old), Pass: p}, nil
+		}
+		if h.Hint > 0 {
+			cands := ms.nearest(lo, hi, h.Hint-1)
+			if len(cands) == 1 {
+				return Placement{Start: cands[0], Len: len(old), Pass: p}, nil
+			}
 			return Placement{}, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
 		}
-		return Placement{Start: cands[0], Len: len(old), Pass: p}, nil
+		listed, total, capped := ms.list(lo, hi, listedCandidates)
+		return Placement{}, &MatchError{Reason: Ambiguous, Candidates: oneBased(listed), More: total - len(listed), moreCapped: capped, Pass: p}
 	}
-	if len(above) > 0 {
-		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: anchorAt + 1}
+	if above != nil {
+		listed, total, capped := above.list(0, n, listedCandidates)
+		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(listed), More: total - len(listed), moreCapped: capped, AnchorLine: anchorAt + 1}
 	}
 	return Placement{}, &MatchError{Reason: NotFound}
 }
 
-// inSection narrows several candidates below an anchor to those before the next line
-// the anchor also names (M6): "@@ ## Install" means the lines under "## Install", not
-// those under "## Install from source". It cannot empty the set.
-func (pl *placer) inSection(cands []int, anchorAt int) []int {
-	if anchorAt < 0 || len(cands) < 2 {
-		return cands
-	}
-	var in []int
-	for _, c := range cands {
-		if c < pl.sectionEnd {
-			in = append(in, c)
-		}
-	}
-	if len(in) == 0 {
-		return cands
-	}
-	return in
-}
+// listedCandidates is how many candidate lines an error lists before "and N more".
+const listedCandidates = 5
 
-// below keeps the candidates strictly below an anchor line (M6).
-func below(cands []int, anchorAt int) []int {
-	if anchorAt < 0 {
+// afterCursor narrows several sorted candidates to those at or after the cursor (M3),
+// found by binary search; it cannot empty the set.
+func (pl *placer) afterCursor(cands []int) []int {
+	if len(cands) < 2 {
 		return cands
 	}
-	out := cands[:0:0]
-	for _, c := range cands {
-		if c > anchorAt {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// tieBreak narrows several candidates: first to those at or after the cursor (M3), then
-// to the one nearest the line hint (M7). Neither step can empty the set.
-func (pl *placer) tieBreak(cands []int, hint int) []int {
-	if len(cands) > 1 {
-		var after []int
-		for _, c := range cands {
-			if c >= pl.cursor {
-				after = append(after, c)
-			}
-		}
-		if len(after) > 0 {
-			cands = after
-		}
-	}
-	if len(cands) > 1 && hint > 0 {
-		cands = nearest(cands, hint-1)
+	if i := sort.SearchInts(cands, pl.cursor); i < len(cands) {
+		return cands[i:]
 	}
 	return cands
-}
-
-// nearest returns the candidates closest to target; more than one when equidistant.
-func nearest(cands []int, target int) []int {
-	best, out := -1, []int(nil)
-	for _, c := range cands {
-		d := c - target
-		if d < 0 {
-			d = -d
-		}
-		switch {
-		case best < 0 || d < best:
-			best, out = d, []int{c}
-		case d == best:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // anchor finds the line an "@@ TEXT" anchor names: a whole line or a line's prefix,
@@ -200,7 +163,7 @@ func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 			continue
 		}
 		named := pl.idx.at(p).withPrefix(want)
-		cands := pl.tieBreak(named, 0)
+		cands := pl.afterCursor(named)
 		if whole := pl.wholeLines(cands, want, p); len(cands) > 1 && len(whole) == 1 {
 			cands = whole // one line is the anchor itself, the others only start with it
 		}
@@ -212,7 +175,8 @@ func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 			}
 			return cands[0], p, nil
 		case len(cands) > 1:
-			return -1, p, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(cands), Pass: p}
+			listed := cands[:min(len(cands), listedCandidates)]
+			return -1, p, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(listed), More: len(cands) - len(listed), Pass: p}
 		}
 	}
 	return -1, Exact, &MatchError{Reason: AnchorNotFound}
@@ -281,7 +245,9 @@ const (
 // locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
 // lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
 // 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
-// if any; Near the closest region for a hunk that was not found.
+// if any; Near the closest region for a hunk that was not found. An error lists a few
+// candidates, the first in file order, and More counts the rest, so its text stays short
+// however many lines a hostile file repeats.
 //
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
@@ -292,12 +258,17 @@ type MatchError struct {
 	Anchor      string
 	Hint        int
 	Candidates  []int
-	AnchorLine  int
+	// More is how many candidates there are beyond those in Candidates; at least that
+	// many when counting stopped at its budget (the text then says "more than").
+	More       int
+	AnchorLine int
 	// Revision is set on an Overlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
 	Pass     Pass
 	Near     *NearMiss
+
+	moreCapped bool // counting stopped at countBudget: More is a lower bound
 }
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt
@@ -328,7 +299,7 @@ func (e *MatchError) Error() string {
 			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
 			e.Near.Start, e.Near.Agree, e.Near.Of, e.Near.Diff)
 	}
-	return b.String()
+	return clip(b.String(), errorBudget)
 }
 
 func (e *MatchError) where() string {
@@ -352,22 +323,22 @@ func (e *MatchError) reason() string {
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
 	case Ambiguous:
 		if e.Hint > 0 {
-			return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and its line hint '@@ %d' is as near "+
+			return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and its line hint '@@ %d' is as near "+
 				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
-				len(e.Candidates), joinInts(e.Candidates), e.Hint)
+				e.places(), e.lines(), e.Hint)
 		}
-		return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and nothing decides between them; "+
+		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
-			len(e.Candidates), joinInts(e.Candidates))
+			e.places(), e.lines())
 	case AnchorNotFound:
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
 	case AnchorAmbiguous:
-		return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s); use a longer anchor that names one line.",
-			e.Anchor, len(e.Candidates), joinInts(e.Candidates))
+		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
+			e.Anchor, e.places(), e.lines())
 	case AboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
-			pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.AnchorLine)
+			pluralWord(len(e.Candidates)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case HintPastEnd:
 		n := e.Candidates[0]
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
@@ -381,6 +352,34 @@ func (e *MatchError) reason() string {
 			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
 	}
 	return "the hunk cannot be placed"
+}
+
+// places is how many candidates there are in all, with thousands grouped.
+func (e *MatchError) places() string {
+	if e.moreCapped {
+		return "more than " + groupThousands(len(e.Candidates)+e.More)
+	}
+	return groupThousands(len(e.Candidates) + e.More)
+}
+
+// lines lists the candidates, then how many more there are.
+func (e *MatchError) lines() string {
+	switch {
+	case e.moreCapped:
+		return joinInts(e.Candidates) + " and over " + groupThousands(e.More) + " more"
+	case e.More > 0:
+		return joinInts(e.Candidates) + " and " + groupThousands(e.More) + " more"
+	}
+	return joinInts(e.Candidates)
+}
+
+// groupThousands writes n with commas between groups of three digits: 199,995.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func pluralWord(n int, one, many string) string {
