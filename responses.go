@@ -149,6 +149,10 @@ const (
 // apply_patch_call_output item to send back, the structured result and the error, if any.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {
 	var call ResponsesCall
+	if err := t.checkArgsSize(item); err != nil {
+		res := errorResult(err)
+		return &ResponsesOutput{Type: "apply_patch_call_output", Status: ResponsesFailed, Output: res.Text()}, res, err
+	}
 	err := json.Unmarshal(item, &call)
 	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
 		err = fmt.Errorf("the item has type %q", call.Type)
