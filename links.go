@@ -88,7 +88,7 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 			absent = append(absent, comp)
 			continue
 		}
-		next := filepath.Join(cur, comp)
+		next := child(cur, comp)
 		info, err := r.lookup(next)
 		if err != nil {
 			return resolution{}, err
@@ -111,6 +111,18 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 	}
 	res.name = filepath.Join(append([]string{cur}, absent...)...)
 	return res, nil
+}
+
+// child is filepath.Join(dir, comp) for a clean dir and a component with no separator,
+// without cleaning the whole name again at each level of a deep path.
+func child(dir, comp string) string {
+	if dir == "" || dir == "." {
+		return comp
+	}
+	if os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + comp
+	}
+	return dir + string(filepath.Separator) + comp
 }
 
 // lookup is link, answered from the memo while one is kept.
