@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -162,3 +163,51 @@ func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
 		t.Fatalf("error %v, want a *LimitError on the payload", err)
 	}
 }
+
+// TestMatchSetAgreesWithFind: M1, M2. The lazy match set holds exactly the starts the
+// index's full search finds, at every pass and for End of File starts, and its nearest
+// start is the nearest of those.
+func TestMatchSetAgreesWithFind(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	words := []string{"a", "a ", " a", "b", "“a”", "\"a\"", ""}
+	for range 300 {
+		lines := make([]string, 1+r.IntN(30))
+		for i := range lines {
+			lines[i] = words[r.IntN(len(words))]
+		}
+		old := make([]string, 1+r.IntN(3))
+		for i := range old {
+			old[i] = words[r.IntN(len(words))]
+		}
+		text := splitText(strings.Join(lines, "\n") + "\n")
+		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: Remove, Text: old[0]}}}, {Lines: linesOf(old)}})
+		n := len(text.lines)
+		for _, p := range passes {
+			for _, eof := range []int{-1, n - len(old)} {
+				want := x.find(old, p, eof)
+				got, total, _ := x.matches(old, p, eof).list(0, n, n+1)
+				if !slices.Equal(got, want) || total != len(want) {
+					t.Fatalf("pass %v eof %d lines %q old %q: set %v, find %v", p, eof, lines, old, got, want)
+				}
+				if len(want) == 0 {
+					continue
+				}
+				target := r.IntN(n)
+				best := slices.MinFunc(want, func(a, b int) int { return abs(a-target) - abs(b-target) })
+				if near := x.matches(old, p, eof).nearest(0, n, target); !slices.Contains(near, best) {
+					t.Fatalf("nearest(%d) = %v, not %d of %v", target, near, best, want)
+				}
+			}
+		}
+	}
+}
+
+func linesOf(old []string) []Line {
+	out := make([]Line, len(old))
+	for i, s := range old {
+		out[i] = Line{Kind: Context, Text: s}
+	}
+	return out
+}
+
+func abs(x int) int { return max(x, -x) }
