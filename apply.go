@@ -123,8 +123,8 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 	}
 	b := make([]byte, 0, estimateSize(t, hunks))
 	emit := func(i int) {
-		b = append(b, t.lines[i]...)
-		e := t.eols[i]
+		b = append(b, t.line(i)...)
+		e := t.eol(i)
 		if e == eolNone {
 			e = t.style
 		}
@@ -148,7 +148,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 			}
 		}
 	}
-	for ; done < len(t.lines); done++ {
+	for ; done < t.count(); done++ {
 		emit(done)
 	}
 	return b, nil
@@ -231,9 +231,9 @@ func oldCount(lines []Line) int {
 // estimateSize is the result's size when no line ending grows: the text's own size plus
 // the inserted lines.
 func estimateSize(t *text, hunks []placedHunk) int {
-	n := len(t.lines) // room for terminators that a missing final newline may need
-	for i, l := range t.lines {
-		n += len(l) + len(eolBytes[t.eols[i]])
+	n := t.count() // room for terminators that a missing final newline may need
+	for i := range t.count() {
+		n += len(t.line(i)) + len(eolBytes[t.eol(i)])
 	}
 	for _, h := range hunks {
 		for _, l := range h.Lines {

@@ -85,7 +85,7 @@ func trailingEmpty(h *Hunk) int {
 // anchored to the end, then anywhere (M4).
 func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, anchorAt, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
+		if got, err := pl.ladder(h, old, anchorAt, pl.t.count()-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
@@ -95,7 +95,7 @@ func (pl *placer) search(h *Hunk, old []string, anchorAt int) (Placement, *Match
 // ladder runs the passes. When the only matches lie above the anchor, the error says so
 // (AboveAnchor) rather than that the lines are missing.
 func (pl *placer) ladder(h *Hunk, old []string, anchorAt, eofStart int) (Placement, *MatchError) {
-	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
+	if eofStart < 0 && h.EOF && len(old) > pl.t.count() {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
 	var above []int
@@ -206,7 +206,7 @@ func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 		}
 		switch {
 		case len(cands) == 1:
-			pl.sectionEnd = len(pl.t.lines)
+			pl.sectionEnd = pl.t.count()
 			if i := slices.Index(named, cands[0]); i+1 < len(named) {
 				pl.sectionEnd = named[i+1]
 			}
@@ -222,7 +222,7 @@ func (pl *placer) anchor(h *Hunk) (int, Pass, *MatchError) {
 func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 	var out []int
 	for _, c := range cands {
-		if normalize[p](pl.t.lines[c]) == want {
+		if normalize[p](pl.t.line(c)) == want {
 			out = append(out, c)
 		}
 	}
@@ -232,7 +232,7 @@ func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
 // line, or at the end of the file.
 func (pl *placer) insertion(h *Hunk, anchorAt int, anchorPass Pass) (Placement, *MatchError) {
-	n := len(pl.t.lines)
+	n := pl.t.count()
 	at := n
 	switch {
 	case anchorAt >= 0:
@@ -425,8 +425,8 @@ func (pl *placer) nearMiss(old []string) *NearMiss {
 	if best < 0 {
 		return nil
 	}
-	lo, hi := max(best, 0), min(best+len(old), len(pl.t.lines))
-	return &NearMiss{Start: lo + 1, Agree: bestVotes, Of: len(old), Diff: nearDiff(old, pl.t.lines[lo:hi], lo)}
+	lo, hi := max(best, 0), min(best+len(old), pl.t.count())
+	return &NearMiss{Start: lo + 1, Agree: bestVotes, Of: len(old), Diff: nearDiff(old, pl.t.span(lo, hi), lo)}
 }
 
 // better prefers starts at or after the cursor, then earlier ones.

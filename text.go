@@ -34,6 +34,27 @@ type text struct {
 	style eol
 }
 
+// count is the number of lines.
+func (t *text) count() int { return len(t.lines) }
+
+// line is line i without its terminator.
+func (t *text) line(i int) string { return t.lines[i] }
+
+// eol is line i's own terminator.
+func (t *text) eol(i int) eol { return t.eols[i] }
+
+// span returns lines [lo, hi) without their terminators, as a slice of their own.
+func (t *text) span(lo, hi int) []string {
+	out := make([]string, hi-lo)
+	for i := range out {
+		out[i] = t.line(lo + i)
+	}
+	return out
+}
+
+// strings returns every line without its terminator, as a slice of its own.
+func (t *text) strings() []string { return t.span(0, t.count()) }
+
 // binaryProbe is how much of a file is searched for a NUL byte (T1).
 const binaryProbe = 8192
 
