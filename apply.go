@@ -39,8 +39,28 @@ func (c *Change) derive() ([]byte, error) {
 	return out, nil
 }
 
-// derivedResult remembers the last result derived and the hunks it applied, so that
-// Resolve's validation and Commit's plan derive a large file once, not twice. Hunks are
+// validate reports what derive would refuse, building the result only where finding it
+// needs the result: an overlap of the selected hunks needs only their regions, a
+// character the file's encoding cannot hold needs the encoded bytes. Resolve validates,
+// and the result is built once, when a commit or a caller asks for it (PERF3).
+func (c *Change) validate() error {
+	if c.codec != nil && c.codec.enc != nil {
+		_, err := c.derive()
+		return err
+	}
+	sel := c.selectedHunks()
+	if len(sel) == 0 || c.text == nil {
+		return nil
+	}
+	if err := overlapping(regionsOf(sel)); err != nil {
+		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
+		return err
+	}
+	return nil
+}
+
+// derivedResult remembers the last result derived and the hunks it applied, so that a
+// caller's Result, a review and Commit's plan derive a large file once, not each time. Hunks are
 // replaced, never edited in place, when a review changes them.
 type derivedResult struct {
 	hunks []*HunkChange

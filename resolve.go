@@ -293,7 +293,7 @@ func (pr *Proposal) place(c *Change) []error {
 		}
 	}
 	if len(errs) == 0 {
-		if _, err := c.derive(); err != nil {
+		if err := c.validate(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -317,6 +317,9 @@ func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
 		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
 		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
+	}
+	if len(s) > maxText {
+		return nil, nil, &LimitError{Path: c.Op.Path, What: "bytes in a file read", Limit: maxText, Got: len(s)}
 	}
 	return splitText(s), cd, nil
 }
