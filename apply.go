@@ -142,23 +142,20 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		return nil, err
 	}
 	b := make([]byte, 0, estimateSize(t, hunks))
-	emit := func(i int) {
-		b = append(b, t.line(i)...)
-		e := t.eol(i)
-		if e == eolNone {
-			e = t.style
+	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
+		b = append(b, t.raw(lo, hi)...)
+		if hi > lo && t.eol(hi-1) == eolNone {
+			b = append(b, eolBytes[t.style]...)
 		}
-		b = append(b, eolBytes[e]...)
 	}
 	done := 0 // baseline lines emitted
 	for _, r := range regs {
-		for ; done < r.start; done++ {
-			emit(done)
-		}
+		keep(done, max(done, r.start)) // regions never overlap: r.start is at or after done
+		done = max(done, r.start)
 		for _, l := range r.ops {
 			switch l.Kind {
 			case Context:
-				emit(done)
+				keep(done, done+1)
 				done++
 			case Remove:
 				done++
@@ -168,9 +165,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 			}
 		}
 	}
-	for ; done < t.count(); done++ {
-		emit(done)
-	}
+	keep(done, t.count())
 	return b, nil
 }
 
@@ -251,10 +246,7 @@ func oldCount(lines []Line) int {
 // estimateSize is the result's size when no line ending grows: the text's own size plus
 // the inserted lines.
 func estimateSize(t *text, hunks []placedHunk) int {
-	n := t.count() // room for terminators that a missing final newline may need
-	for i := range t.count() {
-		n += len(t.line(i)) + len(eolBytes[t.eol(i)])
-	}
+	n := len(t.s) + len(eolBytes[t.style]) // room for a missing final newline
 	for _, h := range hunks {
 		for _, l := range h.Lines {
 			if l.Kind == Insert {

@@ -70,6 +70,19 @@ func (t *text) eol(i int) eol {
 	return e
 }
 
+// raw returns lines [lo, hi) as the file has them, each with its own terminator.
+func (t *text) raw(lo, hi int) string {
+	start := 0
+	if lo > 0 {
+		start = int(t.ends[lo-1])
+	}
+	end := start
+	if hi > 0 {
+		end = int(t.ends[hi-1])
+	}
+	return t.s[start:end]
+}
+
 // span returns lines [lo, hi) without their terminators, as a slice of their own.
 func (t *text) span(lo, hi int) []string {
 	out := make([]string, hi-lo)
