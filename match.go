@@ -152,6 +152,11 @@ type prefixed struct {
 // newLineIndex indexes a file for the given hunks.
 func newLineIndex(t *text, hunks []Hunk) *lineIndex {
 	x := &lineIndex{t: t}
+	n := 0
+	for i := range hunks {
+		n += len(hunks[i].Lines)
+	}
+	x.want = make([]string, 0, n)
 	for i := range hunks {
 		for _, l := range hunks[i].Lines {
 			if l.Kind != Insert {
