@@ -42,6 +42,7 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	}
 	unlock := lockFs(pr.fsys)
 	defer unlock()
+	defer batch(pr.files())() // directories kept open only while the lock is held
 	plan, err := pr.plan()
 	if err != nil {
 		return errorResult(err), err
