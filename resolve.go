@@ -221,7 +221,7 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
-	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b}, nil
+	return Baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
 }
 
 // readError is the error of a path that cannot be read. When a parent of it is a file
