@@ -398,6 +398,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 			err = tx.replace(st, st.data, st.mode, st.owner, &d.inPlace)
 		}
 	}
+	var linked *LinkedFileError
+	if errors.As(err, &linked) {
+		return linked // its cause is sanitised already
+	}
 	if err != nil {
 		return sanitize(err, st.name, st.path)
 	}
@@ -503,6 +507,9 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, i
 	}
 	if own.links > 1 {
 		return &LinkedFileError{Path: st.path, Links: own.links, Err: sanitize(renameErr, st.name, st.path)}
+	}
+	if err := tx.detachBackup(st); err != nil {
+		return err
 	}
 	*inPlace = true
 	return tx.rewrite(st.name, data, mode, own)

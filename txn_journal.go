@@ -311,3 +311,30 @@ func (tx *txn) restoreWhere(lost map[string]string, which func(*done) bool) {
 		}
 	}
 }
+
+// detachBackup turns a step's backup from a hard link into a copy before the file is
+// rewritten in place, which would change the link too. The copy is synced before the
+// rewrite starts.
+func (tx *txn) detachBackup(st *step) error {
+	if tx.jr == nil || tx.jr.backups[st] == nil || !tx.jr.backups[st].Linked {
+		return nil
+	}
+	e := tx.jr.backups[st]
+	name := filepath.Join(tx.jr.dir, e.Backup)
+	data, err := afero.ReadFile(tx.fsys, name)
+	if err == nil {
+		err = tx.fsys.Remove(name)
+	}
+	var f afero.File
+	if err == nil {
+		f, err = tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	}
+	if err == nil {
+		_, err = fill(f, data, 0o600, fileOwner{}, true)
+	}
+	if err != nil {
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, sanitize(err, name, st.path))
+	}
+	e.Linked = false
+	return nil
+}
