@@ -150,7 +150,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if cfg.recover {
 		return recoverOnly(ctx, root, confined, stderr)
 	}
-	if recoverWorkspace(ctx, root, confined, stderr) != nil {
+	if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
 		return exitRejected
 	}
 	ws := slowed(confined)
