@@ -3,7 +3,11 @@ package applypatch
 import (
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
+	"strings"
+
+	"github.com/spf13/afero"
 )
 
 // pathKind is what an earlier operation of the payload leaves at a path (X3).
@@ -18,6 +22,7 @@ const (
 // laterTree is the tree as the operations checked so far leave it: what they made of
 // each resolved name, and which operation did.
 type laterTree struct {
+	fsys afero.Fs // the tree before the payload
 	kind map[string]pathKind
 	by   map[string]string // the authored path of the operation that made it so
 }
@@ -28,7 +33,7 @@ type laterTree struct {
 // in, an operation on a path an earlier one deleted or moved away. A path below a file
 // on disk is fine only where an earlier operation removes that file.
 func (pr *Proposal) checkOrder() []error {
-	t := &laterTree{kind: map[string]pathKind{}, by: map[string]string{}}
+	t := &laterTree{fsys: pr.files(), kind: map[string]pathKind{}, by: map[string]string{}}
 	var errs []error
 	for _, c := range pr.Changes {
 		if err := t.check(c); err != nil {
@@ -78,12 +83,31 @@ func (t *laterTree) canCreate(name, authored string, parentErr error) error {
 		return &FileError{Path: authored, Reason: FileExists, Err: errors.New("an earlier operation of the payload creates " + t.by[name] + " in it, so it is a directory")}
 	}
 	removed := false
+	up := filepath.ToSlash(authored)
 	for d := filepath.Dir(name); d != filepath.Dir(d); d = filepath.Dir(d) {
+		up = path.Dir(up)
 		switch t.kind[d] {
 		case pathFile:
 			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: t.by[d]}
 		case pathAbsent:
 			removed = true
+			continue
+		case pathDir:
+			return nil
+		}
+		if removed {
+			continue
+		}
+		fi, err := t.fsys.Stat(d)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil && localParent(up):
+			// Some filesystems (afero's MemMapFs) report a path below a file as
+			// missing rather than ENOTDIR: the file is found here instead.
+			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: up}
+		case err == nil:
+			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: "a parent directory"}
 		}
 	}
 	if parentErr != nil && !removed {
@@ -114,6 +138,12 @@ func (t *laterTree) create(name, authored string) {
 		}
 		t.set(d, pathDir, authored)
 	}
+}
+
+// localParent reports whether an authored parent can be shown: it names a directory of
+// the payload's own path, not the root or an escape.
+func localParent(up string) bool {
+	return up != "." && up != "/" && up != ".." && !strings.HasSuffix(up, "/..")
 }
 
 func (t *laterTree) set(name string, k pathKind, authored string) {
