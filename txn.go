@@ -166,10 +166,10 @@ type txn struct {
 func (tx *txn) run(ctx context.Context) error {
 	before, err := tx.precheck()
 	if err != nil {
-		return err
+		return unwritten(err)
 	}
 	if err := tx.beginJournal(before); err != nil {
-		return err
+		return unwritten(err)
 	}
 	for _, st := range tx.plan {
 		if err := tx.exec(ctx, st); err != nil {

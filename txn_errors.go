@@ -6,14 +6,18 @@ import (
 	"fmt"
 )
 
-// A RolledBackError is a commit that failed after it had started writing, and whose
-// rollback restored every path it had written: nothing was applied, and the tree is as
-// it was. Err is the failure; errors.Is and errors.As see through to it.
+// A RolledBackError is a commit that failed and left the tree as it was: nothing was
+// applied. When Wrote is set it had started writing, and its rollback restored every
+// path it had written. Err is the failure; errors.Is and errors.As see through to it.
 type RolledBackError struct {
-	Err error
+	Err   error
+	Wrote bool
 }
 
 func (e *RolledBackError) Error() string {
+	if !e.Wrote {
+		return e.Err.Error() + "; nothing was applied"
+	}
 	return e.Err.Error() + "; nothing was applied: every path the commit had written was restored"
 }
 
@@ -26,7 +30,7 @@ func rolledBack(err error) error {
 	if errors.As(err, &inc) {
 		return err
 	}
-	return &RolledBackError{Err: err}
+	return &RolledBackError{Err: err, Wrote: true}
 }
 
 // A LockError is a commit or recovery that could not take the workspace's lock, or gave
@@ -45,3 +49,18 @@ func (e *LockError) Error() string {
 func (e *LockError) Unwrap() error { return e.Err }
 
 func lockError(err error) error { return &LockError{Err: err} }
+
+// unwritten marks a failure before the first write: the refusals that say the patch
+// was not applied stay as they are; any other error is told so.
+func unwritten(err error) error {
+	var (
+		conflict  *ConflictError
+		owner     *OwnerError
+		ownership *OwnershipError
+		unsaved   *UnsavedBufferError
+	)
+	if errors.As(err, &conflict) || errors.As(err, &owner) || errors.As(err, &ownership) || errors.As(err, &unsaved) {
+		return err
+	}
+	return &RolledBackError{Err: err}
+}
