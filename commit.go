@@ -38,6 +38,7 @@ var ErrRejected = errors.New("Patch rejected")
 // request that writes nothing.
 func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err := ctx.Err(); err != nil {
+		err = unwritten(err)
 		return errorResult(err), err
 	}
 	applied, _ := pr.tally()
@@ -250,6 +251,9 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 	}
 	pr, err := ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = unwritten(err) // cancelled before the commit began
+		}
 		return errorResult(err), err
 	}
 	if applied, _ := pr.tally(); applied == 0 {

@@ -102,6 +102,8 @@ func (t *laterTree) canCreate(name, authored string, parentErr error) error {
 		switch {
 		case err == nil && fi.IsDir():
 			return nil
+		case err == nil && parentErr != nil:
+			return parentErr // found when the path was read, with its cause
 		case err == nil && localParent(up):
 			// Some filesystems (afero's MemMapFs) report a path below a file as
 			// missing rather than ENOTDIR: the file is found here instead.
