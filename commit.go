@@ -26,7 +26,7 @@ var ErrRejected = errors.New("Patch rejected")
 // leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
 // by someone else, makes the error an [*IncompleteRollbackError] (X6); any other error
-// after the first write means every written path was restored (X12). A path whose owner
+// after the first write means every written path was restored. A path whose owner
 // this process could not keep is refused with an [*OwnershipError] before any write.
 //
 // Commit holds the workspace's lock (see [WorkspaceLocker]) from its check through its
