@@ -235,6 +235,8 @@ func (f *fence) classOf(authored, name string) Class {
 	switch {
 	case f.forbidden.anywhere(slashComponents(name)) || f.forbidden.anywhere(slashComponents(lexical)):
 		return Forbidden
+	case inJournal(slashComponents(name)) || inJournal(slashComponents(lexical)):
+		return Forbidden
 	case !inside:
 		return Outside
 	case f.protected.anywhere(slashComponents(rel)) || (lexInside && f.protected.anywhere(slashComponents(lexRel))):
