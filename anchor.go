@@ -186,10 +186,10 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 			continue
 		}
 		if !parent.unique() && t == tierBelow { // the anchor above names lines the chain cannot settle
-			return scope{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(parent.lines()), Pass: p}
+			return scope{}, parent.ambiguous(p)
 		}
 		if !pl.anchorsBehind {
-			cands = pl.tieBreak(cands, 0)
+			cands = pl.afterCursor(cands)
 		}
 		if whole := pl.wholeLines(cands, want, p); len(whole) > 0 {
 			cands = whole
@@ -222,22 +222,65 @@ func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 	return out
 }
 
-// anchorChoice settles the candidates of one pass of the ladder against the scope and
-// the tie-breaks: it returns the one start, or the error that refuses them.
-func (pl *placer) anchorChoice(sc scope, cands []int, h *Hunk, p Pass) (int, *MatchError) {
-	cands, t := sc.narrow(cands)
-	if !sc.unique() && t == tierBelow {
-		return -1, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.lines()), HunkLines: oneBased(cands), Pass: p}
+// choose settles the starts of one pass of the ladder against the scope and the
+// tie-breaks, in order: below the anchor, inside one of its blocks or sections (M6), at
+// or after the cursor (M3), nearest the line hint (M7). No step empties the set or
+// overrides a unique start. It returns the one start, or the error that refuses them.
+func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchError) {
+	lo, hi := sc.first()+1, len(pl.t.lines)
+	v := sc.view(ms, lo, hi)
+	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
+		err := sc.ambiguous(p)
+		err.HunkLines, err.hunkMore, err.hunkCapped = v.listed(lo, hi)
+		return -1, err
 	}
-	cands = pl.tieBreak(cands, h.Hint)
-	switch {
-	case len(cands) == 1:
-		return cands[0], nil
-	case !sc.unique() && len(sc.owners(cands, t)) > 1:
-		return -1, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.owners(cands, t)),
-			HunkLines: oneBased(cands), Pass: p}
+	if v.several(lo, hi) && v.first(max(lo, pl.cursor), hi) >= 0 {
+		lo = max(lo, pl.cursor)
 	}
-	return -1, &MatchError{Reason: Ambiguous, Candidates: oneBased(cands), Pass: p}
+	if !v.several(lo, hi) {
+		return v.first(lo, hi), nil
+	}
+	cands, more, capped := []int(nil), 0, false
+	if h.Hint > 0 {
+		if cands = v.nearest(lo, hi, h.Hint-1); len(cands) == 1 {
+			return cands[0], nil
+		}
+	} else {
+		var total int
+		cands, total, capped = v.list(lo, hi, ownerCands)
+		more = total - len(cands)
+	}
+	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
+		listed := owners[:min(len(owners), listedCandidates)]
+		err := &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(listed), More: len(sc.at) - len(listed), Pass: p}
+		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
+		return -1, err
+	}
+	err := &MatchError{Reason: Ambiguous, Pass: p}
+	err.Candidates, err.More, err.moreCapped = firstFew(cands, more, capped)
+	return -1, err
+}
+
+// listed returns the first few starts of the view in [lo, hi), 1-based, and how many more
+// there are.
+func (v scoped) listed(lo, hi int) ([]int, int, bool) {
+	cands, total, capped := v.list(lo, hi, listedCandidates)
+	return oneBased(cands), total - len(cands), capped
+}
+
+// firstFew cuts 0-based candidates to the few an error lists, 1-based, adding the rest to
+// more.
+func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
+	n := min(len(cands), listedCandidates)
+	return oneBased(cands[:n]), more + len(cands) - n, capped
+}
+
+// ambiguous is the error for a scope whose several anchor lines nothing settles: it lists
+// the first few.
+func (sc scope) ambiguous(p Pass) *MatchError {
+	lines := sc.lines()
+	n := min(len(lines), listedCandidates)
+	return &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(lines[:n]), More: len(lines) - n, Pass: p}
 }
 
 // chainLabel names a chain of anchors in a review row: "class Foo › def bar", each

@@ -67,6 +67,8 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.res.memo = map[string]linkInfo{} // paths sharing parents look each up once
+	defer func() { f.res.memo = nil }()
 	var errs []error
 	var paths []ClassifiedPath
 	seen := map[string]string{} // resolved name → authored path
@@ -176,6 +178,10 @@ func (pr *Proposal) recheck(steps []*step) error {
 	f, err := pr.fencer()
 	if err != nil {
 		return err
+	}
+	if len(steps) > 1 {
+		f.res.memo = map[string]linkInfo{} // one look at each shared parent per check
+		defer func() { f.res.memo = nil }()
 	}
 	var paths []string
 	var errs []error

@@ -8,10 +8,25 @@ import (
 // This file holds a small line diff: Myers' O(ND) algorithm with the linear-space
 // "middle snake" divide and conquer, run on interned lines after the common prefix and
 // suffix are stripped and the lines found in only one side are set aside. The result is a
-// shortest edit script; a post-pass slides each block of inserted or removed lines to its
-// most natural equivalent position (see slideChangeRuns). Nothing is time-bounded, and the
-// only randomness, the line interner's hash seed, never shows in the result: the output
+// shortest edit script while each split needs at most a cost limit of edits (see
+// myersLimit); past that, a split takes the furthest point the forward search reached, as GNU
+// diff does when a comparison is too expensive, so a file revised to its reversed lines
+// costs O((N+M)·limit) rather than O((N+M)·D), and the script is still a correct one,
+// only perhaps not the shortest (PERF4). A post-pass slides each block of inserted or
+// removed lines to its most natural equivalent position (see slideChangeRuns). The only
+// randomness, the line interner's hash seed, never shows in the result: the output
 // depends only on the inputs.
+
+// myersLimit is the most edits one split of the Myers search explores before it settles
+// for the furthest point reached: enough for the whole comparison to stay minimal while
+// (N+M)·D is under myersBudget, and never less than myersMinLimit, so the total work is
+// about (N+M)·limit.
+func myersLimit(n int) int { return max(myersMinLimit, myersBudget/max(n, 1)) }
+
+const (
+	myersMinLimit = 128
+	myersBudget   = 1 << 24
+)
 
 // diffOp is one step of an edit script from diffLines.
 type diffOp struct {
@@ -182,7 +197,7 @@ func markMinimalChanges(a, b []string, ca, cb []bool) {
 	for _, id := range ib {
 		inB[id] = true
 	}
-	d := myersDiffer{ca: ca, cb: cb}
+	d := myersDiffer{ca: ca, cb: cb, limit: myersLimit(len(a) + len(b))}
 	d.a, d.ia = keepSharedLines(ia, inB, ca)
 	d.b, d.ib = keepSharedLines(ib, inA, cb)
 	d.compare(0, len(d.a), 0, len(d.b))
@@ -269,6 +284,10 @@ type myersDiffer struct {
 	ca, cb []bool
 	// fwd and bwd are the furthest-reaching x per diagonal of the two searches.
 	fwd, bwd diagVec
+	// limit is the most edits one split explores (myersLimit).
+	limit int
+	// steps counts the diagonals explored, for tests that bound the work.
+	steps int
 }
 
 // compare marks a minimal set of changes turning a[aLo:aHi] into b[bLo:bHi].
@@ -292,9 +311,39 @@ func (d *myersDiffer) compare(aLo, aHi, bLo, bHi int) {
 		}
 	default:
 		x, y := d.middle(aLo, aHi, bLo, bHi)
+		if (x == aLo && y == bLo) || (x == aHi && y == bHi) { // no progress: all changed
+			d.markAll(aLo, aHi, bLo, bHi)
+			return
+		}
 		d.compare(aLo, x, bLo, y)
 		d.compare(x, aHi, y, bHi)
 	}
+}
+
+// markAll marks every line of both ranges changed: a correct, if long, edit script.
+func (d *myersDiffer) markAll(aLo, aHi, bLo, bHi int) {
+	for i := aLo; i < aHi; i++ {
+		d.ca[d.ia[i]] = true
+	}
+	for j := bLo; j < bHi; j++ {
+		d.cb[d.ib[j]] = true
+	}
+}
+
+// furthest returns the point of the forward search (after D edits) furthest from the
+// start, relative to it: the split of a search that hit its cost limit.
+func (d *myersDiffer) furthest(D, n, m int) (x, y int) {
+	best := -1
+	for k := -D; k <= D; k += 2 {
+		if k < -m || k > n {
+			continue
+		}
+		fx := d.fwd.at(k)
+		if fy := fx - k; fx+fy > best && fy >= 0 && fy <= m {
+			best, x, y = fx+fy, fx, fy
+		}
+	}
+	return x, y
 }
 
 // middle returns a point (x, y) on a shortest edit path from (aLo, bLo) to (aHi, bHi)
@@ -312,12 +361,17 @@ func (d *myersDiffer) middle(aLo, aHi, bLo, bHi int) (x, y int) {
 	delta := n - m
 	odd := delta&1 != 0
 	for D := 0; ; D++ {
+		if D > d.limit {
+			x, y := d.furthest(D-1, n, m)
+			return aLo + x, bLo + y
+		}
 		d.fwd.reserve(D)
 		d.bwd.reserve(D)
 		for k := -D; k <= D; k += 2 {
 			if k < -m || k > n {
 				continue
 			}
+			d.steps++
 			x := d.forwardStart(k, D, n, m)
 			y := x - k
 			for x < n && y < m && d.a[aLo+x] == d.b[bLo+y] {

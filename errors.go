@@ -14,15 +14,9 @@ type PatchError struct {
 
 func (e *PatchError) Error() string {
 	if len(e.Errs) == 1 {
-		return e.Errs[0].Error() + "\nNothing was applied."
+		return clip(e.Errs[0].Error(), errorBudget-32) + "\nNothing was applied."
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d problems; nothing was applied:", len(e.Errs))
-	for _, err := range e.Errs {
-		b.WriteString("\n- ")
-		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n  "))
-	}
-	return b.String()
+	return joinProblems(fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.Errs))), e.Errs)
 }
 
 // Unwrap returns the errors of the failing operations.
@@ -78,9 +72,9 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if e.Reason == FileParentNotDir {
-		return e.Path + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], e.Parent)
+		return showPath(e.Path) + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
 	}
-	msg := e.Path + ": " + fileReasonText[e.Reason]
+	msg := showPath(e.Path) + ": " + fileReasonText[e.Reason]
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -107,7 +101,7 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	where := ""
 	if e.Path != "" {
-		where = e.Path + ": "
+		where = showPath(e.Path) + ": "
 	}
 	return fmt.Sprintf("%sthe patch asks for %d %s, over the limit of %d; split the change into smaller patches",
 		where, e.Got, e.What, e.Limit)
@@ -133,9 +127,9 @@ type ConflictError struct {
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("file changed during review: %s; the patch was not applied. "+
+	return clip(fmt.Sprintf("file changed during review: %s; the patch was not applied. "+
 		"Deselect the stale file to apply the rest, or reject the patch so the model re-reads it",
-		strings.Join(e.Paths, ", "))
+		strings.Join(showPaths(e.Paths), ", ")), errorBudget)
 }
 
 // Is reports whether target is a *ConflictError.
@@ -159,13 +153,13 @@ type IncompleteRollbackError struct {
 func (e *IncompleteRollbackError) Error() string {
 	paths := make([]string, len(e.Paths))
 	for i, p := range e.Paths {
-		paths[i] = p
+		paths[i] = showPath(p)
 		if r := e.Reasons[p]; r != "" {
 			paths[i] += " (" + r + ")"
 		}
 	}
-	return fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
-		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause)
+	return clip(fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
+		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause), errorBudget)
 }
 
 // Unwrap returns the original failure.

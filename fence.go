@@ -18,8 +18,10 @@ const (
 	// Outside: outside the root, by "..", by an absolute path, or through a symbolic link
 	// that leaves it.
 	Outside
-	// Protected: inside the root, but matching Options.Protected (default ".git"
-	// anywhere), so it needs authority: a write to .git/hooks is code execution.
+	// Protected: matching Options.Protected (default ".git" anywhere on the path, the
+	// workspace's own directories included), so it needs authority: a write to
+	// .git/hooks is code execution. A protected path may also lie outside the root
+	// ([ClassifiedPath.Outside]).
 	Protected
 	// Forbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
 	// named directly or reached through a link; refused in every mode.
@@ -55,13 +57,19 @@ func (c *Class) UnmarshalText(b []byte) error {
 	return fmt.Errorf("applypatch: unknown class %q", b)
 }
 
-// DefaultProtected are the workspace paths that need authority even inside the
-// workspace: a write to .git/hooks is code execution.
-var DefaultProtected = []string{".git"}
+// DefaultProtected returns (a copy of) the path patterns that need authority when
+// Options.Protected is nil: ".git" anywhere, since a write to .git/hooks is code
+// execution. A host that protects more starts from it:
+//
+//	opts.Protected = append(applypatch.DefaultProtected(), "deploy")
+func DefaultProtected() []string { return []string{".git"} }
 
-// DefaultForbidden are the credential paths refused in every mode. A pattern without a
-// slash matches a path component anywhere; one with a slash matches consecutive components.
-var DefaultForbidden = []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
+// DefaultForbidden returns (a copy of) the credential path patterns refused in every
+// mode, whatever Options.Forbidden adds. A pattern without a slash matches a path
+// component anywhere; one with a slash matches consecutive components.
+func DefaultForbidden() []string {
+	return []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
+}
 
 // A ClassifiedPath is one path of a payload, resolved and classified (F3).
 type ClassifiedPath struct {
@@ -76,6 +84,10 @@ type ClassifiedPath struct {
 	Allowed bool `json:"allowed,omitempty"`
 	// Link is set when resolution followed a symbolic link.
 	Link bool `json:"link,omitempty"`
+	// Outside is set when the path lands outside the workspace: always for [Outside],
+	// and for a protected path such as ../.git/hooks/x, which then needs authority for
+	// both.
+	Outside bool `json:"outside,omitempty"`
 
 	name string
 }
@@ -138,17 +150,18 @@ var unauthorized = map[Class][2]string{
 }
 
 func (e *FenceError) Error() string {
+	shown := showPath(e.Path)
 	if e.Reason == Unauthorized {
 		text := unauthorized[e.Class]
 		if e.Err != nil {
-			return fmt.Sprintf("%s: %s (%v); %s", e.Path, text[0], e.Err, text[1])
+			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
 		}
-		return fmt.Sprintf("%s: %s; %s", e.Path, text[0], text[1])
+		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
 	}
 	if e.Reason == Aliased {
-		return e.Path + ": " + fmt.Sprintf(fenceText[Aliased], e.Other)
+		return shown + ": " + fmt.Sprintf(fenceText[Aliased], showPath(e.Other))
 	}
-	msg := e.Path + ": " + fenceText[e.Reason]
+	msg := shown + ": " + fenceText[e.Reason]
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -181,14 +194,14 @@ type fence struct {
 func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	protected := o.Protected
 	if protected == nil {
-		protected = DefaultProtected
+		protected = DefaultProtected()
 	}
 	f := &fence{res: newResolver(fsys), root: filepath.Clean(o.workspace()), files: fsys}
 	var err error
 	if f.protected, err = compilePatterns("Protected", protected); err != nil {
 		return nil, err
 	}
-	if f.forbidden, err = compilePatterns("Forbidden", append(append([]string(nil), DefaultForbidden...), o.Forbidden...)); err != nil {
+	if f.forbidden, err = compilePatterns("Forbidden", append(DefaultForbidden(), o.Forbidden...)); err != nil {
 		return nil, err
 	}
 	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {
@@ -217,32 +230,34 @@ func (f *fence) classify(authored string, kind Kind) (ClassifiedPath, error) {
 		return cp, &FenceError{Path: authored, Reason: Unresolvable, Err: sanitize(err, "", authored)}
 	}
 	cp.name, cp.Link = res.name, res.linked
-	cp.Class = f.classOf(authored, res.name)
+	cp.Class, cp.Outside = f.classOf(authored, res.name)
 	cp.Allowed = f.allowed(cp.name, cp.Class)
 	return cp, nil
 }
 
-// classOf classifies a resolved name. Forbidden and protected patterns are matched both
-// on where the path lands and on how it was written, so neither a link into .git nor a
-// .git that is itself a link escapes them.
-func (f *fence) classOf(authored, name string) Class {
+// classOf classifies a resolved name. Forbidden and protected patterns are matched on
+// the whole absolute path, both where it lands and as it was written, so neither a link
+// into .git, nor a .git that is itself a link, nor a workspace inside .git, nor an outside
+// path into another .git escapes them (F2). It also reports whether the name lies
+// outside the workspace, which a protected path may do as well.
+func (f *fence) classOf(authored, name string) (Class, bool) {
 	lexical := filepath.Clean(authored)
 	if !rooted(authored) {
 		lexical = filepath.Join(f.root, authored)
 	}
-	rel, inside := within(f.real, name)
-	lexRel, lexInside := within(f.root, lexical)
+	_, inside := within(f.real, name)
+	landed, written := slashComponents(name), slashComponents(lexical)
 	switch {
-	case f.forbidden.anywhere(slashComponents(name)) || f.forbidden.anywhere(slashComponents(lexical)):
-		return Forbidden
-	case inJournal(slashComponents(name)) || inJournal(slashComponents(lexical)):
-		return Forbidden
+	case f.forbidden.anywhere(landed) || f.forbidden.anywhere(written):
+		return Forbidden, !inside
+	case inJournal(landed) || inJournal(written):
+		return Forbidden, !inside
+	case f.protected.anywhere(landed) || f.protected.anywhere(written):
+		return Protected, !inside
 	case !inside:
-		return Outside
-	case f.protected.anywhere(slashComponents(rel)) || (lexInside && f.protected.anywhere(slashComponents(lexRel))):
-		return Protected
+		return Outside, true
 	}
-	return InWorkspace
+	return InWorkspace, false
 }
 
 // allowed reports whether an allow rule covers a resolved name: a rule is matched with the

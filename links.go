@@ -29,6 +29,19 @@ var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or
 type resolver struct {
 	lstat    afero.Lstater
 	readlink afero.LinkReader
+	// memo, while set, keeps what each name was found to be, so that the paths of one
+	// payload that share deep parents look each parent up once (PERF4). It is set only
+	// for the length of one classification: a later check must see the tree afresh.
+	memo map[string]linkInfo
+	// lookups counts the names looked up on the filesystem, for tests that bound the work.
+	lookups int
+}
+
+// linkInfo is what link found for a name.
+type linkInfo struct {
+	target  string
+	isLink  bool
+	missing bool
 }
 
 func newResolver(fsys afero.Fs) *resolver {
@@ -55,22 +68,36 @@ type resolution struct {
 func (r *resolver) resolve(dir, name string) (resolution, error) {
 	cur, rest := start(dir, name)
 	var res resolution
+	// Below a component that does not exist nothing exists either, so such components
+	// are only collected (in absent) and joined once at the end: a new path 2,000
+	// directories deep costs one lookup per existing parent, not one per component.
+	var absent []string
 	for hops := 0; len(rest) > 0; {
 		comp := rest[0]
 		rest = rest[1:]
-		switch comp {
-		case ".":
+		switch {
+		case comp == ".":
 			continue
-		case "..":
+		case comp == ".." && len(absent) > 0:
+			absent = absent[:len(absent)-1]
+			continue
+		case comp == "..":
 			cur = parent(cur)
 			continue
+		case len(absent) > 0:
+			absent = append(absent, comp)
+			continue
 		}
-		next := filepath.Join(cur, comp)
-		target, isLink, err := r.link(next)
+		next := child(cur, comp)
+		info, err := r.lookup(next)
 		if err != nil {
 			return resolution{}, err
 		}
-		if !isLink {
+		if info.missing {
+			absent = append(absent, comp)
+			continue
+		}
+		if !info.isLink {
 			cur = next
 			continue
 		}
@@ -79,38 +106,67 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 		}
 		res.linked = true
 		var head []string
-		cur, head = start(cur, target)
+		cur, head = start(cur, info.target)
 		rest = append(head, rest...)
 	}
-	res.name = cur
+	res.name = filepath.Join(append([]string{cur}, absent...)...)
 	return res, nil
 }
 
-// link reports whether name is a symbolic link and, if so, its target as stored. A name
-// that does not exist, or whose parent is not a directory, is no link.
-func (r *resolver) link(name string) (string, bool, error) {
+// child is filepath.Join(dir, comp) for a clean dir and a component with no separator,
+// without cleaning the whole name again at each level of a deep path.
+func child(dir, comp string) string {
+	if dir == "" || dir == "." {
+		return comp
+	}
+	if os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + comp
+	}
+	return dir + string(filepath.Separator) + comp
+}
+
+// lookup is link, answered from the memo while one is kept.
+func (r *resolver) lookup(name string) (linkInfo, error) {
+	if info, ok := r.memo[name]; ok {
+		return info, nil
+	}
+	r.lookups++
+	target, isLink, missing, err := r.link(name)
+	if err != nil {
+		return linkInfo{}, err
+	}
+	info := linkInfo{target: target, isLink: isLink, missing: missing}
+	if r.memo != nil {
+		r.memo[name] = info
+	}
+	return info, nil
+}
+
+// link reports whether name is a symbolic link and, if so, its target as stored, or
+// whether it does not exist. A name whose parent is not a directory does not exist.
+func (r *resolver) link(name string) (target string, isLink, missing bool, err error) {
 	if r.lstat == nil {
-		return "", false, nil
+		return "", false, false, nil
 	}
 	fi, _, err := r.lstat.LstatIfPossible(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return "", false, nil
+		return "", false, true, nil
 	case err != nil:
-		return "", false, err
+		return "", false, false, err
 	case fi.Mode()&fs.ModeSymlink == 0:
-		return "", false, nil
+		return "", false, false, nil
 	case r.readlink == nil:
-		return "", false, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
+		return "", false, false, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
 	}
-	target, err := r.readlink.ReadlinkIfPossible(name)
+	target, err = r.readlink.ReadlinkIfPossible(name)
 	if err != nil {
-		return "", false, err
+		return "", false, false, err
 	}
 	if target == "" {
-		return "", false, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+		return "", false, false, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	return target, true, nil
+	return target, true, false, nil
 }
 
 // start splits name into the directory a walk starts from and the components to walk:

@@ -127,6 +127,8 @@ type lineIndex struct {
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
 	loose   looseMemo
+	// verified counts the starts a matchSet verified, for tests that bound the work.
+	verified int
 }
 
 // level is the index of one pass.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
@@ -234,27 +233,15 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		shown++
 		switch op.Kind {
 		case Context:
-			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clip(file[op.B]))
+			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
 		case Remove:
-			fmt.Fprintf(&b, "- %6s  %s\n", "", clip(old[op.A]))
+			fmt.Fprintf(&b, "- %6s  %s\n", "", clipLineTo(old[op.A], nearMissWidth))
 		case Insert:
-			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clip(file[op.B]))
+			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
 		}
 	}
 	if more > 0 {
 		fmt.Fprintf(&b, "(%d more diff lines not shown)\n", more)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), agree
-}
-
-// clip shortens a line to nearMissWidth bytes, on a character boundary.
-func clip(s string) string {
-	if len(s) <= nearMissWidth {
-		return s
-	}
-	cut := nearMissWidth
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -73,14 +73,16 @@ type Options struct {
 	// ignored. No rule allows a forbidden path.
 	Allow []string
 	// Protected lists path patterns that need authority even inside the workspace: a
-	// pattern's components match consecutive components of the path, relative to the
-	// workspace, anywhere ([path.Match] patterns, case ignored). They are matched both
-	// on the path as written and where it lands. Nil means [DefaultProtected]; an empty
-	// non-nil list protects nothing.
+	// pattern's components match consecutive components of the path anywhere
+	// ([path.Match] patterns, compared case-folded). They are matched both on the path as
+	// written and where it lands, each as a whole absolute path: a workspace inside .git is
+	// protected throughout, and an outside path into a .git needs protected authority as
+	// well as outside authority. Nil means [DefaultProtected]; an empty non-nil list
+	// protects nothing; extend the defaults with append(DefaultProtected(), ...).
 	Protected []string
 	// Forbidden lists path patterns refused in every mode, added to [DefaultForbidden].
-	// They are matched like Protected, but against the whole path, inside the workspace
-	// or not, so ".ssh" forbids ~/.ssh/config and a link that leads there.
+	// They are matched like Protected, so ".ssh" forbids ~/.ssh/config and a link that
+	// leads there.
 	Forbidden []string
 	// Encoding returns the encoding the host declares for a path (the resolved name in the
 	// filesystem) and the name to show for it, or nil for UTF-8 (T3). Updates decode and
@@ -134,26 +136,29 @@ type Limits struct {
 	FileBytes int64
 }
 
-// DefaultLimits are the limits used for zero fields of [Limits].
-var DefaultLimits = Limits{
-	Payload:    16 << 20,
-	Operations: 10000,
-	AddBytes:   2 << 20,
-	FileBytes:  256 << 20,
+// DefaultLimits returns the limits used for zero fields of [Limits].
+func DefaultLimits() Limits {
+	return Limits{
+		Payload:    16 << 20,
+		Operations: 10000,
+		AddBytes:   2 << 20,
+		FileBytes:  256 << 20,
+	}
 }
 
 func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
 	if l.Payload <= 0 {
-		l.Payload = DefaultLimits.Payload
+		l.Payload = d.Payload
 	}
 	if l.Operations <= 0 {
-		l.Operations = DefaultLimits.Operations
+		l.Operations = d.Operations
 	}
 	if l.AddBytes <= 0 {
-		l.AddBytes = DefaultLimits.AddBytes
+		l.AddBytes = d.AddBytes
 	}
 	if l.FileBytes <= 0 {
-		l.FileBytes = DefaultLimits.FileBytes
+		l.FileBytes = d.FileBytes
 	}
 	return l
 }

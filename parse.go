@@ -37,9 +37,9 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
-		return "invalid patch: " + e.Msg
+		return clip("invalid patch: "+e.Msg, errorBudget)
 	}
-	return fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, e.Text, e.Msg)
+	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
 }
 
 // Is reports whether target is a *ParseError, so that errors.Is(err, &ParseError{}) holds
@@ -233,6 +233,9 @@ func (p *parser) sections() error {
 		if target == "" {
 			return p.errf(l, "the section header names no path; write it as '%sPATH'", strings.TrimSpace(text)+" ")
 		}
+		if msg := pathProblem(target); msg != "" {
+			return p.errf(l, "%s", msg)
+		}
 		if namesDir(target) {
 			return p.errf(l, "the path ends with a slash, so it names a directory; name the file, e.g. '%sNAME'", target)
 		}
@@ -322,6 +325,9 @@ func (p *parser) updateBody(op *Operation) error {
 			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(m, strings.TrimSpace(headerMove)))
 			if op.MoveTo == "" {
 				return p.errf(l, "'*** Move to:' names no path; write it as '*** Move to: PATH'")
+			}
+			if msg := pathProblem(op.MoveTo); msg != "" {
+				return p.errf(l, "the destination: %s", msg)
 			}
 			if namesDir(op.MoveTo) {
 				return p.errf(l, "the destination ends with a slash, so it names a directory; name the file, e.g. '%s%s'",

@@ -9,10 +9,10 @@ import (
 
 // patterns is a compiled list of path patterns (Options.Protected, Options.Forbidden,
 // Options.Allow). A pattern is a slash path whose components are [path.Match] patterns
-// (`*`, `?`, `[...]`); "/" or a leading slash anchors it at the filesystem root. Matching
-// ignores case, and trailing dots and spaces of a component, and the invisible code points
-// HFS+ ignores, because case-insensitive filesystems (macOS, Windows) open ".GIT", ".git."
-// and ".g\u200cit" as ".git".
+// (`*`, `?`, `[...]`); "/" or a leading slash anchors it at the filesystem root. Pattern
+// and path components are compared folded (see foldComponent), because case-insensitive
+// filesystems (macOS, Windows, ext4 casefold) open ".GIT", ".git.", ".ſsh" and ".gıt" as
+// ".git" and ".ssh".
 type patterns [][]string
 
 // compilePatterns checks and splits a list of patterns; field names the option in errors.
@@ -41,26 +41,6 @@ func components(slashPath string) []string {
 		comps[i] = foldComponent(c)
 	}
 	return comps
-}
-
-// foldComponent is the form of a component that matching compares.
-func foldComponent(c string) string {
-	if c == "." || c == ".." {
-		return c
-	}
-	c = strings.Map(func(r rune) rune {
-		if ignorable(r) {
-			return -1
-		}
-		return r
-	}, c)
-	return strings.ToLower(strings.TrimRight(c, ". "))
-}
-
-// ignorable reports the code points HFS+ drops when it compares names.
-func ignorable(r rune) bool {
-	return (r >= 0x200c && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) ||
-		(r >= 0x206a && r <= 0x206f) || r == 0xfeff
 }
 
 // anywhere reports whether some pattern matches consecutive components anywhere in comps.

@@ -2,6 +2,8 @@ package applypatch
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -98,68 +100,51 @@ func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchErro
 }
 
 // ladder runs the passes. When the only matches lie above the anchor, the error says so
-// (AboveAnchor) rather than that the lines are missing.
+// (AboveAnchor) rather than that the lines are missing. The candidates are a lazy match
+// set, so each tie-break narrows a range of starts by binary search and never empties
+// it: below the anchor, inside one of its blocks, else one of its sections (M6), then at
+// or after the cursor (M3), then nearest the line hint (M7).
 func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (Placement, *MatchError) {
-	if eofStart < 0 && h.EOF && len(old) > len(pl.t.lines) {
+	n := len(pl.t.lines)
+	if eofStart < 0 && h.EOF && len(old) > n {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
-	var above []int
+	var above *matchSet
 	for _, p := range passes {
-		all := pl.idx.find(old, p, eofStart)
-		if cands, _ := sc.narrow(all); len(cands) == 0 {
-			if above == nil {
-				above = all
+		ms := pl.idx.matches(old, p, eofStart)
+		if ms.first(sc.first()+1, n) < 0 {
+			if above == nil && ms.first(0, n) >= 0 {
+				above = ms
 			}
 			continue
 		}
-		start, err := pl.anchorChoice(sc, all, h, p)
+		start, err := pl.choose(sc, ms, h, p)
 		if err != nil {
 			return Placement{}, err
 		}
 		return Placement{Start: start, Len: len(old), Pass: p}, nil
 	}
-	if len(above) > 0 {
-		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(above), AnchorLine: sc.first() + 1}
+	if above != nil {
+		listed, total, capped := above.list(0, n, listedCandidates)
+		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(listed), More: total - len(listed),
+			moreCapped: capped, AnchorLine: sc.first() + 1}
 	}
 	return Placement{}, &MatchError{Reason: NotFound}
 }
 
-// tieBreak narrows several candidates: first to those at or after the cursor (M3), then
-// to the one nearest the line hint (M7). Neither step can empty the set.
-func (pl *placer) tieBreak(cands []int, hint int) []int {
-	if len(cands) > 1 {
-		var after []int
-		for _, c := range cands {
-			if c >= pl.cursor {
-				after = append(after, c)
-			}
-		}
-		if len(after) > 0 {
-			cands = after
-		}
+// listedCandidates is how many candidate lines an error lists before "and N more".
+const listedCandidates = 5
+
+// afterCursor narrows several sorted candidates to those at or after the cursor (M3),
+// found by binary search; it cannot empty the set.
+func (pl *placer) afterCursor(cands []int) []int {
+	if len(cands) < 2 {
+		return cands
 	}
-	if len(cands) > 1 && hint > 0 {
-		cands = nearest(cands, hint-1)
+	if i := sort.SearchInts(cands, pl.cursor); i < len(cands) {
+		return cands[i:]
 	}
 	return cands
-}
-
-// nearest returns the candidates closest to target; more than one when equidistant.
-func nearest(cands []int, target int) []int {
-	best, out := -1, []int(nil)
-	for _, c := range cands {
-		d := c - target
-		if d < 0 {
-			d = -d
-		}
-		switch {
-		case best < 0 || d < best:
-			best, out = d, []int{c}
-		case d == best:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
@@ -169,7 +154,7 @@ func (pl *placer) insertion(h *Hunk, sc scope) (Placement, *MatchError) {
 	at := n
 	switch {
 	case !sc.unique():
-		return Placement{}, &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(sc.lines()), Pass: sc.pass}
+		return Placement{}, sc.ambiguous(sc.pass)
 	case sc.anchored():
 		at = sc.first() + 1
 	case h.Hint > 0:
@@ -216,11 +201,14 @@ const (
 // locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
 // lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
 // 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
-// if any; Near the closest region for a hunk that was not found.
+// if any; Near the closest region for a hunk that was not found. An error lists a few
+// candidates, the first in file order, and More counts the rest, so its text stays short
+// however many lines a hostile file repeats.
 //
 // For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
 // any; an AnchorNotFound error with Outer set has the lines Outer names as Candidates. An
-// AnchorAmbiguous error that the hunk's lines could not settle has them as HunkLines.
+// AnchorAmbiguous error that the hunk's lines could not settle has the first few places
+// they occur as HunkLines.
 //
 // Test for it with errors.As, or errors.Is(err, &MatchError{}).
 type MatchError struct {
@@ -232,13 +220,20 @@ type MatchError struct {
 	Outer       string
 	Hint        int
 	Candidates  []int
-	AnchorLine  int
-	HunkLines   []int
+	// More is how many candidates there are beyond those in Candidates; at least that
+	// many when counting stopped at its budget (the text then says "more than").
+	More       int
+	AnchorLine int
+	HunkLines  []int
 	// Revision is set on an Overlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
 	Pass     Pass
 	Near     *NearMiss
+
+	moreCapped bool // counting stopped at countBudget: More is a lower bound
+	hunkMore   int  // how many places beyond HunkLines the hunk's lines occur
+	hunkCapped bool // counting them stopped at countBudget
 }
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt
@@ -269,19 +264,19 @@ func (e *MatchError) Error() string {
 			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
 			e.Near.Start, e.Near.Agree, e.Near.Of, e.Near.Diff)
 	}
-	return b.String()
+	return clip(b.String(), errorBudget)
 }
 
 func (e *MatchError) where() string {
 	switch {
 	case e.Hunk > 0 && e.PayloadLine > 0:
-		return fmt.Sprintf("%s: hunk %d (payload line %d)", e.Path, e.Hunk, e.PayloadLine)
+		return fmt.Sprintf("%s: hunk %d (payload line %d)", showPath(e.Path), e.Hunk, e.PayloadLine)
 	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
-		return fmt.Sprintf("%s: hunk %d", e.Path, e.Hunk)
+		return fmt.Sprintf("%s: hunk %d", showPath(e.Path), e.Hunk)
 	case e.PayloadLine > 0:
-		return fmt.Sprintf("%s: context-only hunk (payload line %d)", e.Path, e.PayloadLine)
+		return fmt.Sprintf("%s: context-only hunk (payload line %d)", showPath(e.Path), e.PayloadLine)
 	}
-	return e.Path
+	return showPath(e.Path)
 }
 
 func (e *MatchError) reason() string {
@@ -293,13 +288,13 @@ func (e *MatchError) reason() string {
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
 	case Ambiguous:
 		if e.Hint > 0 {
-			return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and its line hint '@@ %d' is as near "+
+			return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and its line hint '@@ %d' is as near "+
 				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
-				len(e.Candidates), joinInts(e.Candidates), e.Hint)
+				e.places(), e.lines(), e.Hint)
 		}
-		return fmt.Sprintf("the hunk's lines occur at %d places (lines %s) and nothing decides between them; "+
+		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
-			len(e.Candidates), joinInts(e.Candidates))
+			e.places(), e.lines())
 	case AnchorNotFound:
 		if e.Outer != "" {
 			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
@@ -309,18 +304,18 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
 	case AnchorAmbiguous:
 		if len(e.HunkLines) > 0 {
-			return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s) and the hunk's lines (at %s %s) do not lie "+
+			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
 				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
 				"above it ('@@ class Name' then '@@ %s'), or context lines that make the hunk unique.",
-				e.Anchor, len(e.Candidates), joinInts(e.Candidates), pluralWord(len(e.HunkLines), "line", "lines"),
-				joinInts(e.HunkLines), e.Anchor)
+				e.Anchor, e.places(), e.lines(), pluralWord(len(e.HunkLines)+e.hunkMore, "line", "lines"),
+				e.hunkLines(), e.Anchor)
 		}
-		return fmt.Sprintf("the anchor '@@ %s' names %d lines (%s); use a longer anchor that names one line.",
-			e.Anchor, len(e.Candidates), joinInts(e.Candidates))
+		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
+			e.Anchor, e.places(), e.lines())
 	case AboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
-			pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.AnchorLine)
+			pluralWord(len(e.Candidates)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case HintPastEnd:
 		n := e.Candidates[0]
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
@@ -334,6 +329,41 @@ func (e *MatchError) reason() string {
 			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
 	}
 	return "the hunk cannot be placed"
+}
+
+// places is how many candidates there are in all, with thousands grouped.
+func (e *MatchError) places() string {
+	if e.moreCapped {
+		return "more than " + groupThousands(len(e.Candidates)+e.More)
+	}
+	return groupThousands(len(e.Candidates) + e.More)
+}
+
+// lines lists the candidates, then how many more there are.
+func (e *MatchError) lines() string { return withMore(e.Candidates, e.More, e.moreCapped) }
+
+// hunkLines lists where the hunk's lines occur, then how many more places there are.
+func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
+
+// withMore lists lines, then how many more there are ("over" that many when counting
+// stopped at its budget).
+func withMore(lines []int, more int, capped bool) string {
+	switch {
+	case capped:
+		return joinInts(lines) + " and over " + groupThousands(more) + " more"
+	case more > 0:
+		return joinInts(lines) + " and " + groupThousands(more) + " more"
+	}
+	return joinInts(lines)
+}
+
+// groupThousands writes n with commas between groups of three digits: 199,995.
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func pluralWord(n int, one, many string) string {

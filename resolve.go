@@ -132,6 +132,9 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
 	}
+	if err := checkPatch(p); err != nil {
+		return nil, err
+	}
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,8 @@ func checkOperation(kind, path, diff string) error {
 		return &ParseError{Msg: "the operation names no path; give the file's path, relative to the workspace"}
 	case strings.ContainsAny(path, "\r\n"):
 		return &ParseError{Msg: "the path spans more than one line; give one file's path"}
+	case pathProblem(path) != "":
+		return &ParseError{Msg: pathProblem(path)}
 	case kind == OpDeleteFile && strings.TrimSpace(diff) != "":
 		return &ParseError{Msg: "a delete_file operation has no diff; send it with an empty diff"}
 	case kind == OpUpdateFile && strings.TrimSpace(diff) == "":
@@ -147,6 +149,10 @@ const (
 // apply_patch_call_output item to send back, the structured result and the error, if any.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {
 	var call ResponsesCall
+	if err := t.checkArgsSize(item); err != nil {
+		res := errorResult(err)
+		return &ResponsesOutput{Type: "apply_patch_call_output", Status: ResponsesFailed, Output: res.Text()}, res, err
+	}
 	err := json.Unmarshal(item, &call)
 	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
 		err = fmt.Errorf("the item has type %q", call.Type)

@@ -197,9 +197,9 @@ func chunks(diff string) [][]string {
 
 // fileHeading renders a file's heading in the body: "M PATH · +A −D".
 func fileHeading(f FileResult) string {
-	name := f.Path
+	name := showPath(f.Path)
 	if f.MovePath != "" {
-		name += " → " + f.MovePath
+		name += " → " + showPath(f.MovePath)
 	}
 	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
 }
@@ -300,7 +300,7 @@ func (c *Change) report(r *Result, pr *Proposal) {
 		c.reportWhole(r)
 	}
 	if c.Feedback != "" {
-		r.note(feedbackLine(c.Op.Path, 0, c.Feedback))
+		r.note(feedbackLine(showPath(c.Op.Path), 0, c.Feedback))
 	}
 	if c.hasSelection() {
 		r.Files = append(r.Files, c.fileResult(pr))
@@ -310,7 +310,7 @@ func (c *Change) report(r *Result, pr *Proposal) {
 // reportHunks reports an Update hunk by hunk, numbering changing hunks from 1.
 func (c *Change) reportHunks(r *Result) {
 	if c.revisedSelection() {
-		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", c.Op.Path))
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
@@ -321,15 +321,15 @@ func (c *Change) reportHunks(r *Result) {
 		}
 		num++
 		if h.Selected {
-			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), c.Op.Path, num))
+			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), showPath(c.Op.Path), num))
 			if h.Place.Pass.Fuzzy() {
-				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", c.Op.Path, num, h.Place.Pass))
+				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", showPath(c.Op.Path), num, h.Place.Pass))
 			}
 		} else {
-			r.note(rejectedLine(c.Op.Path, num))
+			r.note(rejectedLine(showPath(c.Op.Path), num))
 		}
 		if h.Feedback != "" {
-			r.note(feedbackLine(c.Op.Path, num, h.Feedback))
+			r.note(feedbackLine(showPath(c.Op.Path), num, h.Feedback))
 		}
 	}
 }
@@ -337,26 +337,26 @@ func (c *Change) reportHunks(r *Result) {
 // reportWhole reports an Add, a Delete or a Move, which apply whole.
 func (c *Change) reportWhole(r *Result) {
 	if !c.Selected {
-		r.note(rejectedLine(c.Op.Path, 0))
+		r.note(rejectedLine(showPath(c.Op.Path), 0))
 		return
 	}
 	switch {
 	case c.Op.Kind == Add && c.Revised:
-		r.item("User edited during review (authoritative): " + c.Op.Path)
+		r.item("User edited during review (authoritative): " + showPath(c.Op.Path))
 		r.item(addedNote)
 	case c.revisedSelection():
-		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", c.Op.Path))
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
 	if c.Op.MoveTo != "" {
-		r.item(fmt.Sprintf("%s: %s -> %s", r.verb(), c.Op.Path, c.Op.MoveTo))
+		r.item(fmt.Sprintf("%s: %s -> %s", r.verb(), showPath(c.Op.Path), showPath(c.Op.MoveTo)))
 	} else {
-		r.item(r.verb() + ": " + c.Op.Path)
+		r.item(r.verb() + ": " + showPath(c.Op.Path))
 	}
 	for _, h := range c.Hunks {
 		if h.Place.Pass.Fuzzy() && !h.IsLocator() {
-			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", c.Op.Path, h.Place.Pass))
+			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", showPath(c.Op.Path), h.Place.Pass))
 			break
 		}
 	}

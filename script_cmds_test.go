@@ -1,7 +1,11 @@
 package applypatch_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +24,37 @@ import (
 //	stamp FILE...      set each FILE's modification time to a fixed moment in the past
 //	stamped FILE...    assert each FILE still has that time, so nothing rewrote it;
 //	                   with ! assert that something did
+//	listing DIR FILE   write FILE with every name under DIR (Go-quoted, sorted, with
+//	                   sizes), so two listings compared with cmp show nothing was written
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"expand":  expand,
 	"printf":  cmdPrintf,
 	"crlf":    cmdCRLF,
 	"stamp":   cmdStamp,
 	"stamped": cmdStamped,
+	"listing": cmdListing,
+}
+
+func cmdListing(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: listing DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	var lines []string
+	ts.Check(filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, name)
+		lines = append(lines, fmt.Sprintf("%q %v %d", filepath.ToSlash(rel), info.Mode(), info.Size()))
+		return nil
+	}))
+	sort.Strings(lines)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 }
 
 // expand FILE... replaces $VAR and ${VAR} in each file with the script's environment, so

@@ -102,6 +102,9 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, *Result,
 // nothing: the first half of [Tool.Call], for hosts that show the proposal to a person
 // themselves (or pause for one) before they [Commit] it.
 func (t *Tool) Propose(ctx context.Context, args json.RawMessage) (*Proposal, error) {
+	if err := t.checkArgsSize(args); err != nil {
+		return nil, err
+	}
 	text, err := ParseToolArgs(args)
 	if err != nil {
 		return nil, err
@@ -135,3 +138,17 @@ func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Re
 	}
 	return Review(ctx, pr, t.Reviewer)
 }
+
+// checkArgsSize refuses, before decoding them, arguments larger than any payload within
+// the payload limit can be once written as JSON (escaping at most doubles ordinary text),
+// so an oversized call costs no decoding (PERF4).
+func (t *Tool) checkArgsSize(args []byte) error {
+	limit := argsLimit(t.Options.Limits.withDefaults().Payload)
+	if len(args) > limit {
+		return &LimitError{What: "bytes of tool-call arguments", Limit: limit, Got: len(args)}
+	}
+	return nil
+}
+
+// argsLimit is the largest tool-call argument text accepted for a payload limit.
+func argsLimit(payload int) int { return 2*payload + 64<<10 }

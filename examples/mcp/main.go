@@ -58,10 +58,16 @@ func main() {
 	if msg := r.String(); msg != "" {
 		log.Print(msg)
 	}
-	if err := NewServer(*cfg).Run(ctx, &mcp.StdioTransport{}); err != nil {
+	if err := NewServer(*cfg).Run(ctx, &mcp.StdioTransport{MaxLineLength: maxFrame}); err != nil {
 		log.Fatal(err)
 	}
 }
+
+// maxFrame bounds one inbound JSON-RPC message: the largest payload the library accepts,
+// with room for JSON escaping (which at most doubles ordinary text) and the call's
+// envelope. The transport stops reading a longer message there, so a hostile client
+// costs no more memory than the largest patch allowed.
+var maxFrame = 2*applypatch.DefaultLimits().Payload + 128<<10
 
 // parseFlags reads the command line into a configuration on the OS filesystem.
 func parseFlags(args []string, stderr io.Writer) (*Config, error) {

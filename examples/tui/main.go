@@ -158,7 +158,9 @@ func (cfg *config) authorizer() applypatch.Authorizer {
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
 		for _, class := range []applypatch.Class{applypatch.Outside, applypatch.Protected} {
-			if !allowed[class] && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == class }) {
+			if !allowed[class] && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+				return p.Class == class || (class == applypatch.Outside && p.Outside)
+			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", class, flags[class]))
 			}
 		}

@@ -131,7 +131,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	defer stop()
 	var payload string
 	if !cfg.recover {
-		if payload, err = readPayload(cfg.args, stdin); err != nil {
+		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
+		if errors.Is(err, &applypatch.LimitError{}) {
+			fmt.Fprintln(stderr, applypatch.ErrorResult(err).Text())
+			return exitRejected
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "applypatch:", err)
 			return exitUsage
 		}
@@ -247,20 +252,40 @@ func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch
 	return applypatch.Review(ctx, pr, rv)
 }
 
-// readPayload takes the payload from the argument, a file, or standard input (H5).
-func readPayload(args []string, stdin io.Reader) (string, error) {
+// readPayload takes the payload from the argument, a file, or standard input (H5). A file
+// or stream is read no further than limit+1 bytes: one byte past the limit is enough to
+// refuse it, so a hostile stream costs no more memory than the largest payload allowed
+// (PERF4).
+func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 	if len(args) == 1 {
 		if strings.HasPrefix(strings.TrimSpace(args[0]), "*** Begin Patch") {
 			return args[0], nil
 		}
-		b, err := os.ReadFile(args[0])
-		return string(b), err
+		f, err := os.Open(args[0])
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		return readLimited(f, limit)
 	}
-	b, err := io.ReadAll(stdin)
-	if err == nil && len(b) == 0 {
+	payload, err := readLimited(stdin, limit)
+	if err == nil && len(payload) == 0 {
 		err = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
 	}
-	return string(b), err
+	return payload, err
+}
+
+// readLimited reads r whole, or refuses it with a *LimitError once it holds more than
+// limit bytes.
+func readLimited(r io.Reader, limit int) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > limit {
+		return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: len(b)}
+	}
+	return string(b), nil
 }
 
 // authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:
@@ -277,7 +302,9 @@ func (cfg *config) authorizer() applypatch.Authorizer {
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
 		for _, f := range flags {
-			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool { return p.Class == f.class }) {
+			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+				return p.Class == f.class || (f.class == applypatch.Outside && p.Outside)
+			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}
 		}

@@ -222,3 +222,28 @@ func TestEncodingRulesThroughLinkedRoot(t *testing.T) {
 		}
 	}
 }
+
+// countingReader counts the bytes read from an endless stream.
+type countingReader struct{ n int64 }
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	r.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestReadPayloadStopsAtLimit: PERF4. An endless standard input is read no further than
+// the payload limit plus one byte, then refused as over the limit.
+func TestReadPayloadStopsAtLimit(t *testing.T) {
+	const limit = 1 << 20
+	r := &countingReader{}
+	_, err := readPayload(nil, r, limit)
+	if !errors.Is(err, &applypatch.LimitError{}) {
+		t.Fatalf("error %v, want a *LimitError", err)
+	}
+	if r.n > limit+1 {
+		t.Errorf("read %d bytes, want at most %d", r.n, limit+1)
+	}
+}

@@ -1,0 +1,213 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// identicalFile is n lines of "}".
+func identicalFile(n int) string { return strings.Repeat("}\n", n) }
+
+// hintedPayload is h hunks over identical lines, each settled by a line hint.
+func hintedPayload(n, h int) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Update File: f.txt\n")
+	for i := 1; i <= h; i++ {
+		fmt.Fprintf(&b, "@@ %d\n }\n-}\n+X%d\n", i*(n/(h+1)), i)
+	}
+	b.WriteString("*** End Patch\n")
+	return b.String()
+}
+
+// ambiguousPayload is h hunks that each match every line pair of an identical file.
+func ambiguousPayload(h int) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Update File: f.txt\n")
+	for i := 1; i <= h; i++ {
+		fmt.Fprintf(&b, "@@\n }\n-}\n+X%d\n", i)
+	}
+	b.WriteString("*** End Patch\n")
+	return b.String()
+}
+
+func resolveText(t testing.TB, file, payload string) (*Proposal, error) {
+	t.Helper()
+	fsys := afero.NewMemMapFs()
+	if err := afero.WriteFile(fsys, "/w/f.txt", []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return ResolvePayload(context.Background(), fsys, payload, &Options{Workspace: "/w"})
+}
+
+// TestHintTieBreakWork: PERF4, M7. Line hints over 200,000 identical lines are settled
+// by binary search: each hunk verifies a handful of starts, not every candidate.
+func TestHintTieBreakWork(t *testing.T) {
+	const n, h = 200_000, 2000
+	text := splitText(identicalFile(n))
+	p, err := Parse(hintedPayload(n, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hunks := p.Ops[0].Hunks
+	pl := newPlacer(text, hunks)
+	for i := range hunks {
+		got, merr := pl.place(&hunks[i])
+		if merr != nil {
+			t.Fatalf("hunk %d: %v", i+1, merr)
+		}
+		if want := hunks[i].Hint - 1; got.Start != want {
+			t.Fatalf("hunk %d placed at %d, want %d (the hinted line)", i+1, got.Start, want)
+		}
+	}
+	if per := pl.idx.verified / h; per > 16 {
+		t.Errorf("%d starts verified per hunk, want a handful", per)
+	}
+}
+
+// TestAmbiguityErrorBounded: PERF4, M9. An ambiguity over 200,000 identical lines lists
+// five candidates and how many more there are, and the whole error of 300 such hunks
+// stays within its budget.
+func TestAmbiguityErrorBounded(t *testing.T) {
+	_, err := resolveText(t, identicalFile(200_000), ambiguousPayload(300))
+	var me *MatchError
+	if !errors.As(err, &me) {
+		t.Fatalf("error %v, want a *MatchError", err)
+	}
+	if len(me.Candidates) != listedCandidates || !slices.Equal(me.Candidates, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("Candidates = %v, want the first five lines", me.Candidates)
+	}
+	text := err.Error()
+	if len(text) >= 64<<10 {
+		t.Errorf("error text is %d bytes, want under 64 KiB", len(text))
+	}
+	for _, want := range []string{"more than 10,000 places (lines 1, 2, 3, 4, 5 and over 9,995 more)", "more problems not shown"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("error text lacks %q:\n%.600s", want, text)
+		}
+	}
+	_, err = resolveText(t, identicalFile(20), ambiguousPayload(1))
+	if !strings.Contains(err.Error(), "occur at 19 places (lines 1, 2, 3, 4, 5 and 14 more)") {
+		t.Errorf("a countable ambiguity is not counted exactly: %v", err)
+	}
+}
+
+// TestErrorTextBudget: PERF4. However large the payload's paths, lines and problem
+// count, an error's text stays under 64 KiB.
+func TestErrorTextBudget(t *testing.T) {
+	long := strings.Repeat("d/", 10_000) + "f.txt"
+	var errs []error
+	for i := range 2000 {
+		errs = append(errs, &FileError{Path: fmt.Sprint(long, i), Reason: FileMissing})
+	}
+	_, perr := Parse("*** Begin Patch\n*** Add File: a\n" + strings.Repeat("x", 1<<20) + "\n*** End Patch")
+	for name, err := range map[string]error{
+		"many problems": &PatchError{Errs: errs},
+		"one problem":   &PatchError{Errs: errs[:1]},
+		"parse line":    perr,
+		"conflict":      &ConflictError{Paths: []string{long, long}},
+	} {
+		if n := len(err.Error()); n >= 64<<10 {
+			t.Errorf("%s: %d bytes of error text", name, n)
+		}
+	}
+}
+
+// BenchmarkHostileHints: line hints over identical lines at two hunk counts.
+func BenchmarkHostileHints(b *testing.B) {
+	for _, h := range []int{1000, 4000} {
+		file, payload := identicalFile(200_000), hintedPayload(200_000, h)
+		b.Run(fmt.Sprint(h), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := resolveText(b, file, payload); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkHostileAmbiguous: hunks ambiguous over every line of an identical file.
+func BenchmarkHostileAmbiguous(b *testing.B) {
+	for _, h := range []int{100, 300} {
+		file, payload := identicalFile(200_000), ambiguousPayload(h)
+		b.Run(fmt.Sprint(h), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := resolveText(b, file, payload); err == nil {
+					b.Fatal("ambiguity accepted")
+				}
+			}
+		})
+	}
+}
+
+// TestToolArgsRefusedBeforeDecoding: PERF4, H2. Arguments larger than any payload within
+// the limit could be as JSON are refused before they are decoded.
+func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
+	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Limits: Limits{Payload: 1000}}}
+	args := []byte(`{"patchText": "` + strings.Repeat("x", argsLimit(1000)) + `"}`)
+	_, err := tool.Propose(context.Background(), args)
+	var le *LimitError
+	if !errors.As(err, &le) || le.What != "bytes of tool-call arguments" {
+		t.Fatalf("error %v, want a *LimitError on the arguments", err)
+	}
+	_, err = tool.Propose(context.Background(), []byte(`{"patchText": "`+strings.Repeat("x", 1001)+`"}`))
+	if !errors.As(err, &le) || le.What != "payload bytes" {
+		t.Fatalf("error %v, want a *LimitError on the payload", err)
+	}
+}
+
+// TestMatchSetAgreesWithFind: M1, M2. The lazy match set holds exactly the starts the
+// index's full search finds, at every pass and for End of File starts, and its nearest
+// start is the nearest of those.
+func TestMatchSetAgreesWithFind(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	words := []string{"a", "a ", " a", "b", "“a”", "\"a\"", ""}
+	for range 300 {
+		lines := make([]string, 1+r.IntN(30))
+		for i := range lines {
+			lines[i] = words[r.IntN(len(words))]
+		}
+		old := make([]string, 1+r.IntN(3))
+		for i := range old {
+			old[i] = words[r.IntN(len(words))]
+		}
+		text := splitText(strings.Join(lines, "\n") + "\n")
+		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: Remove, Text: old[0]}}}, {Lines: linesOf(old)}})
+		n := len(text.lines)
+		for _, p := range passes {
+			for _, eof := range []int{-1, n - len(old)} {
+				want := x.find(old, p, eof)
+				got, total, _ := x.matches(old, p, eof).list(0, n, n+1)
+				if !slices.Equal(got, want) || total != len(want) {
+					t.Fatalf("pass %v eof %d lines %q old %q: set %v, find %v", p, eof, lines, old, got, want)
+				}
+				if len(want) == 0 {
+					continue
+				}
+				target := r.IntN(n)
+				best := slices.MinFunc(want, func(a, b int) int { return abs(a-target) - abs(b-target) })
+				if near := x.matches(old, p, eof).nearest(0, n, target); !slices.Contains(near, best) {
+					t.Fatalf("nearest(%d) = %v, not %d of %v", target, near, best, want)
+				}
+			}
+		}
+	}
+}
+
+func linesOf(old []string) []Line {
+	out := make([]Line, len(old))
+	for i, s := range old {
+		out[i] = Line{Kind: Context, Text: s}
+	}
+	return out
+}
+
+func abs(x int) int { return max(x, -x) }

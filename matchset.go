@@ -1,0 +1,157 @@
+package applypatch
+
+import "sort"
+
+// A matchSet is every start at which a file holds a hunk's lines at one pass, kept lazily:
+// the sorted positions of the hunk's rarest line, each verified only when a question
+// reaches it. The tie-breaks (below the anchor, inside its section, at or after the
+// cursor, nearest the line hint) only narrow a range of starts, so each is answered by a
+// binary search and a walk to the first verified start, never by listing every
+// candidate: a hint among 200,000 identical lines costs a few comparisons (PERF4).
+type matchSet struct {
+	lv    *level   // verifies starts: its lines at its pass
+	want  []string // the hunk's lines, normalised for lv's pass
+	rare  []int32  // positions of want[off] (normalised at the index's pass), ascending
+	off   int
+	only  int  // when not negative, the one start allowed (an End of File hunk)
+	count *int // starts verified, for tests that bound the work
+}
+
+// matches returns the set of starts at which the file holds old at pass p.
+func (x *lineIndex) matches(old []string, p Pass, eofStart int) *matchSet {
+	index := x.at(Exact)
+	if p != Exact {
+		index = x.at(Punctuation)
+	}
+	keys := normalized(old, index.pass)
+	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
+	ms.off = -1
+	for k, w := range keys {
+		ps := index.occ[w]
+		if len(ps) == 0 {
+			return ms // a line that occurs nowhere: no start at all
+		}
+		if ms.off < 0 || len(ps) < len(ms.rare) {
+			ms.rare, ms.off = ps, k
+		}
+	}
+	return ms
+}
+
+// ok reports whether the file holds the set's lines from start s.
+func (ms *matchSet) ok(s int) bool {
+	if ms.only >= 0 && s != ms.only {
+		return false
+	}
+	*ms.count++
+	return ms.lv.matchesAt(ms.want, s)
+}
+
+// from returns the index in rare of the first position whose start is at least lo.
+func (ms *matchSet) from(lo int) int {
+	return sort.Search(len(ms.rare), func(i int) bool { return int(ms.rare[i])-ms.off >= lo })
+}
+
+// first returns the lowest start in [lo, hi), or -1.
+func (ms *matchSet) first(lo, hi int) int {
+	if ms.off < 0 {
+		return -1
+	}
+	if ms.only >= 0 {
+		if ms.only >= lo && ms.only < hi && ms.ok(ms.only) {
+			return ms.only
+		}
+		return -1
+	}
+	for i := ms.from(lo); i < len(ms.rare); i++ {
+		s := int(ms.rare[i]) - ms.off
+		if s >= hi {
+			break
+		}
+		if ms.ok(s) {
+			return s
+		}
+	}
+	return -1
+}
+
+// last returns the highest start in [lo, hi), or -1.
+func (ms *matchSet) last(lo, hi int) int {
+	if ms.off < 0 {
+		return -1
+	}
+	if ms.only >= 0 {
+		return ms.first(lo, hi)
+	}
+	for i := ms.from(hi) - 1; i >= 0; i-- {
+		s := int(ms.rare[i]) - ms.off
+		if s < lo {
+			break
+		}
+		if ms.ok(s) {
+			return s
+		}
+	}
+	return -1
+}
+
+// countBudget is how many starts an error counts before it says "more than": a
+// failing hunk's cost stays bounded however often a hostile file repeats its lines.
+const countBudget = 10000
+
+// list returns the first limit starts in [lo, hi), ascending, and how many there are in
+// all, counting at most countBudget; capped reports that the count stopped there.
+func (ms *matchSet) list(lo, hi, limit int) (out []int, total int, capped bool) {
+	if ms.off < 0 {
+		return nil, 0, false
+	}
+	if ms.only >= 0 {
+		if s := ms.first(lo, hi); s >= 0 {
+			return []int{s}, 1, false
+		}
+		return nil, 0, false
+	}
+	for i := ms.from(lo); i < len(ms.rare); i++ {
+		s := int(ms.rare[i]) - ms.off
+		if s >= hi {
+			break
+		}
+		if !ms.ok(s) {
+			continue
+		}
+		if total++; total <= limit {
+			out = append(out, s)
+		} else if total >= countBudget {
+			return out, total, true
+		}
+	}
+	return out, total, false
+}
+
+// several reports whether [lo, hi) holds more than one start.
+func (ms *matchSet) several(lo, hi int) bool {
+	s := ms.first(lo, hi)
+	return s >= 0 && ms.first(s+1, hi) >= 0
+}
+
+// nearest returns the start in [lo, hi) nearest target, or the two equidistant ones.
+func (ms *matchSet) nearest(lo, hi, target int) []int {
+	return nearestOf(ms.last(lo, min(hi, target+1)), ms.first(max(lo, target+1), hi), target)
+}
+
+// nearestOf returns whichever of below (the last start at or before target) and above
+// (the first after it) is nearer target, or both when they are equidistant; a missing
+// one is -1.
+func nearestOf(below, above, target int) []int {
+	switch {
+	case below < 0:
+		return []int{above}
+	case above < 0:
+		return []int{below}
+	case target-below < above-target:
+		return []int{below}
+	case above-target < target-below:
+		return []int{above}
+	}
+	return []int{below, above}
+}

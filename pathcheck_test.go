@@ -1,0 +1,102 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spf13/afero"
+)
+
+// TestPathProblem: P14. Control characters (C0, DEL, C1) and invalid UTF-8 are refused;
+// every other character, U+FFFD written out included, is not.
+func TestPathProblem(t *testing.T) {
+	for _, name := range []string{"a\x00b", "a\tb", "a\nb", "a\rb", "a\x1b[2Kb", "a\x7fb", "a\u0085b", "a\u009fb", "a\xffb", "a\xc3"} {
+		if pathProblem(name) == "" {
+			t.Errorf("pathProblem(%q) accepts it", name)
+		}
+	}
+	for _, name := range []string{"a.txt", "dir/ünï.txt", "a\uFFFDb", "日本/語.go", "a b", "a\u202eb"} {
+		if msg := pathProblem(name); msg != "" {
+			t.Errorf("pathProblem(%q) = %q, want none", name, msg)
+		}
+	}
+}
+
+// TestShowPath: P14. A plain path is shown as it is; one holding anything a terminal
+// would not show faithfully (a bidirectional override, an invisible joiner, surrounding
+// white space, invalid UTF-8) is quoted.
+func TestShowPath(t *testing.T) {
+	for name, want := range map[string]string{
+		"src/main.go":       "src/main.go",
+		"dir/ünï.txt":       "dir/ünï.txt",
+		"lead space.txt":    "lead space.txt",
+		"evil\u202etxt.exe": `"evil\u202etxt.exe"`,
+		".g\u200cit/x":      `".g\u200cit/x"`,
+		" lead":             `" lead"`,
+		"a\x1bb":            `"a\x1bb"`,
+		"a\xffb":            `"a\xffb"`,
+	} {
+		if got := showPath(name); got != want {
+			t.Errorf("showPath(%q) = %s, want %s", name, got, want)
+		}
+	}
+}
+
+// TestResolveRefusesGoBuiltPaths: P14. A *Patch built in Go with a control character in
+// a path, or with a field Format cannot write faithfully, is refused by Resolve before
+// anything is read or written.
+func TestResolveRefusesGoBuiltPaths(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	for name, p := range map[string]*Patch{
+		"newline in path":    {Ops: []Operation{{Kind: Add, Path: "a\n*** Delete File: important.go", Lines: []string{"x"}}}},
+		"escape in move":     {Ops: []Operation{{Kind: Update, Path: "a.txt", MoveTo: "b\x1b.txt"}}},
+		"space around path":  {Ops: []Operation{{Kind: Add, Path: " a.txt", Lines: []string{"x"}}}},
+		"newline in content": {Ops: []Operation{{Kind: Add, Path: "a.txt", Lines: []string{"x\n*** Add File: b"}}}},
+		"anchor reads as hint": {Ops: []Operation{{Kind: Update, Path: "a.txt",
+			Hunks: []Hunk{{Anchor: "12", Lines: []Line{{Kind: Remove, Text: "x"}}}}}}},
+	} {
+		_, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/"})
+		if !errors.Is(err, &ParseError{}) {
+			t.Errorf("%s: Resolve error = %v, want a *ParseError", name, err)
+		}
+	}
+	if names, _ := afero.ReadDir(fsys, "/"); len(names) != 0 {
+		t.Errorf("Resolve wrote %d names", len(names))
+	}
+}
+
+// FuzzFormatResolved: P13, P14. For any *Patch built in Go that Resolve's check accepts,
+// Parse(Format(p)) equals p: no Go-built patch formats to text that parses as another.
+func FuzzFormatResolved(f *testing.F) {
+	f.Add(int8(1), "a.txt", "", "x", "", 0, "y")
+	f.Add(int8(2), "a.txt", "b.txt", "old", "anchor", 0, "new")
+	f.Add(int8(2), "a.txt", "", "old", "", 3, "new\r")
+	f.Add(int8(1), "a\n*** Delete File: important.go", "", "x", "", 0, "")
+	f.Add(int8(3), "gone.txt", "", "", "", 0, "")
+	f.Add(int8(2), "a.txt", "", " *** End Patch", "12", 0, "+x")
+	f.Fuzz(func(t *testing.T, kind int8, path, moveTo, old, anchor string, hint int, add string) {
+		op := Operation{Kind: Kind(kind), Path: path, MoveTo: moveTo}
+		switch op.Kind {
+		case Add:
+			op.Lines = strings.Split(add, "\n")
+		case Update:
+			op.Hunks = []Hunk{{Anchor: anchor, Hint: hint, Lines: []Line{{Kind: Remove, Text: old}, {Kind: Insert, Text: add}}}}
+		}
+		p := &Patch{Ops: []Operation{op}}
+		if err := checkPatch(p); err != nil {
+			return
+		}
+		back, err := Parse(Format(p))
+		if err != nil {
+			t.Fatalf("accepted patch does not parse back: %v\n%q", err, Format(p))
+		}
+		ignore := cmp.Options{cmpopts.IgnoreFields(Operation{}, "Line"), cmpopts.IgnoreFields(Hunk{}, "Line"), cmpopts.EquateEmpty()}
+		if diff := cmp.Diff(p, back, ignore); diff != "" {
+			t.Fatalf("Parse(Format(p)) differs (-p +back):\n%s", diff)
+		}
+	})
+}
