@@ -39,15 +39,15 @@ func (r *Recovery) String() string {
 	if len(r.Restored) == 0 {
 		b.WriteString("no path had been changed")
 	} else {
-		fmt.Fprintf(&b, "restored %s", strings.Join(r.Restored, ", "))
+		fmt.Fprintf(&b, "restored %s", strings.Join(showPaths(r.Restored), ", "))
 	}
 	if r.Removed > 0 {
 		fmt.Fprintf(&b, "; removed %d temporary files and directories it had created", r.Removed)
 	}
 	for _, p := range slices.Sorted(mapsKeys(r.Left)) {
-		fmt.Fprintf(&b, "; left %s: %s", p, r.Left[p])
+		fmt.Fprintf(&b, "; left %s: %s", showPath(p), r.Left[p])
 	}
-	return b.String()
+	return clip(b.String(), errorBudget)
 }
 
 func mapsKeys(m map[string]string) func(func(string) bool) {

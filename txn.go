@@ -548,7 +548,7 @@ type LinkedFileError struct {
 
 func (e *LinkedFileError) Error() string {
 	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
-		"would change its other names too, so it was not written", e.Path, e.Links, e.Err)
+		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
 }
 
 func (e *LinkedFileError) Unwrap() error { return e.Err }

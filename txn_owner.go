@@ -63,10 +63,10 @@ type OwnershipError struct {
 func (e *OwnershipError) Error() string {
 	var b strings.Builder
 	for _, p := range e.Paths {
-		fmt.Fprintf(&b, "%s: %s; ", p, e.Reasons[p])
+		fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
 	}
-	b.WriteString("the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file")
-	return b.String()
+	return clip(b.String(), errorBudget-256) +
+		"the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file"
 }
 
 // Is reports whether target is an *OwnershipError.
