@@ -142,10 +142,26 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		return nil, err
 	}
 	b := make([]byte, 0, estimateSize(t, hunks))
+	var last eol // the terminator written last
+	end := func(line string, e eol) {
+		b = append(b, line...)
+		e = unmerged(last, line, e)
+		b = append(b, eolBytes[e]...)
+		last = e
+	}
 	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
+		if lo < hi && unmerged(last, t.line(lo), t.eol(lo)) != t.eol(lo) {
+			end("", eolCR) // an empty line after a written lone CR; inside a run the file keeps them apart
+			lo++
+		}
+		if lo == hi {
+			return
+		}
 		b = append(b, t.raw(lo, hi)...)
-		if hi > lo && t.eol(hi-1) == eolNone {
-			b = append(b, eolBytes[t.style]...)
+		last = t.eol(hi - 1)
+		if last == eolNone {
+			last = t.style
+			b = append(b, eolBytes[last]...)
 		}
 	}
 	done := 0 // baseline lines emitted
@@ -160,13 +176,22 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 			case Remove:
 				done++
 			case Insert:
-				b = append(b, l.Text...)
-				b = append(b, eolBytes[t.style]...)
+				end(l.Text, t.style)
 			}
 		}
 	}
 	keep(done, t.count())
 	return b, nil
+}
+
+// unmerged is the terminator of a line written after one that ended in last: its own,
+// except that an empty line ending in LF after a lone CR would read back as one CRLF,
+// losing the empty line (T2), so it ends in a lone CR too.
+func unmerged(last eol, line string, e eol) eol {
+	if last == eolCR && line == "" && e == eolLF {
+		return eolCR
+	}
+	return e
 }
 
 // A region is what one hunk changes: baseline lines [start, end) and the hunk's lines

@@ -15,11 +15,13 @@ import (
 // Filesystem operations one updated file may cost, counted through faultfs with reads
 // counted too (PERF1, X2, X4): resolving reads the baseline once (open, stat, read to the
 // end, close); a commit checks it for the batch, checks it again just before its write,
+// keeps a backup of it in the journal (X11; here a copy, since the in-memory filesystem
+// has no hard links: create, write, sync, close, and remove once the commit is done),
 // and writes a temporary file that it renames over the path. The bounds are what the
 // transaction needs today; a change that adds an operation per file fails here.
 const (
 	resolveOpsPerFile = 7
-	commitOpsPerFile  = 20
+	commitOpsPerFile  = 25
 )
 
 // TestOperationsPerUpdatedFile counts what resolving and committing a payload of many

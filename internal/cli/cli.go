@@ -54,6 +54,7 @@ type config struct {
 	allowOutside   bool
 	allowProtected bool
 	reviewScript   string
+	recover        bool
 	expect         expectations
 	encodings      encodingFlags
 	args           []string
@@ -86,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
 	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
+	fl.BoolVar(&cfg.recover, "recover", false, "only undo a commit that was interrupted in the workspace, and say what was done")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
@@ -125,14 +127,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		fmt.Fprintln(stderr, "applypatch:", err)
 		return exitUsage
 	}
-	payload, err := readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
-	if errors.Is(err, &applypatch.LimitError{}) {
-		fmt.Fprintln(stderr, applypatch.ErrorResult(err).Text())
-		return exitRejected
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "applypatch:", err)
-		return exitUsage
+	ctx, stop := interruptible()
+	defer stop()
+	var payload string
+	if !cfg.recover {
+		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
+		if errors.Is(err, &applypatch.LimitError{}) {
+			fmt.Fprintln(stderr, applypatch.ErrorResult(err).Text())
+			return exitRejected
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "applypatch:", err)
+			return exitUsage
+		}
 	}
 	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
@@ -145,7 +152,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		return exitUsage
 	}
 	defer confined.Close()
-	var ws afero.Fs = confined
+	if cfg.recover {
+		return recoverOnly(ctx, root, confined, stderr)
+	}
+	if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
+		return exitRejected
+	}
+	ws := slowed(confined)
 	if wrap != nil {
 		ws = wrap(ws)
 	}
@@ -156,7 +169,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			return exitUsage
 		}
 	}
-	res, err := cfg.apply(root, ws, payload, script)
+	res, err := cfg.apply(ctx, root, ws, payload, script)
 	if msg := cfg.reword(err); msg != "" {
 		err = &reworded{msg: msg, err: err}
 		res = applypatch.ErrorResult(err)
@@ -188,14 +201,14 @@ func workspaceRoot(dir string) (string, error) {
 // through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
-func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
+func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
 		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
 	if script == nil {
-		return execute(context.Background(), hostFs(), payload, opts, cfg.check)
+		return execute(ctx, hostFs(), payload, opts, cfg.check)
 	}
 	opts.Mode = applypatch.Ask
-	return review(context.Background(), hostFs(), payload, opts, script)
+	return review(ctx, hostFs(), payload, opts, script)
 }
 
 // hostFs returns the operating system's filesystem, on which payload paths are resolved
