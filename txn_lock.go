@@ -63,7 +63,9 @@ func lockOsDir(ctx context.Context, dir string) (func(), error) {
 // lockFor takes the workspace lock before a payload is resolved, for a caller that
 // reviews nothing ([Apply]): it then reads the baselines a concurrent commit left, rather
 // than conflicting with it. When the workspace cannot be resolved no lock is taken, and
-// Resolve reports why.
+// Resolve reports why. While the lock is held the workspace's directories are kept open
+// (a batch, see fs/rootfs), so resolving and committing read and write each file
+// relative to its kept directory, which no other commit renames meanwhile.
 func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) {
 	if opts == nil {
 		opts = &Options{}
@@ -72,5 +74,13 @@ func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) 
 	if err != nil {
 		return func() {}, nil
 	}
-	return lockWorkspace(ctx, fsys, f, opts)
+	unlock, err := lockWorkspace(ctx, fsys, f, opts)
+	if err != nil {
+		return unlock, err
+	}
+	end := batch(f.files)
+	return func() {
+		end()
+		unlock()
+	}, nil
 }
