@@ -85,7 +85,11 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.real}
+	if pr.read == nil {
+		pr.read = stamps{} // a proposal restored from JSON
+	}
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.real,
+		seen: pr.read, captured: pr.readLocked}
 	if err := tx.run(ctx); err != nil {
 		return errorResult(err), err
 	}
@@ -260,6 +264,7 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 	if applied, _ := pr.tally(); applied == 0 {
 		return Commit(ctx, pr)
 	}
+	pr.readLocked = true // read under this lock, with nothing written since
 	return pr.commitLocked(ctx)
 }
 

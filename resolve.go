@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
@@ -77,6 +78,11 @@ type Proposal struct {
 	fsys   afero.Fs
 	opts   Options
 	fenced *fence // the resolver and classes of F1–F4, built by Resolve
+	// read holds what each baseline's file said of itself when its bytes were read;
+	// readLocked is set when they were read under the commit's lock ([Apply]), so the
+	// capture is the commit's check of the whole batch (X2).
+	read       stamps
+	readLocked bool
 }
 
 // A Change is one resolved operation.
@@ -128,7 +134,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{Patch: p, fsys: fsys, opts: *opts}
+	pr := &Proposal{Patch: p, fsys: fsys, opts: *opts, read: stamps{}}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
@@ -215,6 +221,7 @@ func (pr *Proposal) addCodec(c *Change) bool {
 // capture reads the baseline of one path: it opens the path once and learns its kind,
 // mode and size from the open file, so the bytes and the mode are of one file.
 func (pr *Proposal) capture(name, authored string) (Baseline, error) {
+	at := time.Now()
 	f, err := pr.files().Open(name)
 	if err != nil {
 		return pr.captureUnopened(name, authored, err)
@@ -224,11 +231,11 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
-	return pr.captureOpen(f, fi, authored, name)
+	return pr.captureOpen(f, fi, authored, name, at)
 }
 
-// captureOpen reads the baseline of an open path.
-func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string) (Baseline, error) {
+// captureOpen reads the baseline of an open path, opened at at.
+func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string, at time.Time) (Baseline, error) {
 	if fi.IsDir() {
 		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
 	}
@@ -238,6 +245,9 @@ func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name str
 	b, err := readSized(f, fi.Size())
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
+	}
+	if int64(len(b)) == fi.Size() {
+		pr.read.keep(name, fi, at)
 	}
 	return Baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -155,6 +156,12 @@ type txn struct {
 	present map[string]bool
 	// expected are the snapshots the host expects, by resolved name (X2).
 	expected map[string][]Snapshot
+	// seen holds what each file read said of itself, so the check just before a step
+	// compares the path's metadata with it instead of reading the bytes again; captured
+	// is set when the baselines were read under this commit's lock, which makes that
+	// read the check of the whole batch.
+	seen     stamps
+	captured bool
 }
 
 // run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
@@ -209,7 +216,10 @@ func (tx *txn) precheck() ([]state, error) {
 			lost = appendNew(lost, st.path)
 			continue
 		}
-		cur := tx.readStep(st)
+		cur, ok := tx.capturedState(st)
+		if !ok {
+			cur = tx.readStep(st)
+		}
 		if cur.err != nil {
 			return nil, tx.unreadable(st, cur.err)
 		}
@@ -319,6 +329,7 @@ func (tx *txn) readAgainst(name string, b Baseline) state {
 	if b.Bytes == nil {
 		return tx.read(name)
 	}
+	at := time.Now()
 	f, err := tx.fsys.Open(name)
 	if err != nil {
 		return tx.read(name)
@@ -331,6 +342,7 @@ func (tx *txn) readAgainst(name string, b Baseline) state {
 	if same, err := sameContent(f, b.Bytes); err != nil || !same {
 		return tx.read(name)
 	}
+	tx.seen.keep(name, fi, at)
 	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi)}
 }
 
@@ -379,7 +391,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if tx.unsaved(st.name) {
 		return &UnsavedBufferError{Paths: []string{st.path}}
 	}
-	cur := tx.readStep(st)
+	cur, ok := tx.unchanged(st)
+	if !ok {
+		cur = tx.readStep(st)
+	}
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
 	}

@@ -94,6 +94,9 @@ func (tx *txn) beginJournal(before []state) (err error) {
 			if err := j.backup(&e, i, st, before[i]); err != nil {
 				return err
 			}
+			if e.Linked {
+				tx.relinked(st)
+			}
 		}
 		j.rec.Steps = append(j.rec.Steps, e)
 	}
