@@ -197,6 +197,16 @@ func (pr *Proposal) recheck(steps []*step) error {
 	return errors.Join(append([]error{&ConflictError{Paths: paths}}, errs...)...)
 }
 
+// recheckBatch resolves the plan's paths again before the first write, unless they were
+// resolved under this commit's lock with nothing written since ([Apply]): then that
+// resolution is the check, and each path is still resolved again just before its write.
+func (pr *Proposal) recheckBatch(steps []*step) error {
+	if pr.readLocked {
+		return nil
+	}
+	return pr.recheck(steps)
+}
+
 // recheckStep is the transaction's guard: one step's path, resolved again just before it
 // is written.
 func (pr *Proposal) recheckStep(st *step) error { return pr.recheck([]*step{st}) }

@@ -79,7 +79,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	if err := pr.recheck(plan); err != nil {
+	if err := pr.recheckBatch(plan); err != nil {
 		return errorResult(err), err
 	}
 	if err := pr.checkBuffers(plan); err != nil {

@@ -174,3 +174,20 @@ func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, er
 	af, err := wrapFile(file, err, name)
 	return af, err, true
 }
+
+// linkWithin links newname to oldname between their kept directories in a batch, or
+// reports false; each directory is checked as within checks it.
+func (f *Fs) linkWithin(oldname, newname string) (error, bool) {
+	newRel := local(newname)
+	if newRel == "." || !filepath.IsLocal(newRel) {
+		return nil, false
+	}
+	newDir, newBase := filepath.Split(newRel)
+	return f.within(oldname, func(d *keptDir, base string) error {
+		to, err := f.keptDirLocked(filepath.Clean(newDir))
+		if err != nil {
+			return errNotKept
+		}
+		return d.link(base, to, newBase)
+	})
+}

@@ -32,5 +32,8 @@ func (f *Fs) LockWorkspace(ctx context.Context, dir string) (unlock func(), err 
 // Link creates newname as a hard link to oldname, like [os.Root.Link]. Both names must
 // stay inside the root.
 func (f *Fs) Link(oldname, newname string) error {
+	if err, ok := f.linkWithin(oldname, newname); ok {
+		return linkError(err, oldname, newname)
+	}
 	return linkError(f.root.Link(local(oldname), local(newname)), oldname, newname)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 )
 
 // open opens the file base inside the kept directory: one openat relative to the kept
@@ -58,4 +59,60 @@ func openDirFile(r *os.Root) *os.File {
 	}
 	f.Fd() // a directory: in blocking mode for good, so the descriptor stays usable
 	return f
+}
+
+// rename renames base to newBase inside the kept directory: one renameat relative to
+// the kept descriptor, which renames a final symbolic link itself, as the root does.
+func (d *keptDir) rename(base, newBase string) error {
+	if d.file == nil {
+		return d.root.Rename(base, newBase)
+	}
+	fd := int(d.file.Fd())
+	err := retryEINTR(func() error { return syscall.Renameat(fd, base, fd, newBase) })
+	if err != nil {
+		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
+	}
+	return nil
+}
+
+// link makes newBase in the kept directory to a hard link to base in d: one linkat
+// between the kept descriptors, which links a final symbolic link itself, as the root
+// does. It reports errNotKept when either directory has no descriptor.
+func (d *keptDir) link(base string, to *keptDir, newBase string) error {
+	if d.file == nil || to.file == nil {
+		return errNotKept
+	}
+	from, dst := int(d.file.Fd()), int(to.file.Fd())
+	err := retryEINTR(func() error { return linkat(from, base, dst, newBase) })
+	if err != nil {
+		return &os.LinkError{Op: "linkat", Old: base, New: newBase, Err: err}
+	}
+	return nil
+}
+
+// retryEINTR runs a system call again while a signal interrupts it.
+func retryEINTR(call func() error) error {
+	for {
+		if err := call(); !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// linkat is linkat(2) without flags (a final symbolic link is linked itself), which
+// the syscall package does not wrap on every Linux architecture.
+func linkat(fromDir int, from string, toDir int, to string) error {
+	p, err := syscall.BytePtrFromString(from)
+	if err != nil {
+		return err
+	}
+	q, err := syscall.BytePtrFromString(to)
+	if err != nil {
+		return err
+	}
+	_, _, errno := syscall.Syscall6(syscall.SYS_LINKAT, uintptr(fromDir), uintptr(unsafe.Pointer(p)), uintptr(toDir), uintptr(unsafe.Pointer(q)), 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }

@@ -11,3 +11,9 @@ func (d *keptDir) open(base string, flag int, perm os.FileMode) (*os.File, error
 
 // openDirFile returns nil: the kept directory's root serves every open.
 func openDirFile(*os.Root) *os.File { return nil }
+
+// rename renames base to newBase inside the kept directory, through its root.
+func (d *keptDir) rename(base, newBase string) error { return d.root.Rename(base, newBase) }
+
+// link reports errNotKept: the root links by name.
+func (d *keptDir) link(base string, to *keptDir, newBase string) error { return errNotKept }

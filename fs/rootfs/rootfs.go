@@ -136,7 +136,7 @@ func (f *Fs) RemoveAll(name string) error {
 func (f *Fs) Rename(oldname, newname string) error {
 	if filepath.Dir(local(oldname)) == filepath.Dir(local(newname)) {
 		err, ok := f.within(oldname, func(d *keptDir, base string) error {
-			return d.root.Rename(base, filepath.Base(local(newname)))
+			return d.rename(base, filepath.Base(local(newname)))
 		})
 		if ok {
 			return linkError(err, oldname, newname)
