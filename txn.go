@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -423,30 +424,48 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	return nil
 }
 
-// mkdirs creates the missing parents of a step's path one by one, recording each so
-// rollback can remove exactly those (X3, X5).
+// mkdirs creates the missing parents of a step's path, recording each so rollback can
+// remove exactly those (X3, X5). The first missing parent is found by binary search over
+// the parents (a parent exists when any directory below it does), and the chain is made
+// by one MkdirAll, which walks the name once: the cost grows with the depth, not with
+// its square. Only this transaction creates directories meanwhile: it holds the lock.
 func (tx *txn) mkdirs(st *step) error {
-	var missing []string
+	var up []string // the parents not known to exist, deepest first
 	for d := filepath.Dir(st.name); !tx.present[d]; d = filepath.Dir(d) {
-		if _, err := tx.fsys.Stat(d); err == nil {
-			tx.known(d)
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		missing = append(missing, d)
+		up = append(up, d)
 		if filepath.Dir(d) == d {
 			break
 		}
 	}
+	var statErr error
+	first := sort.Search(len(up), func(i int) bool {
+		_, err := tx.fsys.Stat(up[i])
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && statErr == nil {
+			statErr = err
+		}
+		return err == nil
+	})
+	if statErr != nil {
+		return statErr
+	}
+	if first < len(up) {
+		tx.known(up[first])
+	}
+	missing := up[:first]
+	if len(missing) == 0 {
+		return nil
+	}
+	err := tx.fsys.MkdirAll(missing[0], 0o755)
 	for _, d := range slices.Backward(missing) {
-		if err := tx.fsys.Mkdir(d, 0o755); err != nil {
-			return err
+		if err != nil {
+			if _, serr := tx.fsys.Stat(d); serr != nil {
+				break // not made: neither are the ones below it
+			}
 		}
 		tx.dirs = append(tx.dirs, created{name: d, path: tx.display(st, d)})
 		tx.known(d)
 	}
-	return nil
+	return err
 }
 
 // known records a directory that exists, so later steps of the batch do not ask again.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/spf13/afero"
@@ -41,7 +42,14 @@ func (f *Fs) Batch() (end func()) {
 type batch struct {
 	mu    sync.Mutex
 	depth int
-	dirs  map[string]*keptDir // by name relative to the root, cleaned; "." is the root
+	dirs  map[dirKey]*keptDir // by parent and base name; the root is {nil, "."}
+}
+
+// dirKey names a kept directory by its kept parent and its name there, so that finding
+// a directory n levels deep hashes n short names rather than n ever longer paths.
+type dirKey struct {
+	parent *keptDir
+	base   string
 }
 
 // keptDir is one directory kept open by a batch.
@@ -57,7 +65,7 @@ func (b *batch) begin() {
 	defer b.mu.Unlock()
 	b.depth++
 	if b.dirs == nil {
-		b.dirs = map[string]*keptDir{}
+		b.dirs = map[dirKey]*keptDir{}
 	}
 }
 
@@ -109,17 +117,30 @@ func (f *Fs) within(name string, op func(d *keptDir, base string) error) (error,
 	return err, true
 }
 
-// keptDirLocked returns the kept directory named dir, checked to be still where its
-// name leads, opening it relative to its (kept) parent when needed.
+// keptDirLocked returns the kept directory named dir (cleaned, relative to the root),
+// each directory on the way checked to be still where its name leads, opening each
+// relative to its kept parent when needed: one pass over the name, so a directory n
+// levels deep costs n checks.
 func (f *Fs) keptDirLocked(dir string) (*keptDir, error) {
+	d := f.keptRootLocked()
 	if dir == "." {
-		return f.keptRootLocked(), nil
+		return d, nil
 	}
-	parent, err := f.keptDirLocked(filepath.Dir(dir))
-	if err != nil {
-		return nil, err
+	for rest := dir; rest != ""; {
+		base, after, _ := strings.Cut(rest, string(filepath.Separator))
+		rest = after
+		next, err := f.keptChildLocked(d, base)
+		if err != nil {
+			return nil, err
+		}
+		d = next
 	}
-	base := filepath.Base(dir)
+	return d, nil
+}
+
+// keptChildLocked returns the kept directory base inside the kept directory parent,
+// checked to be still where its name leads.
+func (f *Fs) keptChildLocked(parent *keptDir, base string) (*keptDir, error) {
 	fi, err := parent.root.Lstat(base)
 	if err != nil {
 		return nil, err
@@ -127,11 +148,12 @@ func (f *Fs) keptDirLocked(dir string) (*keptDir, error) {
 	if !fi.IsDir() { // a symbolic link, or no longer a directory
 		return nil, errNotKept
 	}
-	if d := f.kept.dirs[dir]; d != nil {
+	key := dirKey{parent, base}
+	if d := f.kept.dirs[key]; d != nil {
 		if os.SameFile(fi, d.id) {
 			return d, nil
 		}
-		delete(f.kept.dirs, dir) // renamed or replaced: open what the name leads to now
+		delete(f.kept.dirs, key) // renamed or replaced: open what the name leads to now
 		d.close()
 	}
 	sub, err := parent.root.OpenRoot(base)
@@ -144,16 +166,17 @@ func (f *Fs) keptDirLocked(dir string) (*keptDir, error) {
 		return nil, errNotKept
 	}
 	d.file = openDirFile(sub)
-	f.kept.dirs[dir] = d
+	f.kept.dirs[key] = d
 	return d, nil
 }
 
 // keptRootLocked returns the root as a kept directory.
 func (f *Fs) keptRootLocked() *keptDir {
-	d := f.kept.dirs["."]
+	root := dirKey{base: "."}
+	d := f.kept.dirs[root]
 	if d == nil {
 		d = &keptDir{root: f.root, file: openDirFile(f.root), shared: true}
-		f.kept.dirs["."] = d
+		f.kept.dirs[root] = d
 	}
 	return d
 }
