@@ -86,6 +86,7 @@ func Parse(payload string) (*Patch, error) {
 	if err := p.checkPaths(); err != nil {
 		return nil, err
 	}
+	rememberParsed(&p.patch)
 	return &p.patch, nil
 }
 

@@ -67,6 +67,9 @@ func checkPatch(p *Patch) error {
 			}
 		}
 	}
+	if parsedUnchanged(p) {
+		return nil
+	}
 	back, err := Parse(Format(p))
 	if err != nil {
 		return &ParseError{Msg: "the patch cannot be written as payload text: " + err.Error()}

@@ -1,0 +1,65 @@
+package applypatch
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestParsedPatchChangedInGoIsChecked: P14. A patch Parse returned skips the round trip
+// through Format only while it holds what Parse put in it; changed in Go so that Format
+// could not write it back, it is refused like any Go-built patch.
+func TestParsedPatchChangedInGoIsChecked(t *testing.T) {
+	p, err := Parse("*** Begin Patch\n*** Update File: a.txt\n@@ func f\n a\n-b\n+B\n*** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPatch(p); err != nil {
+		t.Fatalf("parsed patch refused: %v", err)
+	}
+	p.Ops[0].Hunks[0].Lines[1].Text = "b\n+smuggled"
+	if err := checkPatch(p); err == nil {
+		t.Fatal("a parsed patch with a line break put into a line was accepted")
+	}
+}
+
+// TestFingerprintCoversEveryField: each field of a patch, operation, hunk and line is
+// hashed, so no change in Go keeps a parsed patch's fingerprint. A field added to these
+// types fails here until fingerprint hashes it.
+func TestFingerprintCoversEveryField(t *testing.T) {
+	fresh := func() *Patch {
+		return &Patch{Ops: []Operation{{Kind: Update, Path: "a", MoveTo: "b", Lines: []string{"x"}, Line: 1,
+			Hunks: []Hunk{{Anchor: "f", Within: []string{"c"}, Hint: 2, EOF: false, Line: 3, Lines: []Line{{Kind: Context, Text: "t"}}}}}}}
+	}
+	base := fingerprint(fresh())
+	change := func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "!")
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		case reflect.Uint8:
+			v.SetUint(v.Uint() + 1)
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		case reflect.Slice:
+			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+		default:
+			t.Fatalf("no change for a field of kind %s", v.Kind())
+		}
+	}
+	fields := func(get func(*Patch) reflect.Value) {
+		n := get(fresh()).NumField()
+		for i := range n {
+			p := fresh()
+			f := get(p).Field(i)
+			change(f)
+			if fingerprint(p) == base {
+				t.Errorf("changing %s.%s keeps the fingerprint", get(p).Type().Name(), get(p).Type().Field(i).Name)
+			}
+		}
+	}
+	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(p).Elem() })
+	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0]).Elem() })
+	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0].Hunks[0]).Elem() })
+	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0].Hunks[0].Lines[0]).Elem() })
+}
