@@ -11,7 +11,7 @@ import (
 // holds the whole file.
 type scope struct {
 	at   []anchorLine // ascending by line
-	pass Pass         // the loosest pass any anchor of the chain needed
+	pass matchPass    // the loosest pass any anchor of the chain needed
 	// reach[i] is the furthest block end of at[:i+1]: blocks nest or are disjoint, so a
 	// line lies in some block exactly when the reach of the anchor lines above it gets
 	// to it.
@@ -156,11 +156,11 @@ func (sc scope) owners(cands []int, t tier) []int {
 func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 	var sc scope
 	var outer string
-	for _, a := range h.Chain() {
+	for _, a := range h.chain() {
 		next, err := pl.anchorIn(a, sc)
 		if err != nil {
 			err.Anchor, err.Outer = a, outer
-			if err.Reason == AnchorAmbiguous { // the anchor above names lines the chain cannot settle
+			if err.Reason == MatchAnchorAmbiguous { // the anchor above names lines the chain cannot settle
 				err.Anchor, err.Outer = outer, ""
 			}
 			return scope{}, err
@@ -204,7 +204,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		return sc.withReach(), nil
 	}
-	err := &MatchError{Reason: AnchorNotFound}
+	err := &MatchError{Reason: MatchAnchorNotFound}
 	if parent.anchored() {
 		err.Candidates = oneBased(parent.lines())
 	}
@@ -212,7 +212,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 }
 
 // wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
-func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
+func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 	var out []int
 	for _, c := range cands {
 		if normalize[p](pl.t.line(c)) == want {
@@ -226,7 +226,7 @@ func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 // tie-breaks, in order: below the anchor, inside one of its blocks or sections (M6), at
 // or after the cursor (M3), nearest the line hint (M7). No step empties the set or
 // overrides a unique start. It returns the one start, or the error that refuses them.
-func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchError) {
+func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *MatchError) {
 	lo, hi := sc.first()+1, pl.t.count()
 	v := sc.view(ms, lo, hi)
 	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
@@ -252,11 +252,11 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchEr
 	}
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
 		listed := owners[:min(len(owners), listedCandidates)]
-		err := &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(listed), More: len(sc.at) - len(listed), Pass: p}
+		err := &MatchError{Reason: MatchAnchorAmbiguous, Candidates: oneBased(listed), More: len(sc.at) - len(listed), Pass: p}
 		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
-	err := &MatchError{Reason: Ambiguous, Pass: p}
+	err := &MatchError{Reason: MatchAmbiguous, Pass: p}
 	err.Candidates, err.More, err.moreCapped = firstFew(cands, more, capped)
 	return -1, err
 }
@@ -277,10 +277,10 @@ func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
 
 // ambiguous is the error for a scope whose several anchor lines nothing settles: it lists
 // the first few.
-func (sc scope) ambiguous(p Pass) *MatchError {
+func (sc scope) ambiguous(p matchPass) *MatchError {
 	lines := sc.lines()
 	n := min(len(lines), listedCandidates)
-	return &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(lines[:n]), More: len(lines) - n, Pass: p}
+	return &MatchError{Reason: MatchAnchorAmbiguous, Candidates: oneBased(lines[:n]), More: len(lines) - n, Pass: p}
 }
 
 // chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
@@ -297,14 +297,14 @@ func chainLabel(chain []string) string {
 // after the order cursor: the cursor narrows an anchor's lines (M3) only as long as the
 // hunk keeps a place below them, so a line above the cursor whose block holds the hunk
 // (a class opened before the previous hunk) is not lost.
-func (pl *placer) behindCursor(h *Hunk, old []string, got Placement, err *MatchError, sc scope) (Placement, *MatchError, scope) {
+func (pl *placer) behindCursor(h *Hunk, old []string, got placement, err *MatchError, sc scope) (placement, *MatchError, scope) {
 	pl.anchorsBehind = true
 	wide, werr := pl.anchors(h)
 	pl.anchorsBehind = false
 	if werr != nil || len(wide.at) == len(sc.at) {
 		return got, err, sc
 	}
-	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != AboveAnchor {
+	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != MatchAboveAnchor {
 		return got2, err2, wide
 	}
 	return got, err, sc

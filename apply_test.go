@@ -55,7 +55,7 @@ func TestApplyOverlap(t *testing.T) {
 				return
 			}
 			var me *MatchError
-			if !errors.As(err, &me) || me.Reason != Overlap {
+			if !errors.As(err, &me) || me.Reason != MatchOverlap {
 				t.Fatalf("apply = %q, %v; want an Overlap", after, err)
 			}
 			if me.Hunk != tc.hunk || me.Candidates[0] != tc.other {

@@ -27,16 +27,16 @@ type Mode int
 
 const (
 	// Edits applies without interactive review.
-	Edits Mode = iota
+	ModeEdits Mode = iota
 	// Ask reviews a call with the host's Reviewer when a path lies in the workspace,
 	// unless the host's allow rules cover every path ([Proposal.NeedsReview]).
-	Ask
+	ModeAsk
 	// FullAuto applies without interactive review and without a person to ask; the
 	// Authorizer, if any, should decide by rule.
-	FullAuto
+	ModeFullAuto
 )
 
-var modeNames = map[Mode]string{Edits: "edits", Ask: "ask", FullAuto: "full-auto"}
+var modeNames = map[Mode]string{ModeEdits: "edits", ModeAsk: "ask", ModeFullAuto: "full-auto"}
 
 // String returns "ask", "edits" or "full-auto".
 func (m Mode) String() string { return modeNames[m] }
@@ -72,28 +72,28 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	var errs []error
 	var paths []ClassifiedPath
 	seen := map[string]string{} // resolved name → authored path
-	claim := func(authored string, kind Kind) (string, Class) {
+	claim := func(authored string, kind OpKind) (string, Class) {
 		cp, err := f.classify(authored, kind)
 		switch other, dup := seen[cp.name]; {
 		case err != nil:
 			errs = append(errs, err)
-		case cp.Class == Forbidden:
-			errs = append(errs, &FenceError{Path: authored, Class: Forbidden, Reason: Refused})
+		case cp.Class == ClassForbidden:
+			errs = append(errs, &FenceError{Path: authored, Class: ClassForbidden, Reason: FenceForbidden})
 		case dup:
-			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: Aliased, Other: other})
+			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: FenceAliased, Other: other})
 		default:
 			seen[cp.name] = authored
 			paths = append(paths, cp)
 		}
 		return cp.name, cp.Class
 	}
-	for _, op := range pr.Patch.Ops {
-		c := &Change{Op: op, Selected: true}
+	for _, op := range pr.patch.Ops {
+		c := &change{Op: op, Selected: true}
 		c.name, c.Class = claim(op.Path, op.Kind)
 		if op.MoveTo != "" {
-			c.moveName, c.MoveClass = claim(op.MoveTo, Add)
+			c.moveName, c.MoveClass = claim(op.MoveTo, OpAdd)
 		}
-		pr.Changes = append(pr.Changes, c)
+		pr.changes = append(pr.changes, c)
 	}
 	if len(errs) > 0 {
 		return &PatchError{Errs: errs}
@@ -106,7 +106,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error {
 	var ask []ClassifiedPath
 	for _, p := range paths {
-		if (p.Class == Outside || p.Class == Protected) && !p.Allowed {
+		if (p.Class == ClassOutside || p.Class == ClassProtected) && !p.Allowed {
 			ask = append(ask, p)
 		}
 	}
@@ -121,7 +121,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	}
 	errs := make([]error, len(ask))
 	for i, p := range ask {
-		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: Unauthorized, Err: answer}
+		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: FenceUnauthorized, Err: answer}
 	}
 	return &PatchError{Errs: errs}
 }
@@ -130,7 +130,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 // (F4): only in [Ask] mode, when a path lies in the workspace, and not when the host's
 // allow rules (Options.Allow) cover every path of the payload.
 func (pr *Proposal) NeedsReview() bool {
-	if pr.opts.Mode != Ask {
+	if pr.opts.Mode != ModeAsk {
 		return false
 	}
 	f, err := pr.fencer()
@@ -138,8 +138,8 @@ func (pr *Proposal) NeedsReview() bool {
 		return true
 	}
 	workspace, covered := false, true
-	for _, c := range pr.Changes {
-		workspace = workspace || c.Class == InWorkspace || c.MoveClass == InWorkspace
+	for _, c := range pr.changes {
+		workspace = workspace || c.Class == ClassWorkspace || c.MoveClass == ClassWorkspace
 		covered = covered && f.allowed(c.name, c.Class) && (c.Op.MoveTo == "" || f.allowed(c.moveName, c.MoveClass))
 	}
 	return workspace && !covered
@@ -186,7 +186,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if err := f.recheck(st.path, st.name, st.base.IsLink()); err != nil {
+		if err := f.recheck(st.path, st.name, st.base.isLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}

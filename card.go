@@ -12,8 +12,8 @@ import (
 
 // Default byte budgets of a card's diff and notice (C2), in bytes of UTF-8.
 const (
-	DefaultCardDiffBytes   = 50_000
-	DefaultCardNoticeBytes = 4_000
+	defaultCardDiffBytes   = 50_000
+	defaultCardNoticeBytes = 4_000
 )
 
 // Card texts (C1–C3). Conflict details stay in the native review: they may name private
@@ -81,8 +81,8 @@ func (s *Session) Card(opts CardOptions) Card {
 			card.Diff = ""
 		}
 	}
-	card.Diff = cutBytes(card.Diff, budget(opts.DiffBytes, DefaultCardDiffBytes), orDefault(opts.DiffMarker, cardDiffMarker))
-	card.Notice = cutBytes(card.Notice, budget(opts.NoticeBytes, DefaultCardNoticeBytes), orDefault(opts.NoticeMarker, cardNoticeMarker))
+	card.Diff = cutBytes(card.Diff, budget(opts.DiffBytes, defaultCardDiffBytes), orDefault(opts.DiffMarker, cardDiffMarker))
+	card.Notice = cutBytes(card.Notice, budget(opts.NoticeBytes, defaultCardNoticeBytes), orDefault(opts.NoticeMarker, cardNoticeMarker))
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%q %q %q %t", card.Diff, card.Action, card.Notice, card.Feedback)))
 	card.Hash = hex.EncodeToString(sum[:])
 	return card
@@ -119,10 +119,10 @@ func (s *Session) cardNotice(opts CardOptions) string {
 // reviewNotes are the staged feedback and rejection lines, in the result's grammar (S2).
 func (pr *Proposal) reviewNotes() []string {
 	var out []string
-	if pr.Feedback != "" {
-		out = append(out, feedbackLine("", 0, pr.Feedback))
+	if pr.feedback != "" {
+		out = append(out, feedbackLine("", 0, pr.feedback))
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if c.divisible() {
 			for k, h := range c.changing() {
 				if !h.Selected {
@@ -146,7 +146,7 @@ func (pr *Proposal) reviewNotes() []string {
 // its selected changing hunks (all of a Move's), paths as authored.
 func (pr *Proposal) selectedPatch() *Patch {
 	p := &Patch{}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if !c.hasSelection() {
 			continue
 		}
@@ -197,9 +197,9 @@ func (s *Session) CardFeedback(ctx context.Context, text string) (*Result, error
 	text = normalizeFeedback(text)
 	if text == "" {
 		s.mu.Unlock()
-		return nil, reviewErr(EmptyFeedback, WholePatch, "write what the model should change")
+		return nil, reviewErr(ReviewEmptyFeedback, WholePatch, "write what the model should change")
 	}
-	s.pr.Feedback = text
+	s.pr.feedback = text
 	deselect(s.units(nil, nil))
 	s.state, s.conflict = StateSubmitting, nil
 	s.mu.Unlock()

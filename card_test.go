@@ -30,7 +30,7 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 	if strings.Contains(card.Diff, "ELEVEN") || strings.Contains(card.Diff, "new line") || strings.Contains(card.Diff, "/ws") {
 		t.Errorf("card diff shows a deselected or replaced change, or a private path:\n%s", card.Diff)
 	}
-	if card.Action != g.s.PrimaryLabel() || card.Action != "Apply 2 changes in 2 files" || !card.Feedback {
+	if card.Action != g.s.Tally().PrimaryLabel() || card.Action != "Apply 2 changes in 2 files" || !card.Feedback {
 		t.Errorf("action %q feedback %t", card.Action, card.Feedback)
 	}
 	want := "Selection and editing happen in the native review; this card shows the selected changes.\nRejected: one.txt hunk 2"
@@ -51,7 +51,7 @@ func TestCardBudgets(t *testing.T) {
 	content := strings.Repeat("héllo wörld ✓\n", 400)
 	f := newFixture(t, nil, patch("*** Add File: big.txt", "+"+strings.ReplaceAll(strings.TrimSuffix(content, "\n"), "\n", "\n+")))
 	f.must(f.s.SetFeedback(WholePatch, strings.Repeat("ü", 3000)))
-	f.must(f.s.Select(WholePatch, Yes))
+	f.must(f.s.Select(WholePatch, DiscardFeedback))
 	for _, budgets := range []CardOptions{{DiffBytes: 1000, NoticeBytes: 300}, {DiffBytes: 1001, NoticeBytes: 301}, {DiffBytes: 1002, NoticeBytes: 302}} {
 		card := f.s.Card(budgets)
 		for _, tc := range []struct {
@@ -67,7 +67,7 @@ func TestCardBudgets(t *testing.T) {
 			}
 		}
 	}
-	if card := f.s.Card(CardOptions{}); len(card.Diff) > DefaultCardDiffBytes || strings.Contains(card.Diff, "[truncated") {
+	if card := f.s.Card(CardOptions{}); len(card.Diff) > defaultCardDiffBytes || strings.Contains(card.Diff, "[truncated") {
 		t.Errorf("default budget: %d bytes", len(card.Diff))
 	}
 	mine := CardOptions{DiffBytes: 500, NoticeBytes: 200, DiffMarker: "[cut: see the tool]", NoticeMarker: "[cut notes]"}
@@ -140,7 +140,7 @@ func TestCardFeedback(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.must(f.s.SetFeedback(Target{1, 2}, "hunk note"))
 	_, err := f.s.CardFeedback(context.Background(), "  ")
-	wantReason(t, err, EmptyFeedback)
+	wantReason(t, err, ReviewEmptyFeedback)
 	res, err := f.s.CardFeedback(context.Background(), "Please split this patch")
 	if err != nil || res.Status != StatusRevision {
 		t.Fatalf("card feedback: %v %s", err, res.Text())
@@ -158,7 +158,7 @@ func TestCardFeedback(t *testing.T) {
 	if f.read("one.txt") != twoFiles.files["one.txt"] {
 		t.Error("card feedback wrote a file")
 	}
-	if _, err := f.s.CardFeedback(context.Background(), "again"); !errors.Is(err, &ReviewError{Reason: Settled}) {
+	if _, err := f.s.CardFeedback(context.Background(), "again"); !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
 		t.Errorf("second answer: %v", err)
 	}
 	card := f.s.Card(CardOptions{})

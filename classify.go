@@ -22,7 +22,7 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 	}
 	var paths []ClassifiedPath
 	var errs []error
-	add := func(authored string, kind Kind) {
+	add := func(authored string, kind OpKind) {
 		cp, err := f.classify(authored, kind)
 		if err != nil {
 			errs = append(errs, err)
@@ -33,7 +33,7 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 	for _, op := range p.Ops {
 		add(op.Path, op.Kind)
 		if op.MoveTo != "" {
-			add(op.MoveTo, Add)
+			add(op.MoveTo, OpAdd)
 		}
 	}
 	if len(errs) > 0 {

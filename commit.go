@@ -98,7 +98,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 func (pr *Proposal) plan() ([]*step, error) {
 	var steps []*step
 	var errs []error
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		s, err := c.steps(pr.opts.fileMode())
 		if err != nil {
 			errs = append(errs, err)
@@ -113,7 +113,7 @@ func (pr *Proposal) plan() ([]*step, error) {
 
 // steps plans one change: nothing when it is deselected, or when an Update leaves the
 // bytes as they are (T4).
-func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
+func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	if !c.hasSelection() {
 		return nil, nil
 	}
@@ -123,10 +123,10 @@ func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
 	}
 	src := &step{kind: stepWrite, name: c.name, path: c.Op.Path, data: data, mode: c.Base.Mode, base: c.Base}
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		src.mode = addMode
 		return []*step{src}, nil
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		return []*step{{kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
 	case c.Op.MoveTo != "":
 		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, data: data, mode: c.Base.Mode, base: c.Dest, from: c.name}
@@ -138,12 +138,12 @@ func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
 }
 
 // hasSelection reports whether the change has anything selected to apply.
-func (c *Change) hasSelection() bool {
-	if c.Op.Kind != Update || c.Op.MoveTo != "" {
+func (c *change) hasSelection() bool {
+	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
 		return c.Selected
 	}
 	for _, h := range c.Hunks {
-		if h.Selected && !h.IsLocator() {
+		if h.Selected && !h.isLocator() {
 			return true
 		}
 	}

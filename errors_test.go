@@ -76,13 +76,13 @@ func TestErrorTypes(t *testing.T) {
 		}},
 		{"match not found", applyErr(t, files, upd("@@\n-three\n+3\n")), &applypatch.MatchError{}, func(t *testing.T, err error) {
 			var me *applypatch.MatchError
-			if !errors.As(err, &me) || me.Reason != applypatch.NotFound || me.Path != "a.txt" || me.Hunk != 1 || me.PayloadLine != 3 {
+			if !errors.As(err, &me) || me.Reason != applypatch.MatchNotFound || me.Path != "a.txt" || me.Hunk != 1 || me.PayloadLine != 3 {
 				t.Errorf("MatchError = %+v", me)
 			}
 		}},
 		{"match ambiguous", applyErr(t, files, upd("@@\n-one\n+1\n")), &applypatch.MatchError{}, func(t *testing.T, err error) {
 			var me *applypatch.MatchError
-			if !errors.As(err, &me) || me.Reason != applypatch.Ambiguous || fmt.Sprint(me.Candidates) != "[1 3]" {
+			if !errors.As(err, &me) || me.Reason != applypatch.MatchAmbiguous || fmt.Sprint(me.Candidates) != "[1 3]" {
 				t.Errorf("MatchError = %+v", me)
 			}
 		}},
@@ -183,7 +183,9 @@ func TestErrRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr.Changes[0].Selected = false
+	if err := applypatch.NewSession(pr).Deselect(applypatch.Target{File: 1}); err != nil {
+		t.Fatal(err)
+	}
 	res, err := applypatch.Commit(context.Background(), pr)
 	if !errors.Is(err, applypatch.ErrRejected) || res.Text() != "Error: Patch rejected" {
 		t.Errorf("Commit = %q, %v; want ErrRejected", res.Text(), err)

@@ -32,7 +32,7 @@ func bye() string {
 func resolveGreet() (afero.Fs, *applypatch.Proposal) {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/ws/greet.go", []byte(greetFile), 0o644)
-	pr, err := applypatch.ResolvePayload(context.Background(), fsys, greetPayload, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	pr, err := applypatch.ResolvePayload(context.Background(), fsys, greetPayload, &applypatch.Options{Workspace: "/ws", Mode: applypatch.ModeAsk})
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +48,7 @@ func ExampleReview() {
 		fmt.Println(s.Render())
 		bye, _ := s.Find("greet.go", 2)
 		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
-		fmt.Println(s.PrimaryLabel())
+		fmt.Println(s.Tally().PrimaryLabel())
 		_, err := s.Submit(ctx)
 		return err
 	})

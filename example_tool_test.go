@@ -14,7 +14,7 @@ import (
 func ExampleTool() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Edits}}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
 
 	fmt.Println(tool.Definition().Name)
 	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** End Patch"}`)
@@ -73,7 +73,7 @@ func ExampleTool_ask() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
 	reviewer, _ := applypatch.ParseReviewScript("review", "feedback NOTES.md keep notes out of the repository\nsubmit", nil)
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: reviewer}
 
 	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** Add File: NOTES.md\n+todo\n*** End Patch"}`)
 	text, res, _ := tool.Call(context.Background(), args)

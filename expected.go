@@ -24,7 +24,7 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 		return nil, err
 	}
 	byPath, names := map[string]string{}, map[string]bool{}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		byPath[c.Op.Path], names[c.name] = c.name, true
 		if c.Op.MoveTo != "" {
 			byPath[c.Op.MoveTo], names[c.moveName] = c.moveName, true
@@ -116,4 +116,15 @@ func (e *ExpectedPathError) Error() string {
 func (e *ExpectedPathError) Is(target error) bool {
 	_, ok := target.(*ExpectedPathError)
 	return ok
+}
+
+// Snapshots returns the state Resolve captured at each path the proposal changes, keyed
+// by the path as authored: the Options.Expected of a later call that must find the files
+// exactly as this one saw them (a host that asks a person, then applies what they saw).
+func (pr *Proposal) Snapshots() map[string]Snapshot {
+	out := make(map[string]Snapshot, len(pr.changes))
+	for _, c := range pr.changes {
+		out[c.Op.Path] = c.Base.snapshot()
+	}
+	return out
 }

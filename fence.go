@@ -14,21 +14,21 @@ type Class int
 
 const (
 	// InWorkspace: inside the workspace root.
-	InWorkspace Class = iota + 1
+	ClassWorkspace Class = iota + 1
 	// Outside: outside the root, by "..", by an absolute path, or through a symbolic link
 	// that leaves it.
-	Outside
+	ClassOutside
 	// Protected: matching Options.Protected (default ".git" anywhere on the path, the
 	// workspace's own directories included), so it needs authority: a write to
 	// .git/hooks is code execution. A protected path may also lie outside the root
 	// ([ClassifiedPath.Outside]).
-	Protected
+	ClassProtected
 	// Forbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
 	// named directly or reached through a link; refused in every mode.
-	Forbidden
+	ClassForbidden
 )
 
-var classNames = map[Class]string{InWorkspace: "workspace", Outside: "outside", Protected: "protected", Forbidden: "forbidden"}
+var classNames = map[Class]string{ClassWorkspace: "workspace", ClassOutside: "outside", ClassProtected: "protected", ClassForbidden: "forbidden"}
 
 // String returns "workspace", "outside", "protected" or "forbidden".
 func (c Class) String() string { return classNames[c] }
@@ -76,7 +76,7 @@ type ClassifiedPath struct {
 	// Path is the path as authored in the payload.
 	Path string `json:"path"`
 	// Kind is what the operation does to it; a Move destination is reported as [Add].
-	Kind Kind `json:"kind"`
+	Kind OpKind `json:"kind"`
 	// Class is where it resolves.
 	Class Class `json:"class"`
 	// Allowed is set when a host allow rule (Options.Allow) covers the path. It is never
@@ -101,19 +101,19 @@ type FenceReason int
 
 const (
 	// Refused: the path is forbidden; no mode, rule or Authorizer allows it.
-	Refused FenceReason = iota + 1
+	FenceForbidden FenceReason = iota + 1
 	// Unauthorized: the path is outside or protected, and neither an allow rule nor the
 	// Authorizer allowed it.
-	Unauthorized
+	FenceUnauthorized
 	// Unresolvable: following the path's links failed (a loop, or an unreadable directory).
-	Unresolvable
+	FenceUnresolvable
 	// Aliased: the path is the same file as another path of the payload, through a link
 	// or spelled another way (relative and absolute).
-	Aliased
+	FenceAliased
 	// Redirected: at commit, the path no longer resolves where it did when it was
 	// classified (a link was created, removed or swapped). The error also matches
 	// [*ConflictError].
-	Redirected
+	FenceRedirected
 )
 
 // A FenceError refuses one path of a payload (F2, F4). Its text names the path as
@@ -133,33 +133,33 @@ type FenceError struct {
 
 // fenceText is what each refusal tells the reader to do next.
 var fenceText = map[FenceReason]string{
-	Refused: "the path is, or leads through a symbolic link to, a credential location, " +
+	FenceForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
 		"which is never written; choose another path",
-	Unresolvable: "the path cannot be resolved",
-	Aliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
-	Redirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
+	FenceUnresolvable: "the path cannot be resolved",
+	FenceAliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
+	FenceRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
 		"resolve the patch again from the current files",
 }
 
 // unauthorized is the text of Unauthorized, by class: what happened, then what to do.
 var unauthorized = map[Class][2]string{
-	Outside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
+	ClassOutside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
 		"and the host did not allow it", "use a path inside the workspace"},
-	Protected: {"the path is protected (such as .git/), and the host did not allow it",
+	ClassProtected: {"the path is protected (such as .git/), and the host did not allow it",
 		"leave it alone, or ask the user to change it"},
 }
 
 func (e *FenceError) Error() string {
 	shown := showPath(e.Path)
-	if e.Reason == Unauthorized {
+	if e.Reason == FenceUnauthorized {
 		text := unauthorized[e.Class]
 		if e.Err != nil {
 			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
 		}
 		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
 	}
-	if e.Reason == Aliased {
-		return shown + ": " + fmt.Sprintf(fenceText[Aliased], showPath(e.Other))
+	if e.Reason == FenceAliased {
+		return shown + ": " + fmt.Sprintf(fenceText[FenceAliased], showPath(e.Other))
 	}
 	msg := shown + ": " + fenceText[e.Reason]
 	if e.Err != nil {
@@ -219,15 +219,15 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 }
 
 // classify resolves one authored path and classifies where it lands.
-func (f *fence) classify(authored string, kind Kind) (ClassifiedPath, error) {
+func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
 	resolve := f.res.resolve
-	if kind == Delete {
+	if kind == OpDelete {
 		resolve = f.res.resolveEntry
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, &FenceError{Path: authored, Reason: Unresolvable, Err: sanitize(err, "", authored)}
+		return cp, &FenceError{Path: authored, Reason: FenceUnresolvable, Err: sanitize(err, "", authored)}
 	}
 	cp.name, cp.Link = res.name, res.linked
 	cp.Class, cp.Outside = f.classOf(authored, res.name)
@@ -249,22 +249,22 @@ func (f *fence) classOf(authored, name string) (Class, bool) {
 	landed, written := slashComponents(name), slashComponents(lexical)
 	switch {
 	case f.forbidden.anywhere(landed) || f.forbidden.anywhere(written):
-		return Forbidden, !inside
+		return ClassForbidden, !inside
 	case inJournal(landed) || inJournal(written):
-		return Forbidden, !inside
+		return ClassForbidden, !inside
 	case f.protected.anywhere(landed) || f.protected.anywhere(written):
-		return Protected, !inside
+		return ClassProtected, !inside
 	case !inside:
-		return Outside, true
+		return ClassOutside, true
 	}
-	return InWorkspace, false
+	return ClassWorkspace, false
 }
 
 // allowed reports whether an allow rule covers a resolved name: a rule is matched with the
 // path relative to the workspace for a name inside it, and with the absolute name for one
 // outside. Nothing covers a forbidden path.
 func (f *fence) allowed(name string, class Class) bool {
-	if class == Forbidden || len(f.allow) == 0 {
+	if class == ClassForbidden || len(f.allow) == 0 {
 		return false
 	}
 	if rel, ok := within(f.real, name); ok {
@@ -276,16 +276,16 @@ func (f *fence) allowed(name string, class Class) bool {
 // recheck resolves an authored path again and reports whether it still lands on name:
 // as an entry of its directory for the removal of a link (entry), else to its target.
 func (f *fence) recheck(authored, name string, entry bool) error {
-	kind := Kind(0)
+	kind := OpKind(0)
 	if entry {
-		kind = Delete
+		kind = OpDelete
 	}
 	cp, err := f.classify(authored, kind)
 	if err != nil {
 		return err
 	}
 	if cp.name != name {
-		return &FenceError{Path: authored, Class: cp.Class, Reason: Redirected}
+		return &FenceError{Path: authored, Class: cp.Class, Reason: FenceRedirected}
 	}
 	return nil
 }

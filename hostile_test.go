@@ -184,7 +184,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 			old[i] = words[r.IntN(len(words))]
 		}
 		text := splitText(strings.Join(lines, "\n") + "\n")
-		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: Remove, Text: old[0]}}}, {Lines: linesOf(old)}})
+		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: LineRemove, Text: old[0]}}}, {Lines: linesOf(old)}})
 		n := text.count()
 		for _, p := range passes {
 			for _, eof := range []int{-1, n - len(old)} {
@@ -209,7 +209,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 func linesOf(old []string) []Line {
 	out := make([]Line, len(old))
 	for i, s := range old {
-		out[i] = Line{Kind: Context, Text: s}
+		out[i] = Line{Kind: LineContext, Text: s}
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func TestPayloadLimitOnEveryEntry(t *testing.T) {
 	}
 	fsys := memFS(t, nil)
 	pr, err := applypatch.ResolvePayload(context.Background(), fsys, payload, nil)
-	if err != nil || len(pr.Changes) != 1 || pr.Changes[0].Op.Path != "b.txt" {
+	if err != nil || len(pr.Changes()) != 1 || pr.Changes()[0].Op.Path != "b.txt" {
 		t.Fatalf("ResolvePayload under the default limit = %v, %v", pr, err)
 	}
 }

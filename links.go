@@ -14,12 +14,12 @@ import (
 
 // MaxLinks is the most symbolic links one path may pass through while it is resolved
 // (F1), as in Linux's MAXSYMLINKS. A longer chain, or a loop, is [ErrLinkLoop].
-const MaxLinks = 40
+const maxLinks = 40
 
 // ErrLinkLoop is the cause of a path that passes through more than [MaxLinks] symbolic
 // links: a link loop, or a chain too long to follow.
-var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
-	"fix or remove the link, or name the file by its real path", MaxLinks)
+var errLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
+	"fix or remove the link, or name the file by its real path", maxLinks)
 
 // A resolver follows symbolic links on an afero filesystem, component by component, the
 // way the operating system does, but itself: afero has no openat or O_NOFOLLOW, so the
@@ -101,8 +101,8 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 			cur = next
 			continue
 		}
-		if hops++; hops > MaxLinks {
-			return resolution{}, ErrLinkLoop
+		if hops++; hops > maxLinks {
+			return resolution{}, errLinkLoop
 		}
 		res.linked = true
 		var head []string

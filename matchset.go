@@ -18,10 +18,10 @@ type matchSet struct {
 }
 
 // matches returns the set of starts at which the file holds old at pass p.
-func (x *lineIndex) matches(old []string, p Pass, eofStart int) *matchSet {
-	index := x.at(Exact)
-	if p != Exact {
-		index = x.at(Punctuation)
+func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
+	index := x.at(passExact)
+	if p != passExact {
+		index = x.at(passPunctuation)
 	}
 	keys := normalized(old, index.pass)
 	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}

@@ -36,9 +36,9 @@ func (s *Session) step(t Target, dir int) (Target, error) {
 		}
 	}
 	if dir > 0 {
-		return Target{}, reviewErr(NoRow, t, "No next change")
+		return Target{}, reviewErr(ReviewNoRow, t, "No next change")
 	}
-	return Target{}, reviewErr(NoRow, t, "No previous change")
+	return Target{}, reviewErr(ReviewNoRow, t, "No previous change")
 }
 
 // allTargets lists every row target in order, hidden hunk rows included, with whether
@@ -46,7 +46,7 @@ func (s *Session) step(t Target, dir int) (Target, error) {
 func (s *Session) allTargets() ([]Target, []bool) {
 	var all []Target
 	var visible []bool
-	for i, c := range s.pr.Changes {
+	for i, c := range s.pr.changes {
 		all, visible = append(all, Target{File: i + 1}), append(visible, true)
 		if !c.divisible() {
 			continue
@@ -80,16 +80,16 @@ func (s *Session) Visit(t Target) (Location, error) {
 	case err != nil:
 		return Location{}, err
 	case c == nil:
-		return Location{}, reviewErr(NotVisitable, t, "choose a file or a hunk")
-	case c.Op.Kind == Add:
-		return Location{}, reviewErr(NotVisitable, t, "File is not created until the patch is applied")
+		return Location{}, reviewErr(ReviewNotVisitable, t, "choose a file or a hunk")
+	case c.Op.Kind == OpAdd:
+		return Location{}, reviewErr(ReviewNotVisitable, t, "File is not created until the patch is applied")
 	}
 	if _, err := s.pr.files().Stat(c.name); errors.Is(err, fs.ErrNotExist) {
-		return Location{}, reviewErr(NotVisitable, t, c.Op.Path+" no longer exists")
+		return Location{}, reviewErr(ReviewNotVisitable, t, c.Op.Path+" no longer exists")
 	}
 	loc := Location{Path: c.Op.Path, Name: c.name, Line: 1}
 	if h != nil {
-		loc.Line = h.Place.Line()
+		loc.Line = h.Place.line()
 	}
 	return loc, nil
 }

@@ -201,11 +201,11 @@ func (p *parser) errf(l payloadLine, format string, args ...any) error {
 // sectionHeaders maps a header prefix to the kind of section it starts.
 var sectionHeaders = []struct {
 	prefix string
-	kind   Kind
-}{{headerAdd, Add}, {headerUpdate, Update}, {headerDelete, Delete}}
+	kind   OpKind
+}{{headerAdd, OpAdd}, {headerUpdate, OpUpdate}, {headerDelete, OpDelete}}
 
 // header reads a section header from a trimmed line.
-func header(text string) (Kind, string, bool) {
+func header(text string) (OpKind, string, bool) {
 	for _, h := range sectionHeaders {
 		if rest, ok := strings.CutPrefix(text, h.prefix); ok {
 			return h.kind, strings.TrimSpace(rest), true
@@ -243,11 +243,11 @@ func (p *parser) sections() error {
 		op := Operation{Kind: kind, Path: target, Line: l.n}
 		var err error
 		switch kind {
-		case Add:
+		case OpAdd:
 			err = p.addBody(&op)
-		case Delete:
+		case OpDelete:
 			err = p.deleteBody(&op)
-		case Update:
+		case OpUpdate:
 			err = p.updateBody(&op)
 		}
 		if err != nil {
@@ -428,7 +428,7 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 
 func allLocators(hs []Hunk) bool {
 	for i := range hs {
-		if !hs[i].IsLocator() {
+		if !hs[i].isLocator() {
 			return false
 		}
 	}
@@ -465,10 +465,10 @@ func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
 // hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context (P7).
 func (p *parser) hunkLine(l payloadLine) (Line, error) {
 	if l.text == "" {
-		return Line{Kind: Context}, nil
+		return Line{Kind: LineContext}, nil
 	}
 	switch k := LineKind(l.text[0]); k {
-	case Context, Remove, Insert:
+	case LineContext, LineRemove, LineAdd:
 		return Line{Kind: k, Text: l.text[1:]}, nil
 	}
 	return Line{}, p.badUpdateLine(l, l.text)

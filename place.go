@@ -8,21 +8,21 @@ import (
 )
 
 // A Placement says where a hunk landed in its file's baseline (M1–M8).
-type Placement struct {
+type placement struct {
 	// Start is the 0-based index of the first baseline line the hunk covers; for a hunk
 	// of '+' lines only, the baseline line it is inserted before.
 	Start int
 	// Len is the number of baseline lines the hunk covers (its context and '-' lines).
 	Len int
 	// Pass is the rung of the ladder that matched.
-	Pass Pass
+	Pass matchPass
 	// Trimmed counts trailing empty context lines of the hunk that the file does not
 	// have (a model's blank separator line); they are neither required nor written.
 	Trimmed int
 }
 
 // Line returns the 1-based baseline line of the placement's start.
-func (pl Placement) Line() int { return pl.Start + 1 }
+func (pl placement) line() int { return pl.Start + 1 }
 
 // placer places the hunks of one Update against its baseline, in payload order, keeping
 // the order cursor of M3.
@@ -42,21 +42,21 @@ func newPlacer(t *text, hunks []Hunk) *placer {
 
 // place finds the one place for h. On success the cursor moves past it; on failure it
 // stays, so later hunks are still tried and every failure can be reported at once.
-func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
+func (pl *placer) place(h *Hunk) (placement, *MatchError) {
 	sc, err := pl.anchors(h)
 	if err != nil {
-		return Placement{}, err
+		return placement{}, err
 	}
-	old := h.Old()
+	old := h.oldLines()
 	if len(old) == 0 {
 		return pl.insertion(h, sc)
 	}
 	got, err := pl.locate(h, old, sc)
-	if err != nil && err.Reason == AboveAnchor {
+	if err != nil && err.Reason == MatchAboveAnchor {
 		got, err, sc = pl.behindCursor(h, old, got, err, sc)
 	}
 	if err != nil {
-		return Placement{}, err
+		return placement{}, err
 	}
 	got.Pass = max(got.Pass, sc.pass)
 	pl.cursor = got.Start + got.Len
@@ -65,7 +65,7 @@ func (pl *placer) place(h *Hunk) (Placement, *MatchError) {
 
 // locate searches for the hunk's old lines, and when they are missing, once more without
 // the empty context lines that end the hunk (P7).
-func (pl *placer) locate(h *Hunk, old []string, sc scope) (Placement, *MatchError) {
+func (pl *placer) locate(h *Hunk, old []string, sc scope) (placement, *MatchError) {
 	got, err := pl.search(h, old, sc)
 	if err != nil && err.missing() {
 		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
@@ -81,7 +81,7 @@ func (pl *placer) locate(h *Hunk, old []string, sc scope) (Placement, *MatchErro
 // trailingEmpty counts the empty context lines that end a hunk.
 func trailingEmpty(h *Hunk) int {
 	n := 0
-	for i := len(h.Lines) - 1; i >= 0 && h.Lines[i] == (Line{Kind: Context}); i-- {
+	for i := len(h.Lines) - 1; i >= 0 && h.Lines[i] == (Line{Kind: LineContext}); i-- {
 		n++
 	}
 	return n
@@ -90,7 +90,7 @@ func trailingEmpty(h *Hunk) int {
 // search runs the ladder for the hunk's old lines: the first pass with any candidate
 // decides, and it must leave exactly one (M2). An End of File hunk is first tried
 // anchored to the end, then anywhere (M4).
-func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchError) {
+func (pl *placer) search(h *Hunk, old []string, sc scope) (placement, *MatchError) {
 	if h.EOF {
 		if got, err := pl.ladder(h, old, sc, pl.t.count()-len(old)); err == nil || !err.missing() {
 			return got, err
@@ -104,10 +104,10 @@ func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchErro
 // set, so each tie-break narrows a range of starts by binary search and never empties
 // it: below the anchor, inside one of its blocks, else one of its sections (M6), then at
 // or after the cursor (M3), then nearest the line hint (M7).
-func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (Placement, *MatchError) {
+func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placement, *MatchError) {
 	n := pl.t.count()
 	if eofStart < 0 && h.EOF && len(old) > n {
-		return Placement{}, &MatchError{Reason: NotFound}
+		return placement{}, &MatchError{Reason: MatchNotFound}
 	}
 	var above *matchSet
 	for _, p := range passes {
@@ -120,16 +120,16 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (Placeme
 		}
 		start, err := pl.choose(sc, ms, h, p)
 		if err != nil {
-			return Placement{}, err
+			return placement{}, err
 		}
-		return Placement{Start: start, Len: len(old), Pass: p}, nil
+		return placement{Start: start, Len: len(old), Pass: p}, nil
 	}
 	if above != nil {
 		listed, total, capped := above.list(0, n, listedCandidates)
-		return Placement{}, &MatchError{Reason: AboveAnchor, Candidates: oneBased(listed), More: total - len(listed),
+		return placement{}, &MatchError{Reason: MatchAboveAnchor, Candidates: oneBased(listed), More: total - len(listed),
 			moreCapped: capped, AnchorLine: sc.first() + 1}
 	}
-	return Placement{}, &MatchError{Reason: NotFound}
+	return placement{}, &MatchError{Reason: MatchNotFound}
 }
 
 // listedCandidates is how many candidate lines an error lists before "and N more".
@@ -149,22 +149,22 @@ func (pl *placer) afterCursor(cands []int) []int {
 
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
 // line, or at the end of the file.
-func (pl *placer) insertion(h *Hunk, sc scope) (Placement, *MatchError) {
+func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
 	n := pl.t.count()
 	at := n
 	switch {
 	case !sc.unique():
-		return Placement{}, sc.ambiguous(sc.pass)
+		return placement{}, sc.ambiguous(sc.pass)
 	case sc.anchored():
 		at = sc.first() + 1
 	case h.Hint > 0:
 		if h.Hint > n+1 {
-			return Placement{}, &MatchError{Reason: HintPastEnd, Hint: h.Hint, Candidates: []int{n}}
+			return placement{}, &MatchError{Reason: MatchHintPastEnd, Hint: h.Hint, Candidates: []int{n}}
 		}
 		at = h.Hint - 1
 	}
 	pl.cursor = at
-	return Placement{Start: at, Pass: sc.pass}, nil
+	return placement{Start: at, Pass: sc.pass}, nil
 }
 
 func oneBased(cands []int) []int {
@@ -180,20 +180,20 @@ type MatchReason int
 
 const (
 	// NotFound: no pass found the hunk's context and removed lines.
-	NotFound MatchReason = iota + 1
+	MatchNotFound MatchReason = iota + 1
 	// Ambiguous: the lines occur at more than one place that no rule can choose between.
-	Ambiguous
+	MatchAmbiguous
 	// AnchorNotFound: no line starts with the "@@ TEXT" anchor.
-	AnchorNotFound
+	MatchAnchorNotFound
 	// AnchorAmbiguous: several lines start with the anchor.
-	AnchorAmbiguous
+	MatchAnchorAmbiguous
 	// HintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
-	HintPastEnd
+	MatchHintPastEnd
 	// Overlap: two selected hunks change the same lines.
-	Overlap
+	MatchOverlap
 	// AboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
 	// and a hunk must lie strictly below its anchor (M6).
-	AboveAnchor
+	MatchAboveAnchor
 )
 
 // A MatchError reports a hunk that cannot be placed (M9). Path is the path as authored,
@@ -228,7 +228,7 @@ type MatchError struct {
 	// Revision is set on an Overlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
-	Pass     Pass
+	Pass     matchPass
 	Near     *NearMiss
 
 	moreCapped bool // counting stopped at countBudget: More is a lower bound
@@ -238,7 +238,7 @@ type MatchError struct {
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt
 // (unanchored End of File, trailing blank lines trimmed) may still place it.
-func (e *MatchError) missing() bool { return e.Reason == NotFound || e.Reason == AboveAnchor }
+func (e *MatchError) missing() bool { return e.Reason == MatchNotFound || e.Reason == MatchAboveAnchor }
 
 // A NearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
@@ -281,12 +281,12 @@ func (e *MatchError) where() string {
 
 func (e *MatchError) reason() string {
 	switch e.Reason {
-	case NotFound:
+	case MatchNotFound:
 		if e.Near == nil {
 			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
 		}
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
-	case Ambiguous:
+	case MatchAmbiguous:
 		if e.Hint > 0 {
 			return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and its line hint '@@ %d' is as near "+
 				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
@@ -295,14 +295,14 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			e.places(), e.lines())
-	case AnchorNotFound:
+	case MatchAnchorNotFound:
 		if e.Outer != "" {
 			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
 				"name a line that exists inside '%s', or drop the anchor.",
 				e.Outer, pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.Outer)
 		}
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
-	case AnchorAmbiguous:
+	case MatchAnchorAmbiguous:
 		if len(e.HunkLines) > 0 {
 			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
 				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
@@ -312,15 +312,15 @@ func (e *MatchError) reason() string {
 		}
 		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
 			e.Anchor, e.places(), e.lines())
-	case AboveAnchor:
+	case MatchAboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			pluralWord(len(e.Candidates)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
-	case HintPastEnd:
+	case MatchHintPastEnd:
 		n := e.Candidates[0]
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
 			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
-	case Overlap:
+	case MatchOverlap:
 		if e.Revision {
 			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
 				"lines %d to %d again); deselect it, or revise the file again.", e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))

@@ -9,13 +9,13 @@ import (
 
 // Operation types of the OpenAI Responses API's apply_patch tool (H4).
 const (
-	OpCreateFile = "create_file"
-	OpUpdateFile = "update_file"
-	OpDeleteFile = "delete_file"
+	opCreateFile = "create_file"
+	opUpdateFile = "update_file"
+	opDeleteFile = "delete_file"
 )
 
 // opHeaders maps an operation type to the section header it becomes.
-var opHeaders = map[string]string{OpCreateFile: headerAdd, OpUpdateFile: headerUpdate, OpDeleteFile: headerDelete}
+var opHeaders = map[string]string{opCreateFile: headerAdd, opUpdateFile: headerUpdate, opDeleteFile: headerDelete}
 
 // ParseOperation builds a one-operation [*Patch] from the operation of an OpenAI Responses
 // API apply_patch call (H4): kind is "create_file", "update_file" or "delete_file", path the
@@ -26,11 +26,11 @@ var opHeaders = map[string]string{OpCreateFile: headerAdd, OpUpdateFile: headerU
 // lines. Line numbers, in the Patch and in errors, count lines of diff: a hunk's Line is
 // where it starts in diff, the operation's Line is 0, and a [*ParseError] has Line 0 when
 // it concerns the operation as a whole.
-func ParseOperation(kind, path, diff string) (*Patch, error) {
+func parseOperation(kind, path, diff string) (*Patch, error) {
 	header, ok := opHeaders[kind]
 	if !ok {
 		return nil, &ParseError{Msg: fmt.Sprintf(
-			"unknown operation type %q; use %q, %q or %q", kind, OpCreateFile, OpUpdateFile, OpDeleteFile)}
+			"unknown operation type %q; use %q, %q or %q", kind, opCreateFile, opUpdateFile, opDeleteFile)}
 	}
 	path = strings.TrimSpace(path)
 	diff = strings.TrimSuffix(strings.TrimSuffix(diff, "\n"), "\r")
@@ -81,9 +81,9 @@ func checkOperation(kind, path, diff string) error {
 		return &ParseError{Msg: "the path spans more than one line; give one file's path"}
 	case pathProblem(path) != "":
 		return &ParseError{Msg: pathProblem(path)}
-	case kind == OpDeleteFile && strings.TrimSpace(diff) != "":
+	case kind == opDeleteFile && strings.TrimSpace(diff) != "":
 		return &ParseError{Msg: "a delete_file operation has no diff; send it with an empty diff"}
-	case kind == OpUpdateFile && strings.TrimSpace(diff) == "":
+	case kind == opUpdateFile && strings.TrimSpace(diff) == "":
 		return &ParseError{Msg: "the update_file diff is empty; send '@@' hunks with ' ' context, '-' removed and '+' added lines"}
 	}
 	for i, l := range strings.Split(diff, "\n") {
@@ -100,32 +100,32 @@ func checkOperation(kind, path, diff string) error {
 // opens or ends a section. In an Add, a line that trims to "*** …" is one; in an Update, a
 // line starting with "*** ", except "*** End of File".
 func isSmuggledHeader(kind, l string) bool {
-	if kind == OpCreateFile {
+	if kind == opCreateFile {
 		return strings.HasPrefix(strings.TrimSpace(l), "***")
 	}
 	return strings.HasPrefix(l, "*** ") && strings.TrimRight(l, " \t") != markerEOF
 }
 
 // A ResponsesCall is the apply_patch_call item of the OpenAI Responses API (H4).
-type ResponsesCall struct {
+type responsesCall struct {
 	Type      string             `json:"type"`
 	ID        string             `json:"id,omitempty"`
 	CallID    string             `json:"call_id"`
 	Status    string             `json:"status,omitempty"`
-	Operation ResponsesOperation `json:"operation"`
+	Operation responsesOperation `json:"operation"`
 }
 
 // A ResponsesOperation is the operation of a [ResponsesCall]: create_file, update_file or
 // delete_file, the file's path, and the envelope-less diff (empty for delete_file).
-type ResponsesOperation struct {
+type responsesOperation struct {
 	Type string `json:"type"`
 	Path string `json:"path"`
 	Diff string `json:"diff,omitempty"`
 }
 
 // Patch parses the operation with [ParseOperation].
-func (op ResponsesOperation) Patch() (*Patch, error) {
-	return ParseOperation(op.Type, op.Path, op.Diff)
+func (op responsesOperation) patch() (*Patch, error) {
+	return parseOperation(op.Type, op.Path, op.Diff)
 }
 
 // A ResponsesOutput is the apply_patch_call_output item a host sends back: Status is
@@ -140,18 +140,18 @@ type ResponsesOutput struct {
 
 // Statuses of a [ResponsesOutput].
 const (
-	ResponsesCompleted = "completed"
-	ResponsesFailed    = "failed"
+	responsesCompleted = "completed"
+	responsesFailed    = "failed"
 )
 
 // CallResponses handles one apply_patch_call item of the OpenAI Responses API (H4): it
 // parses the operation, runs the same pipeline as [Tool.Call], and returns the
 // apply_patch_call_output item to send back, the structured result and the error, if any.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {
-	var call ResponsesCall
+	var call responsesCall
 	if err := t.checkArgsSize(item); err != nil {
 		res := errorResult(err)
-		return &ResponsesOutput{Type: "apply_patch_call_output", Status: ResponsesFailed, Output: res.Text()}, res, err
+		return &ResponsesOutput{Type: "apply_patch_call_output", Status: responsesFailed, Output: res.Text()}, res, err
 	}
 	err := json.Unmarshal(item, &call)
 	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
@@ -167,16 +167,16 @@ func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*Respon
 			if limit := t.Options.Limits.withDefaults().Payload; len(call.Operation.Diff) > limit {
 				return nil, &LimitError{What: "diff bytes", Limit: limit, Got: len(call.Operation.Diff)}
 			}
-			p, err := call.Operation.Patch()
+			p, err := call.Operation.patch()
 			if err != nil {
 				return nil, err
 			}
 			return t.proposePatch(ctx, p)
 		})
 	}
-	out := &ResponsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: ResponsesCompleted, Output: res.Text()}
+	out := &ResponsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text()}
 	if res.Status == StatusError {
-		out.Status = ResponsesFailed
+		out.Status = responsesFailed
 	}
 	return out, res, err
 }

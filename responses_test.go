@@ -46,7 +46,7 @@ func TestParseOperation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseOperation(tt.kind, tt.path, tt.diff)
+			got, err := parseOperation(tt.kind, tt.path, tt.diff)
 			if err != nil {
 				t.Fatalf("ParseOperation: %v", err)
 			}
@@ -99,7 +99,7 @@ func TestParseOperationErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := ParseOperation(tt.kind, tt.path, tt.diff)
+			p, err := parseOperation(tt.kind, tt.path, tt.diff)
 			if err == nil {
 				t.Fatalf("ParseOperation = %+v, want error %q", p, tt.msg)
 			}
@@ -121,11 +121,11 @@ func FuzzParseOperation(f *testing.F) {
 	f.Add("update_file", "a", "-x\n+y\n*** End Patch\n*** Add File: b\n+z")
 	f.Add("delete_file", "a", "")
 	f.Fuzz(func(t *testing.T, kind, path, diff string) {
-		p, err := ParseOperation(kind, path, diff)
+		p, err := parseOperation(kind, path, diff)
 		if err != nil {
 			return
 		}
-		want := map[string]Kind{OpCreateFile: Add, OpUpdateFile: Update, OpDeleteFile: Delete}[kind]
+		want := map[string]OpKind{opCreateFile: OpAdd, opUpdateFile: OpUpdate, opDeleteFile: OpDelete}[kind]
 		if len(p.Ops) != 1 || p.Ops[0].Kind != want || p.Ops[0].Path != strings.TrimSpace(path) || p.Ops[0].MoveTo != "" {
 			t.Fatalf("ParseOperation(%q, %q, %q) = %+v", kind, path, diff, p.Ops)
 		}
@@ -135,8 +135,8 @@ func FuzzParseOperation(f *testing.F) {
 // TestCallResponses runs apply_patch_call items through the tool (H4): the same pipeline,
 // answered with an apply_patch_call_output.
 func TestCallResponses(t *testing.T) {
-	item := func(op ResponsesOperation) json.RawMessage {
-		b, _ := json.Marshal(ResponsesCall{Type: "apply_patch_call", ID: "apc_1", CallID: "call_7", Status: "completed", Operation: op})
+	item := func(op responsesOperation) json.RawMessage {
+		b, _ := json.Marshal(responsesCall{Type: "apply_patch_call", ID: "apc_1", CallID: "call_7", Status: "completed", Operation: op})
 		return b
 	}
 	tests := []struct {
@@ -146,17 +146,17 @@ func TestCallResponses(t *testing.T) {
 		output string // exact, or a prefix when it ends in "…"
 		after  map[string]string
 	}{
-		{name: "update", item: item(ResponsesOperation{Type: "update_file", Path: "main.go", Diff: "@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"}),
+		{name: "update", item: item(responsesOperation{Type: "update_file", Path: "main.go", Diff: "@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"}),
 			status: "completed", output: "Applied patch: 1 change\nApplied: main.go hunk 1",
 			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1)}},
-		{name: "create", item: item(ResponsesOperation{Type: "create_file", Path: "lib/x.go", Diff: "+package lib\n"}),
+		{name: "create", item: item(responsesOperation{Type: "create_file", Path: "lib/x.go", Diff: "+package lib\n"}),
 			status: "completed", output: "Applied patch: 1 change\nApplied: lib/x.go",
 			after: map[string]string{"/ws/main.go": toolBase, "/ws/lib/x.go": "package lib\n"}},
-		{name: "delete", item: item(ResponsesOperation{Type: "delete_file", Path: "main.go"}),
+		{name: "delete", item: item(responsesOperation{Type: "delete_file", Path: "main.go"}),
 			status: "completed", output: "Applied patch: 1 change\nApplied: main.go", after: map[string]string{}},
-		{name: "no match", item: item(ResponsesOperation{Type: "update_file", Path: "main.go", Diff: "-\tprintln(\"bye\")\n+x\n"}),
+		{name: "no match", item: item(responsesOperation{Type: "update_file", Path: "main.go", Diff: "-\tprintln(\"bye\")\n+x\n"}),
 			status: "failed", output: "Error: main.go: hunk 1 (payload line 1)…"},
-		{name: "bad kind", item: item(ResponsesOperation{Type: "chmod_file", Path: "main.go"}),
+		{name: "bad kind", item: item(responsesOperation{Type: "chmod_file", Path: "main.go"}),
 			status: "failed", output: `Error: invalid patch: unknown operation type "chmod_file"…`},
 		{name: "not an item", item: json.RawMessage(`{"type": "function_call", "call_id": "call_7"}`),
 			status: "failed", output: `Error: invalid arguments: not an apply_patch_call item: the item has type "function_call"…`},
@@ -196,7 +196,7 @@ func TestCallResponses(t *testing.T) {
 func TestCallResponsesLimit(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	tool := &Tool{FS: fsys, Options: Options{Limits: Limits{Payload: 10}}}
-	b, _ := json.Marshal(ResponsesCall{CallID: "c", Operation: ResponsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
+	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
 	out, _, err := tool.CallResponses(context.Background(), b)
 	if !errors.Is(err, &LimitError{}) || out.Status != "failed" {
 		t.Fatalf("CallResponses = %+v, %v; want a limit error", out, err)
@@ -211,11 +211,11 @@ func TestCallResponsesLimit(t *testing.T) {
 func TestCallResponsesAsk(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
 	var shown string
-	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask}, Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
-		shown = s.Header()
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk}, Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
+		shown = s.Tally().Header()
 		return s.Reject()
 	})}
-	b, _ := json.Marshal(ResponsesCall{CallID: "c", Operation: ResponsesOperation{Type: "delete_file", Path: "main.go"}})
+	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "delete_file", Path: "main.go"}})
 	out, res, _ := tool.CallResponses(context.Background(), b)
 	if shown == "" || out.Status != "failed" || out.Output != "Error: Patch rejected" || !res.Reviewed {
 		t.Errorf("reviewer saw %q; output %+v", shown, out)

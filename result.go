@@ -243,10 +243,10 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	if applied == 0 {
 		r.Status = StatusRevision
 	}
-	if pr.Feedback != "" {
-		r.note(feedbackLine("", 0, pr.Feedback))
+	if pr.feedback != "" {
+		r.note(feedbackLine("", 0, pr.feedback))
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		c.report(r, pr)
 	}
 	if !checked {
@@ -293,8 +293,8 @@ func rejectedLine(path string, hunk int) string {
 }
 
 // report adds a change's lines to the result.
-func (c *Change) report(r *Result, pr *Proposal) {
-	if c.Op.Kind == Update && c.Op.MoveTo == "" {
+func (c *change) report(r *Result, pr *Proposal) {
+	if c.Op.Kind == OpUpdate && c.Op.MoveTo == "" {
 		c.reportHunks(r)
 	} else {
 		c.reportWhole(r)
@@ -308,7 +308,7 @@ func (c *Change) report(r *Result, pr *Proposal) {
 }
 
 // reportHunks reports an Update hunk by hunk, numbering changing hunks from 1.
-func (c *Change) reportHunks(r *Result) {
+func (c *change) reportHunks(r *Result) {
 	if c.revisedSelection() {
 		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
 		r.item(editedNote)
@@ -316,13 +316,13 @@ func (c *Change) reportHunks(r *Result) {
 	}
 	num := 0
 	for _, h := range c.Hunks {
-		if h.IsLocator() {
+		if h.isLocator() {
 			continue
 		}
 		num++
 		if h.Selected {
 			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), showPath(c.Op.Path), num))
-			if h.Place.Pass.Fuzzy() {
+			if h.Place.Pass.fuzzy() {
 				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", showPath(c.Op.Path), num, h.Place.Pass))
 			}
 		} else {
@@ -335,13 +335,13 @@ func (c *Change) reportHunks(r *Result) {
 }
 
 // reportWhole reports an Add, a Delete or a Move, which apply whole.
-func (c *Change) reportWhole(r *Result) {
+func (c *change) reportWhole(r *Result) {
 	if !c.Selected {
 		r.note(rejectedLine(showPath(c.Op.Path), 0))
 		return
 	}
 	switch {
-	case c.Op.Kind == Add && c.Revised:
+	case c.Op.Kind == OpAdd && c.Revised:
 		r.item("User edited during review (authoritative): " + showPath(c.Op.Path))
 		r.item(addedNote)
 	case c.revisedSelection():
@@ -355,7 +355,7 @@ func (c *Change) reportWhole(r *Result) {
 		r.item(r.verb() + ": " + showPath(c.Op.Path))
 	}
 	for _, h := range c.Hunks {
-		if h.Place.Pass.Fuzzy() && !h.IsLocator() {
+		if h.Place.Pass.fuzzy() && !h.isLocator() {
 			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", showPath(c.Op.Path), h.Place.Pass))
 			break
 		}
@@ -363,7 +363,7 @@ func (c *Change) reportWhole(r *Result) {
 }
 
 // revisedSelection reports whether an applied hunk of the change was revised in review.
-func (c *Change) revisedSelection() bool {
+func (c *change) revisedSelection() bool {
 	for _, h := range c.Hunks {
 		if h.Revised && c.applies(h) {
 			return true
@@ -373,7 +373,7 @@ func (c *Change) revisedSelection() bool {
 }
 
 // revisedDiff renders the diff lines of the applied revised hunks.
-func (c *Change) revisedDiff() string {
+func (c *change) revisedDiff() string {
 	var lines []string
 	for _, h := range c.Hunks {
 		if h.Revised && c.applies(h) {
@@ -386,22 +386,22 @@ func (c *Change) revisedDiff() string {
 }
 
 // fileResult renders the written diff of a selected change.
-func (c *Change) fileResult(pr *Proposal) FileResult {
+func (c *change) fileResult(pr *Proposal) FileResult {
 	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
-	if c.Op.IsMove() {
+	if c.Op.isMove() {
 		f.Kind = "move"
 	}
 	var lines []string
 	switch c.Op.Kind {
-	case Add:
+	case OpAdd:
 		for _, l := range c.Op.Lines {
 			lines = append(lines, "+"+l)
 		}
-	case Delete:
+	case OpDelete:
 		for _, l := range pr.displayLines(c) {
 			lines = append(lines, "-"+l)
 		}
-	case Update:
+	case OpUpdate:
 		lines = c.hunkDiff(&f)
 	}
 	for _, l := range lines {
@@ -417,15 +417,15 @@ func (c *Change) fileResult(pr *Proposal) FileResult {
 }
 
 // hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
-func (c *Change) hunkDiff(f *FileResult) []string {
+func (c *change) hunkDiff(f *FileResult) []string {
 	var lines []string
 	for _, h := range c.Hunks {
-		if h.IsLocator() || !c.applies(h) {
+		if h.isLocator() || !c.applies(h) {
 			continue
 		}
-		f.Fuzzy = f.Fuzzy || h.Place.Pass.Fuzzy()
+		f.Fuzzy = f.Fuzzy || h.Place.Pass.fuzzy()
 		f.Revised = f.Revised || h.Revised
-		for _, a := range h.Chain()[:max(len(h.Chain())-1, 0)] {
+		for _, a := range h.chain()[:max(len(h.chain())-1, 0)] {
 			lines = append(lines, strings.TrimRight("@@ "+a, " "))
 		}
 		lines = append(lines, strings.TrimRight("@@ "+h.Anchor, " "))
@@ -446,7 +446,7 @@ func baselineLines(b []byte) []string {
 
 // tally counts selected and total changes (R5, S1).
 func (pr *Proposal) tally() (selected, total int) {
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		s, t := c.tally()
 		selected += s
 		total += t
@@ -456,15 +456,15 @@ func (pr *Proposal) tally() (selected, total int) {
 
 // tally counts a change's selected and total changes: one for an Add, a Delete or a
 // Move, one per changing hunk for an Update. Locators count nowhere.
-func (c *Change) tally() (selected, total int) {
-	if c.Op.Kind != Update || c.Op.MoveTo != "" {
+func (c *change) tally() (selected, total int) {
+	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
 		if c.Selected {
 			return 1, 1
 		}
 		return 0, 1
 	}
 	for _, h := range c.Hunks {
-		if h.IsLocator() {
+		if h.isLocator() {
 			continue
 		}
 		total++
@@ -479,12 +479,12 @@ func (c *Change) tally() (selected, total int) {
 // Updates, revised hunks of selected Moves, and selected revised Adds.
 func (pr *Proposal) revised() int {
 	n := 0
-	for _, c := range pr.Changes {
-		if c.Op.Kind == Add && c.Revised && c.Selected {
+	for _, c := range pr.changes {
+		if c.Op.Kind == OpAdd && c.Revised && c.Selected {
 			n++
 		}
 		for _, h := range c.Hunks {
-			if h.Revised && !h.IsLocator() && c.applies(h) {
+			if h.Revised && !h.isLocator() && c.applies(h) {
 				n++
 			}
 		}
@@ -495,10 +495,10 @@ func (pr *Proposal) revised() int {
 // comments counts staged feedback: whole-patch, per operation, per hunk (R5).
 func (pr *Proposal) comments() int {
 	n := 0
-	if pr.Feedback != "" {
+	if pr.feedback != "" {
 		n++
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if c.Feedback != "" {
 			n++
 		}
@@ -515,9 +515,9 @@ func (pr *Proposal) comments() int {
 // applied (R9).
 func (pr *Proposal) reminder() string {
 	var revised []string
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		switch {
-		case c.Op.Kind == Add && c.Revised && c.Selected:
+		case c.Op.Kind == OpAdd && c.Revised && c.Selected:
 			revised = append(revised, c.Op.Path+" (new file content)")
 		case c.revisedSelection():
 			revised = append(revised, c.Op.Path+" (whole file revised)")

@@ -98,7 +98,7 @@ func (t Target) String() string {
 type Confirm func(prompt string) bool
 
 // Yes is a [Confirm] that answers yes to everything.
-func Yes(string) bool { return true }
+func DiscardFeedback(string) bool { return true }
 
 // A Session is the live review of one proposal (R1–R12): the model a front end renders
 // and drives. Rows, tallies and labels are computed from the proposal on every call;
@@ -110,11 +110,11 @@ type Session struct {
 	mu       sync.Mutex
 	pr       *Proposal
 	state    State
-	expanded map[*Change]bool     // files start folded (R4)
-	folded   map[*HunkChange]bool // hunks start unfolded once their file is expanded
+	expanded map[*change]bool     // files start folded (R4)
+	folded   map[*hunkChange]bool // hunks start unfolded once their file is expanded
 	conflict error                // the failure of the last submission, if any
 	revision *Revision            // the one open revision (R8)
-	deleted  map[*Change]int      // baseline line counts of Deletes
+	deleted  map[*change]int      // baseline line counts of Deletes
 
 	once   sync.Once
 	done   chan struct{}
@@ -125,7 +125,7 @@ type Session struct {
 // NewSession opens a review of a resolved proposal. Every change starts selected and
 // every file folded; a file's hunks show unfolded once it is expanded (R4).
 func NewSession(pr *Proposal) *Session {
-	s := &Session{pr: pr, expanded: map[*Change]bool{}, folded: map[*HunkChange]bool{}, done: make(chan struct{})}
+	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{})}
 	s.countDeleted()
 	return s
 }
@@ -133,9 +133,9 @@ func NewSession(pr *Proposal) *Session {
 // countDeleted caches the line count of every Delete's baseline, which rows and tallies
 // show on every render.
 func (s *Session) countDeleted() {
-	s.deleted = map[*Change]int{}
-	for _, c := range s.pr.Changes {
-		if c.Op.Kind == Delete {
+	s.deleted = map[*change]int{}
+	for _, c := range s.pr.changes {
+		if c.Op.Kind == OpDelete {
 			s.deleted[c] = s.pr.displayCount(c)
 		}
 	}
@@ -253,8 +253,8 @@ func (s *Session) Reject() error {
 	if err := s.writable(WholePatch); err != nil {
 		return err
 	}
-	s.pr.Feedback = ""
-	for _, c := range s.pr.Changes {
+	s.pr.feedback = ""
+	for _, c := range s.pr.changes {
 		c.Selected, c.Feedback = false, ""
 		for _, h := range c.Hunks {
 			h.Selected, h.Feedback = false, ""
@@ -295,34 +295,34 @@ func (s *Session) settle(res *Result, err error) {
 func (s *Session) writable(t Target) error {
 	switch s.state {
 	case StateSubmitting:
-		return reviewErr(Busy, t, "")
+		return reviewErr(ReviewBusy, t, "")
 	case StateSettled:
-		return reviewErr(Settled, t, "")
+		return reviewErr(ReviewSettled, t, "")
 	}
 	return nil
 }
 
 // lookup returns the change and, for a hunk target, the hunk a target names. s.mu is held.
-func (s *Session) lookup(t Target) (*Change, *HunkChange, error) {
+func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	switch {
-	case t.File < 0 || t.File > len(s.pr.Changes):
-		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.Changes), "operation")))
+	case t.File < 0 || t.File > len(s.pr.changes):
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
 	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
-		return nil, nil, reviewErr(UnknownTarget, t, "hunks count from 1, within a file")
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, "hunks count from 1, within a file")
 	}
 	if t.File == 0 {
 		return nil, nil, nil
 	}
-	c := s.pr.Changes[t.File-1]
+	c := s.pr.changes[t.File-1]
 	if t.Hunk == 0 {
 		return c, nil, nil
 	}
 	if !c.divisible() {
-		return nil, nil, reviewErr(UnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
 	}
 	hs := c.changing()
 	if t.Hunk > len(hs) {
-		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
 	}
 	return c, hs[t.Hunk-1], nil
 }
@@ -333,7 +333,7 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := cleanPath(path)
-	for i, c := range s.pr.Changes {
+	for i, c := range s.pr.changes {
 		if cleanPath(c.Op.Path) == key || c.Op.MoveTo != "" && cleanPath(c.Op.MoveTo) == key {
 			t := Target{File: i + 1, Hunk: hunk}
 			if _, _, err := s.lookup(t); err != nil {
@@ -342,19 +342,19 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 			return t, nil
 		}
 	}
-	return Target{}, reviewErr(UnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
+	return Target{}, reviewErr(ReviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
 }
 
 // divisible reports whether the change's hunks are selected one by one: an Update that
 // does not move its file (R4).
-func (c *Change) divisible() bool { return c.Op.Kind == Update && c.Op.MoveTo == "" }
+func (c *change) divisible() bool { return c.Op.Kind == OpUpdate && c.Op.MoveTo == "" }
 
 // changing returns the hunks that change something, in row order; locators are left out
 // (R1).
-func (c *Change) changing() []*HunkChange {
-	out := make([]*HunkChange, 0, len(c.Hunks))
+func (c *change) changing() []*hunkChange {
+	out := make([]*hunkChange, 0, len(c.Hunks))
 	for _, h := range c.Hunks {
-		if !h.IsLocator() {
+		if !h.isLocator() {
 			out = append(out, h)
 		}
 	}

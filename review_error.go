@@ -11,56 +11,56 @@ type ReviewReason int
 
 const (
 	// UnknownTarget: no operation or hunk has that target.
-	UnknownTarget ReviewReason = iota + 1
+	ReviewUnknownTarget ReviewReason = iota + 1
 	// Busy: the patch is being applied; the review is inert until that finishes.
-	Busy
+	ReviewBusy
 	// Settled: the review has settled; nothing can change it any more.
-	Settled
+	ReviewSettled
 	// NeedsConfirm: the request clears feedback and the front end did not confirm it.
-	NeedsConfirm
+	ReviewNeedsConfirm
 	// EmptyFeedback: feedback text is blank.
-	EmptyFeedback
+	ReviewEmptyFeedback
 	// RevisionOpen: another revision is already open.
-	RevisionOpen
+	ReviewRevisionOpen
 	// RevisionClosed: the revision was already adopted or cancelled.
-	RevisionClosed
+	ReviewRevisionClosed
 	// NothingToEdit: the target has nothing a revision could change (a pure rename, or
 	// both sides hold the same lines, as for a file with nothing selected).
-	NothingToEdit
+	ReviewNothingToEdit
 	// RevisionRefused: the edited text cannot be adopted (empty, or it restores the
 	// baseline); Detail says what to do instead.
-	RevisionRefused
+	ReviewRevisionRefused
 	// RevisionUnchanged: the edited text is what the patch already proposes; nothing was
 	// staged. A front end may treat it as a quiet no-op.
-	RevisionUnchanged
+	ReviewRevisionUnchanged
 	// RevisionStale: the review settled, or the file's selection changed, while the
 	// revision was open; it was discarded.
-	RevisionStale
+	ReviewRevisionStale
 	// RevisionInvalid: the adopted revision failed validation and was rolled back.
-	RevisionInvalid
+	ReviewRevisionInvalid
 	// NoRow: navigation ran past the first or the last row.
-	NoRow
+	ReviewNoRow
 	// NotVisitable: the target has no file to visit yet.
-	NotVisitable
+	ReviewNotVisitable
 )
 
 // reviewReasonText is the message of each reason, written for the person or model
 // reading it.
 var reviewReasonText = map[ReviewReason]string{
-	UnknownTarget:     "no change has that target",
-	Busy:              "the patch is being applied; wait for the review to settle",
-	Settled:           "the review has already settled",
-	NeedsConfirm:      "this clears staged feedback and needs confirmation",
-	EmptyFeedback:     "feedback cannot be empty",
-	RevisionOpen:      "another revision is already open; adopt or cancel it first",
-	RevisionClosed:    "this revision was already adopted or cancelled",
-	NothingToEdit:     "nothing to edit",
-	RevisionRefused:   "revision refused",
-	RevisionUnchanged: "nothing to adopt",
-	RevisionStale:     "revision discarded",
-	RevisionInvalid:   "revision not adopted",
-	NoRow:             "no further change",
-	NotVisitable:      "nothing to visit",
+	ReviewUnknownTarget:     "no change has that target",
+	ReviewBusy:              "the patch is being applied; wait for the review to settle",
+	ReviewSettled:           "the review has already settled",
+	ReviewNeedsConfirm:      "this clears staged feedback and needs confirmation",
+	ReviewEmptyFeedback:     "feedback cannot be empty",
+	ReviewRevisionOpen:      "another revision is already open; adopt or cancel it first",
+	ReviewRevisionClosed:    "this revision was already adopted or cancelled",
+	ReviewNothingToEdit:     "nothing to edit",
+	ReviewRevisionRefused:   "revision refused",
+	ReviewRevisionUnchanged: "nothing to adopt",
+	ReviewRevisionStale:     "revision discarded",
+	ReviewRevisionInvalid:   "revision not adopted",
+	ReviewNoRow:             "no further change",
+	ReviewNotVisitable:      "nothing to visit",
 }
 
 // A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
@@ -80,7 +80,7 @@ type ReviewError struct {
 
 func (e *ReviewError) Error() string {
 	msg := reviewReasonText[e.Reason]
-	if e.Reason == NeedsConfirm && e.Prompt != "" {
+	if e.Reason == ReviewNeedsConfirm && e.Prompt != "" {
 		msg += ": " + e.Prompt
 	}
 	if e.Detail != "" {

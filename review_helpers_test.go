@@ -40,7 +40,7 @@ func newFixtureOn(t *testing.T, fsys afero.Fs, files map[string]string, payload 
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	opts.Workspace, opts.Mode = workspace, Ask
+	opts.Workspace, opts.Mode = workspace, ModeAsk
 	pr, err := Resolve(context.Background(), fsys, p, opts)
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)

@@ -36,10 +36,10 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	if card := s.Card(CardOptions{}); card.Action != "" || card.Feedback || card.Notice != "ApplyPatch is being applied." {
 		t.Errorf("card while applying: %+v", card)
 	}
-	wantReason(t, s.Reject(), Busy)
+	wantReason(t, s.Reject(), ReviewBusy)
 	_, err := s.CardFeedback(context.Background(), "stop")
-	wantReason(t, err, Busy)
-	wantReason(t, s.Toggle(Target{File: 1}, nil), Busy)
+	wantReason(t, err, ReviewBusy)
+	wantReason(t, s.Toggle(Target{File: 1}, nil), ReviewBusy)
 	select {
 	case <-s.Done():
 		t.Fatal("settled before diagnostics finished")
@@ -228,7 +228,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 				f.s.Render()
 				f.s.Card(CardOptions{})
 				f.s.Fold(WholePatch, i%2 == 0)
-				f.s.Toggle(Target{1, 1}, Yes)
+				f.s.Toggle(Target{1, 1}, DiscardFeedback)
 				f.s.Tally()
 			}
 		})

@@ -16,12 +16,12 @@ func TestParseReviewScript(t *testing.T) {
 	files := fstest.MapFS{"dir/edited.txt": {Data: []byte("new content\n")}}
 	for _, tc := range []struct {
 		name, src, err string
-		want           []ScriptAction
+		want           []scriptAction
 	}{{
 		name: "every action",
 		src: "# a comment\n\ndeselect a.txt 2   # trailing comment\nselect \"my file.txt\"\n" +
 			"feedback * Please \\n rethink\nfeedback a.txt 3 items are off\nfeedback a.txt 3\\\\4 is odd\nrevise b.txt edited.txt\nsubmit\n",
-		want: []ScriptAction{
+		want: []scriptAction{
 			{Line: 3, Verb: "deselect", Path: "a.txt", Hunk: 2},
 			{Line: 4, Verb: "select", Path: "my file.txt"},
 			{Line: 5, Verb: "feedback", Path: "*", Text: "Please \n rethink"},
@@ -34,7 +34,7 @@ func TestParseReviewScript(t *testing.T) {
 		name: "tabs, a byte-order mark, quoted text, whole-patch numbers",
 		src: "\ufeffdeselect\t\"my file.txt\"\nfeedback * 2 things are wrong\nfeedback a.txt \"7 more lines\"\n" +
 			"feedback a.txt 1 \"quoted \\\"text\\\"\"\nsubmit\t# done\n",
-		want: []ScriptAction{
+		want: []scriptAction{
 			{Line: 1, Verb: "deselect", Path: "my file.txt"},
 			{Line: 2, Verb: "feedback", Path: "*", Text: "2 things are wrong"},
 			{Line: 3, Verb: "feedback", Path: "a.txt", Text: "7 more lines"},
@@ -44,7 +44,7 @@ func TestParseReviewScript(t *testing.T) {
 	}, {
 		name: "submit may continue",
 		src:  "submit\ndeselect a.txt\nreject",
-		want: []ScriptAction{{Line: 1, Verb: "submit"}, {Line: 2, Verb: "deselect", Path: "a.txt"}, {Line: 3, Verb: "reject"}},
+		want: []scriptAction{{Line: 1, Verb: "submit"}, {Line: 2, Verb: "deselect", Path: "a.txt"}, {Line: 3, Verb: "reject"}},
 	},
 		{name: "unknown verb", src: "submit\napprove a.txt\nsubmit", err: "line 2: unknown action \"approve\""},
 		{name: "no path", src: "deselect\nsubmit", err: "line 1: deselect needs a PATH"},
@@ -71,7 +71,7 @@ func TestParseReviewScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, sr.Actions); diff != "" {
+			if diff := cmp.Diff(tc.want, sr.actions); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 		})

@@ -22,7 +22,7 @@ const promptAdoptClears = "Adopt the revision and clear its feedback?"
 // most one open revision.
 type Revision struct {
 	s        *Session
-	c        *Change
+	c        *change
 	target   Target
 	line     int
 	base     string
@@ -43,30 +43,30 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 		return nil, err
 	}
 	if s.revision != nil {
-		return nil, reviewErr(RevisionOpen, t, "")
+		return nil, reviewErr(ReviewRevisionOpen, t, "")
 	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
 		return nil, err
 	case c == nil:
-		return nil, reviewErr(UnknownTarget, t, "a revision edits one file; choose a file or a hunk")
-	case c.Op.Kind == Update && len(c.changing()) == 0:
-		return nil, reviewErr(NothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
+		return nil, reviewErr(ReviewUnknownTarget, t, "a revision edits one file; choose a file or a hunk")
+	case c.Op.Kind == OpUpdate && len(c.changing()) == 0:
+		return nil, reviewErr(ReviewNothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
 	}
 	base, proposed, err := s.sides(c)
 	if err != nil {
-		return nil, &ReviewError{Reason: NothingToEdit, Target: t, Err: err}
+		return nil, &ReviewError{Reason: ReviewNothingToEdit, Target: t, Err: err}
 	}
 	if slices.Equal(logicalLines(base), logicalLines(proposed)) {
 		if c.hasSelection() { // an empty Add or a Delete of an empty file
-			return nil, reviewErr(NothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
+			return nil, reviewErr(ReviewNothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
 		}
-		return nil, reviewErr(NothingToEdit, t, "Nothing to compare; select a change in this file first")
+		return nil, reviewErr(ReviewNothingToEdit, t, "Nothing to compare; select a change in this file first")
 	}
 	r := &Revision{s: s, c: c, target: Target{File: t.File}, line: 1, base: base, proposed: proposed}
 	if h != nil {
-		r.line = h.Place.Line()
+		r.line = h.Place.line()
 	}
 	s.revision = r
 	return r, nil
@@ -124,21 +124,21 @@ func (r *Revision) Adopt(edited string, confirm Confirm) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.closed {
-		return reviewErr(RevisionClosed, r.target, "")
+		return reviewErr(ReviewRevisionClosed, r.target, "")
 	}
 	if err := r.fresh(); err != nil {
 		r.close()
 		return err
 	}
 	if strings.TrimSpace(edited) == "" {
-		return reviewErr(RevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
+		return reviewErr(ReviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
 	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
-		return reviewErr(RevisionUnchanged, r.target, "the text is what the patch already proposes; nothing was staged")
+		return reviewErr(ReviewRevisionUnchanged, r.target, "the text is what the patch already proposes; nothing was staged")
 	}
-	if r.c.Op.Kind != Update && r.c.Feedback != "" && (confirm == nil || !confirm(promptAdoptClears)) {
-		return &ReviewError{Reason: NeedsConfirm, Target: r.target, Prompt: promptAdoptClears}
+	if r.c.Op.Kind != OpUpdate && r.c.Feedback != "" && (confirm == nil || !confirm(promptAdoptClears)) {
+		return &ReviewError{Reason: ReviewNeedsConfirm, Target: r.target, Prompt: promptAdoptClears}
 	}
 	saved := r.c.save()
 	if err := r.stage(lines); err != nil {
@@ -147,28 +147,28 @@ func (r *Revision) Adopt(edited string, confirm Confirm) error {
 		if errors.As(err, &re) {
 			return re
 		}
-		return &ReviewError{Reason: RevisionInvalid, Target: r.target, Err: err}
+		return &ReviewError{Reason: ReviewRevisionInvalid, Target: r.target, Err: err}
 	}
 	r.close()
 	return nil
 }
 
 // emptyRevision says what to do instead of an empty revision.
-var emptyRevision = map[Kind]string{
-	Add:    "An added file needs content; reject the file instead",
-	Delete: "Empty content keeps nothing; the Delete stands as proposed",
-	Update: "An empty revision keeps nothing; to empty the file, deselect its hunks and ask for it in feedback",
+var emptyRevision = map[OpKind]string{
+	OpAdd:    "An added file needs content; reject the file instead",
+	OpDelete: "Empty content keeps nothing; the Delete stands as proposed",
+	OpUpdate: "An empty revision keeps nothing; to empty the file, deselect its hunks and ask for it in feedback",
 }
 
 // fresh discards a revision that arrives too late: after the review left the open state,
 // or after the file's selection changed (mevedel §3.3). s.mu is held.
 func (r *Revision) fresh() error {
 	if r.s.state != StateOpen {
-		return reviewErr(RevisionStale, r.target, "the patch review already settled, revision discarded")
+		return reviewErr(ReviewRevisionStale, r.target, "the patch review already settled, revision discarded")
 	}
 	_, proposed, err := r.s.sides(r.c)
 	if err != nil || proposed != r.proposed {
-		return reviewErr(RevisionStale, r.target, "this file's selection changed while the revision was open, revision discarded")
+		return reviewErr(ReviewRevisionStale, r.target, "this file's selection changed while the revision was open, revision discarded")
 	}
 	return nil
 }
@@ -178,9 +178,9 @@ func (r *Revision) stage(lines []string) error {
 	c, pr := r.c, r.s.pr
 	kind := c.Op.Kind
 	switch kind {
-	case Add:
+	case OpAdd:
 		c.Op.Lines = lines
-	case Delete:
+	case OpDelete:
 		t, cd, err := pr.decodeBase(c)
 		if err != nil {
 			return err
@@ -190,24 +190,24 @@ func (r *Revision) stage(lines []string) error {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(RevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
+			return reviewErr(ReviewRevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
 		}
-		c.Op.Kind, c.text, c.codec = Update, t, cd
+		c.Op.Kind, c.text, c.codec = OpUpdate, t, cd
 		c.setHunks(hs)
-	case Update:
+	case OpUpdate:
 		hs, err := hunksFromEdit(c.text, lines)
 		if err != nil {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(RevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
+			return reviewErr(ReviewRevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
 		}
 		c.setHunks(merged(hs, c))
 	}
 	if err := r.s.validate(c); err != nil {
 		return err
 	}
-	if kind != Update { // an adopted Add or Delete is selected, revised and loses its feedback
+	if kind != OpUpdate { // an adopted Add or Delete is selected, revised and loses its feedback
 		c.Selected, c.Revised, c.Feedback = true, true, ""
 	}
 	return nil
@@ -216,7 +216,7 @@ func (r *Revision) stage(lines []string) error {
 // merged puts derived hunks and the change's deselected changing hunks together in
 // baseline order, derived first among equals. Locators and the replaced selected hunks
 // go (R8).
-func merged(derived []*HunkChange, c *Change) []*HunkChange {
+func merged(derived []*hunkChange, c *change) []*hunkChange {
 	out := slices.Clone(derived)
 	if c.divisible() {
 		for _, h := range c.changing() {
@@ -225,12 +225,12 @@ func merged(derived []*HunkChange, c *Change) []*HunkChange {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *HunkChange) int { return cmp.Compare(a.Place.Start, b.Place.Start) })
+	slices.SortStableFunc(out, func(a, b *hunkChange) int { return cmp.Compare(a.Place.Start, b.Place.Start) })
 	return out
 }
 
 // setHunks replaces the change's hunks, keeping Op.Hunks in step.
-func (c *Change) setHunks(hs []*HunkChange) {
+func (c *change) setHunks(hs []*hunkChange) {
 	c.Hunks = hs
 	c.Op.Hunks = make([]Hunk, len(hs))
 	for i, h := range hs {
@@ -240,20 +240,20 @@ func (c *Change) setHunks(hs []*HunkChange) {
 
 // validate checks a staged revision as Resolve and Commit would: the result derives,
 // an Add stays within its limit and its path is still free, an edited file still exists.
-func (s *Session) validate(c *Change) error {
+func (s *Session) validate(c *change) error {
 	if _, err := c.derive(); err != nil {
 		return err
 	}
-	if c.Op.Kind == Add {
+	if c.Op.Kind == OpAdd {
 		if n := addSize(c.Op.Lines); n > s.pr.opts.Limits.AddBytes {
 			return &LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: s.pr.opts.Limits.AddBytes, Got: n}
 		}
 	}
 	_, err := s.pr.files().Stat(c.name)
 	switch {
-	case c.Op.Kind == Add && err == nil:
+	case c.Op.Kind == OpAdd && err == nil:
 		return &FileError{Path: c.Op.Path, Reason: FileExists}
-	case c.Op.Kind != Add && errors.Is(err, fs.ErrNotExist):
+	case c.Op.Kind != OpAdd && errors.Is(err, fs.ErrNotExist):
 		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	}
 	return nil
@@ -262,8 +262,8 @@ func (s *Session) validate(c *Change) error {
 // sides returns the two texts of a revision: the baseline and what the change produces
 // with the current selection. A deselected Add, Delete or Move produces its baseline,
 // unless an Add or Delete carries feedback: adopting would select it. s.mu is held.
-func (s *Session) sides(c *Change) (base, proposed string, err error) {
-	if c.Op.Kind == Add {
+func (s *Session) sides(c *change) (base, proposed string, err error) {
+	if c.Op.Kind == OpAdd {
 		if !c.Selected && c.Feedback == "" {
 			return "", "", nil
 		}
@@ -277,9 +277,9 @@ func (s *Session) sides(c *Change) (base, proposed string, err error) {
 	}
 	base = t.join()
 	switch {
-	case c.Op.Kind == Delete && (c.Selected || c.Feedback != ""):
+	case c.Op.Kind == OpDelete && (c.Selected || c.Feedback != ""):
 		return base, "", nil
-	case c.Op.Kind == Delete, c.Op.IsMove() && !c.Selected:
+	case c.Op.Kind == OpDelete, c.Op.isMove() && !c.Selected:
 		return base, base, nil
 	}
 	sel := c.selectedHunks()
@@ -315,7 +315,7 @@ func logicalLines(s string) []string { return splitText(s).strings() }
 // placed against the baseline like any model hunk, so each matches by construction. A
 // hunk whose content also occurs elsewhere gets a line hint ("@@ N") that pins it. No
 // difference gives no hunks.
-func hunksFromEdit(t *text, edited []string) ([]*HunkChange, error) {
+func hunksFromEdit(t *text, edited []string) ([]*hunkChange, error) {
 	diff := diffHunks(t.strings(), edited, revisionContext)
 	if len(diff) == 0 {
 		return nil, nil
@@ -326,7 +326,7 @@ func hunksFromEdit(t *text, edited []string) ([]*HunkChange, error) {
 	}
 	hs := p.Ops[0].Hunks
 	pl := newPlacer(t, hs)
-	out := make([]*HunkChange, len(hs))
+	out := make([]*hunkChange, len(hs))
 	for i := range hs {
 		h := &hs[i]
 		h.Line = 0 // derived hunks have no payload line
@@ -337,19 +337,19 @@ func hunksFromEdit(t *text, edited []string) ([]*HunkChange, error) {
 				return nil, fmt.Errorf("derived hunk %d does not land at line %d", i+1, diff[i].OldStart+1)
 			}
 		}
-		out[i] = &HunkChange{Hunk: *h, Place: place, Selected: true, Revised: true}
+		out[i] = &hunkChange{Hunk: *h, Place: place, Selected: true, Revised: true}
 	}
 	return out, nil
 }
 
 // placeAt places h and reports whether it landed at start; if not, the cursor is left
 // where it was.
-func placeAt(pl *placer, h *Hunk, start int) (Placement, bool) {
+func placeAt(pl *placer, h *Hunk, start int) (placement, bool) {
 	cursor := pl.cursor
 	got, err := pl.place(h)
 	if err != nil || got.Start != start {
 		pl.cursor = cursor
-		return Placement{}, false
+		return placement{}, false
 	}
 	return got, true
 }
@@ -373,7 +373,7 @@ func derivedPayload(diff []diffHunk) string {
 // changeState is what a revision may change on a change, kept to roll it back.
 type changeState struct {
 	op       Operation
-	hunks    []*HunkChange
+	hunks    []*hunkChange
 	selected bool
 	feedback string
 	revised  bool
@@ -381,12 +381,12 @@ type changeState struct {
 	codec    *codec
 }
 
-func (c *Change) save() changeState {
+func (c *change) save() changeState {
 	return changeState{op: c.Op, hunks: c.Hunks, selected: c.Selected, feedback: c.Feedback,
 		revised: c.Revised, text: c.text, codec: c.codec}
 }
 
-func (c *Change) restore(st changeState) {
+func (c *change) restore(st changeState) {
 	c.Op, c.Hunks, c.Selected, c.Feedback, c.Revised, c.text, c.codec =
 		st.op, st.hunks, st.selected, st.feedback, st.revised, st.text, st.codec
 }

@@ -47,7 +47,7 @@ func TestReviseUpdate(t *testing.T) {
 	if rows[0].String() != "▼ ✓ M one.txt · 1/1 · +1 −1 · edited" || rows[1].String() != "    ✓ @@ alpha · +1 −1 · edited" {
 		t.Errorf("rows %q", f.rowStrings())
 	}
-	if !slices.Contains(rows[1].Lines, DiffLine{Kind: Insert, Num: 2, Text: "user edited"}) {
+	if !slices.Contains(rows[1].Lines, DiffLine{Kind: LineAdd, Num: 2, Text: "user edited"}) {
 		t.Errorf("lines %v", rows[1].Lines)
 	}
 	res := f.submit()
@@ -77,9 +77,9 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": "a\nb\n"}, patch("*** Update File: one.txt", "-b", "+B"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), RevisionUnchanged) // line endings are no edit
+	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), ReviewRevisionUnchanged) // line endings are no edit
 	rev.Cancel()
-	wantReason(t, rev.Adopt("a\nC\n", nil), RevisionClosed)
+	wantReason(t, rev.Adopt("a\nC\n", nil), ReviewRevisionClosed)
 	res := f.submit()
 	if f.read("one.txt") != "a\nB\n" || res.Revised != 0 || res.Reminder != "" {
 		t.Errorf("file %q, result %+v", f.read("one.txt"), res)
@@ -96,10 +96,10 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	f.must(f.revise(Target{File: 1}, edited, nil))
 	f.must(f.s.Fold(WholePatch, false))
 	rows := f.s.Rows()
-	if len(rows) != 3 || !rows[1].Revised || rows[1].Selection != SelectedAll || rows[2].Revised || rows[2].Selection != SelectedNone {
+	if len(rows) != 3 || !rows[1].Revised || rows[1].glyph() != "✓" || rows[2].Revised || rows[2].glyph() != "✗" {
 		t.Fatalf("rows after revision: %q", f.rowStrings())
 	}
-	if rows[2].Lines[1] != (DiffLine{Kind: Remove, Num: 11, Text: "eleven"}) {
+	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Text: "eleven"}) {
 		t.Errorf("preserved hunk lines %v", rows[2].Lines)
 	}
 	f.must(f.s.Select(Target{1, 2}, nil))
@@ -119,7 +119,7 @@ func TestReviseKeepsHunkFeedback(t *testing.T) {
 	f.must(f.s.SetFeedback(Target{1, 2}, "leave eleven alone"))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "deux", 1), nil))
 	f.must(f.s.Fold(WholePatch, false))
-	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.Selection != SelectedNone {
+	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.glyph() != "✗" {
 		t.Errorf("preserved hunk %+v", r)
 	}
 	res := f.submit()
@@ -159,12 +159,12 @@ func TestReviseAddWithFeedback(t *testing.T) {
 	f.must(f.s.SetFeedback(Target{File: 1}, "wrong greeting"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	wantReason(t, rev.Adopt("better text\n", func(string) bool { return false }), NeedsConfirm)
-	if r := f.s.Rows()[0]; r.Feedback == "" || r.Selection != SelectedNone || r.Revised {
+	wantReason(t, rev.Adopt("better text\n", func(string) bool { return false }), ReviewNeedsConfirm)
+	if r := f.s.Rows()[0]; r.Feedback == "" || r.glyph() != "✗" || r.Revised {
 		t.Errorf("declined: %+v", r)
 	}
-	f.must(rev.Adopt("better text\n", Yes))
-	if r := f.s.Rows()[0]; r.Feedback != "" || r.Selection != SelectedAll || !r.Revised {
+	f.must(rev.Adopt("better text\n", DiscardFeedback))
+	if r := f.s.Rows()[0]; r.Feedback != "" || r.glyph() != "✓" || !r.Revised {
 		t.Errorf("confirmed: %+v", r)
 	}
 }
@@ -173,7 +173,7 @@ func TestReviseAddWithFeedback(t *testing.T) {
 func TestReviseEmptyAddRefused(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	err := f.revise(Target{File: 1}, " \n\n", nil)
-	wantReason(t, err, RevisionRefused)
+	wantReason(t, err, ReviewRevisionRefused)
 	if !strings.Contains(err.Error(), "An added file needs content") {
 		t.Errorf("err = %v", err)
 	}
@@ -190,11 +190,11 @@ func TestReviseInvalidRolledBack(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	f.write("fresh.txt", "someone else\n")
 	err := f.revise(Target{File: 1}, "user text\n", nil)
-	wantReason(t, err, RevisionInvalid)
+	wantReason(t, err, ReviewRevisionInvalid)
 	if !errors.Is(err, &FileError{Reason: FileExists}) {
 		t.Errorf("err = %v, want the path to exist", err)
 	}
-	c := f.pr.Changes[0]
+	c := f.pr.changes[0]
 	if !slices.Equal(c.Op.Lines, []string{"model text"}) || c.Revised || !c.Selected {
 		t.Errorf("change after rollback: %+v", c)
 	}
@@ -214,19 +214,19 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 		t.Fatalf("sides %q %q", rev.Baseline(), rev.Proposed())
 	}
 	err = rev.Adopt("", nil)
-	wantReason(t, err, RevisionRefused)
+	wantReason(t, err, ReviewRevisionRefused)
 	if !strings.Contains(err.Error(), "Empty content keeps nothing") {
 		t.Errorf("empty: %v", err)
 	}
 	err = rev.Adopt(files["old.txt"], nil)
-	wantReason(t, err, RevisionRefused)
+	wantReason(t, err, ReviewRevisionRefused)
 	if !strings.Contains(err.Error(), "keeps the file unchanged") {
 		t.Errorf("everything kept: %v", err)
 	}
 	f.must(rev.Adopt("keep\nkeep too\n", nil))
 	f.must(f.s.Fold(WholePatch, false))
 	rows := f.s.Rows()
-	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: Remove, Num: 2, Text: "obsolete"}) {
+	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Text: "obsolete"}) {
 		t.Errorf("rows %q %v", f.rowStrings(), rows[1].Lines)
 	}
 	res := f.submit()
@@ -253,7 +253,7 @@ func TestReviseRefusals(t *testing.T) {
 	f.must(f.s.Deselect(WholePatch))
 	for file := 1; file <= 5; file++ {
 		_, err := f.s.Revise(Target{File: file})
-		wantReason(t, err, NothingToEdit)
+		wantReason(t, err, ReviewNothingToEdit)
 	}
 	f.must(f.s.Select(WholePatch, nil))
 	_, err := f.s.Revise(Target{File: 4})
@@ -263,7 +263,7 @@ func TestReviseRefusals(t *testing.T) {
 	rev, err := f.s.Revise(Target{File: 3})
 	f.must(err)
 	_, err = f.s.Revise(Target{File: 1})
-	wantReason(t, err, RevisionOpen)
+	wantReason(t, err, ReviewRevisionOpen)
 	rev.Cancel()
 	_, err = f.s.Revise(Target{File: 1})
 	f.must(err)
@@ -277,7 +277,7 @@ func TestReviseAfterSettleDiscarded(t *testing.T) {
 	f.must(err)
 	f.submit()
 	err = rev.Adopt("a\nlate\n", nil)
-	wantReason(t, err, RevisionStale)
+	wantReason(t, err, ReviewRevisionStale)
 	if !strings.Contains(err.Error(), "already settled") || f.read("one.txt") != "a\nB\n" {
 		t.Errorf("err %v, file %q", err, f.read("one.txt"))
 	}
@@ -294,11 +294,11 @@ func TestReviseSelectionChangedDiscarded(t *testing.T) {
 	}
 	f.must(f.s.Toggle(Target{1, 2}, nil))
 	err = rev.Adopt(strings.Replace(twelve.file, "two", "zwei", 1), nil)
-	wantReason(t, err, RevisionStale)
+	wantReason(t, err, ReviewRevisionStale)
 	if !strings.Contains(err.Error(), "selection changed") {
 		t.Errorf("err = %v", err)
 	}
-	for _, h := range f.pr.Changes[0].Hunks {
+	for _, h := range f.pr.changes[0].Hunks {
 		if h.Revised {
 			t.Error("a hunk is marked revised")
 		}
@@ -410,7 +410,7 @@ func FuzzAdopt(f *testing.F) {
 		if err := afero.WriteFile(fsys, "/ws/f.txt", []byte(base), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p := &Patch{Ops: []Operation{{Kind: Delete, Path: "f.txt"}}}
+		p := &Patch{Ops: []Operation{{Kind: OpDelete, Path: "f.txt"}}}
 		pr, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/ws"})
 		if err != nil {
 			t.Skip() // not a text file Resolve accepts
@@ -420,9 +420,9 @@ func FuzzAdopt(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
-		if err := rev.Adopt(edited, Yes); err != nil {
+		if err := rev.Adopt(edited, DiscardFeedback); err != nil {
 			var re *ReviewError
-			if !errors.As(err, &re) || re.Reason == RevisionInvalid {
+			if !errors.As(err, &re) || re.Reason == ReviewRevisionInvalid {
 				t.Fatalf("Adopt(%q over %q): %v", edited, base, err)
 			}
 			return
@@ -448,7 +448,7 @@ func FuzzAdopt(f *testing.F) {
 // asking to select something; an unknown hunk is told apart from an unknown file.
 func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 	f := newFixture(t, map[string]string{"e.txt": ""}, patch("*** Delete File: e.txt"))
-	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: NothingToEdit}) ||
+	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: ReviewNothingToEdit}) ||
 		!strings.Contains(err.Error(), "empty on both sides") {
 		t.Errorf("revise an empty Delete: %v", err)
 	}
@@ -467,10 +467,10 @@ func TestReselectedHunkClashesWithRevision(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
 	f.must(f.s.Deselect(Target{1, 2}))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "eleven", "elf", 1), nil))
-	f.must(f.s.Select(Target{File: 1}, Yes))
+	f.must(f.s.Select(Target{File: 1}, DiscardFeedback))
 	_, err := f.s.Submit(context.Background())
 	var me *MatchError
-	if !errors.As(err, &me) || me.Reason != Overlap || !me.Revision || me.Hunk != 2 {
+	if !errors.As(err, &me) || me.Reason != MatchOverlap || !me.Revision || me.Hunk != 2 {
 		t.Fatalf("err = %v, want an Overlap on the kept hunk 2 against the revision", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, "no longer applies on top of the revision of this file") ||

@@ -9,46 +9,30 @@ import (
 	"golang.org/x/text/width"
 )
 
-// RowKind says whether a [Row] is an operation or a hunk.
-type RowKind int
+// selectionGlyphs draw how much of a row is selected: nothing, some or all of it.
+var selectionGlyphs = [...]string{"✗", "◐", "✓"}
 
-const (
-	// FileRow is one operation: an Add, Update, Delete or Move.
-	FileRow RowKind = iota + 1
-	// HunkRow is one changing hunk of an Update, shown under its file row.
-	HunkRow
-)
-
-// Selection is how much of a row is selected, shown as ✓, ◐ or ✗ (R4).
-type Selection int
-
-const (
-	// SelectedNone: nothing of the row is selected.
-	SelectedNone Selection = iota
-	// SelectedPartial: some of an Update's hunks are selected.
-	SelectedPartial
-	// SelectedAll: everything of the row is selected.
-	SelectedAll
-)
-
-var selectionGlyphs = [...]string{SelectedNone: "✗", SelectedPartial: "◐", SelectedAll: "✓"}
-
-// Glyph returns "✓", "◐" or "✗".
-func (sel Selection) Glyph() string {
-	if sel < 0 || int(sel) >= len(selectionGlyphs) {
-		return "?"
+// glyph returns the row's selection glyph: "✓" all, "◐" some, "✗" nothing selected.
+func (r Row) glyph() string {
+	switch {
+	case r.Selected == 0:
+		return selectionGlyphs[0]
+	case r.Selected < r.Total:
+		return selectionGlyphs[1]
 	}
-	return selectionGlyphs[sel]
+	return selectionGlyphs[2]
 }
+
+// isHunk reports whether the row is a hunk row rather than an operation's.
+func (r Row) isHunk() bool { return r.Target.Hunk > 0 }
 
 // A Row is one line of the review's list (R1): an operation, or under an expanded Update
 // one of its changing hunks. Rows are computed on every call and carry everything a front
 // end renders; [Row.String] renders the row line itself.
 type Row struct {
-	// Target names the row in requests: its operation, and its hunk for a hunk row.
+	// Target names the row in requests: its operation, and its hunk for a hunk row
+	// (Target.Hunk > 0 only on a hunk row).
 	Target Target
-	// Kind says whether the row is an operation or a hunk.
-	Kind RowKind
 	// Status is the operation's letter: "A" add, "M" update, "D" delete, "R" move.
 	Status string
 	// Path is the path as authored; "OLD → NEW" for a Move (S5).
@@ -56,17 +40,20 @@ type Row struct {
 	// Label is a hunk row's label (R2): its "@@" anchor, else the section heading above
 	// it, else "~N" for its baseline line; at most 48 columns.
 	Label string
-	// Selection is how much of the row is selected; Selected and Total count its selected
-	// and total changes (a file row of an Update counts hunks, any other row 0 or 1 of 1).
-	Selection       Selection
+	// Selected and Total count the row's selected and total changes: a file row of an
+	// Update counts its hunks, any other row 0 or 1 of 1. [Row.String] draws ✓ when all
+	// are selected, ◐ when some are and ✗ when none is.
 	Selected, Total int
 	// Added and Removed count lines: of the selected hunks for an Update's file row, of the
 	// whole change for an Add, Delete or Move, of the hunk for a hunk row (R5).
 	Added, Removed int
 	// Folded is the row's fold state; a folded row shows no Lines (R4).
 	Folded bool
-	// Pass is how the hunk matched (for a Move row, its loosest hunk); see [Pass.Fuzzy].
-	Pass Pass
+	// Fuzzy says how a hunk that did not match exactly was matched, in the words of the
+	// result ("ignoring trailing whitespace", "ignoring surrounding whitespace",
+	// "normalizing typographic punctuation"); for a Move row, its loosest hunk. Empty for
+	// an exact match.
+	Fuzzy string
 	// Revised is set when a person revised the change in review (R9): "· edited".
 	Revised bool
 	// Feedback is the row's staged feedback.
@@ -109,25 +96,25 @@ func (l DiffLine) String() string {
 // "    ✓ @@ func main · +1 −1 · fuzzy". Counts use the minus sign U+2212.
 func (r Row) String() string {
 	var b strings.Builder
-	if r.Kind == HunkRow {
-		fmt.Fprintf(&b, "    %s %s", r.Selection.Glyph(), strings.TrimRight("@@ "+r.Label, " "))
+	if r.isHunk() {
+		fmt.Fprintf(&b, "    %s %s", r.glyph(), strings.TrimRight("@@ "+r.Label, " "))
 	} else {
 		fold := "▼"
 		if r.Folded {
 			fold = "▶"
 		}
-		fmt.Fprintf(&b, "%s %s %s %s", fold, r.Selection.Glyph(), r.Status, r.Path)
+		fmt.Fprintf(&b, "%s %s %s %s", fold, r.glyph(), r.Status, r.Path)
 	}
 	if c := r.Counts(); c != "" {
 		b.WriteString(" · " + c)
 	}
-	if r.Pass.Fuzzy() {
+	if r.Fuzzy != "" {
 		b.WriteString(" · fuzzy")
 	}
 	if r.Revised {
 		b.WriteString(" · edited")
 	}
-	if r.Kind == HunkRow && r.Folded {
+	if r.isHunk() && r.Folded {
 		b.WriteString(" …")
 	}
 	if r.Feedback != "" {
@@ -141,7 +128,7 @@ func (r Row) String() string {
 // something is selected, "S/T · +A −D". The minus sign is U+2212.
 func (r Row) Counts() string {
 	switch {
-	case r.Kind == HunkRow:
+	case r.isHunk():
 		return counts(r.Added, r.Removed)
 	case r.Status == "A":
 		return fmt.Sprintf("+%d", r.Added)
@@ -170,7 +157,7 @@ func (s *Session) Rows() []Row {
 // rows builds the visible rows. s.mu is held.
 func (s *Session) rows() []Row {
 	var rows []Row
-	for i, c := range s.pr.Changes {
+	for i, c := range s.pr.changes {
 		rows = append(rows, s.fileRow(i+1, c))
 		if c.divisible() && s.expanded[c] {
 			rows = append(rows, s.hunkRows(i+1, c)...)
@@ -180,26 +167,22 @@ func (s *Session) rows() []Row {
 }
 
 // fileRow builds the row of an operation.
-func (s *Session) fileRow(n int, c *Change) Row {
+func (s *Session) fileRow(n int, c *change) Row {
 	sel, total, added, removed := s.opCounts(c)
-	r := Row{Target: Target{File: n}, Kind: FileRow, Status: statusOf(c), Path: c.Op.Path,
+	r := Row{Target: Target{File: n}, Status: statusOf(c), Path: c.Op.Path,
 		Selected: sel, Total: total, Added: added, Removed: removed, Folded: !s.expanded[c],
 		Revised: c.Revised, Feedback: c.Feedback, Dimmed: sel == 0}
 	if c.Op.MoveTo != "" {
 		r.Path += " → " + c.Op.MoveTo
 	}
-	switch {
-	case sel == total && total > 0:
-		r.Selection = SelectedAll
-	case sel > 0:
-		r.Selection = SelectedPartial
-	}
+	loosest := passExact
 	for _, h := range c.changing() {
 		r.Revised = r.Revised || h.Revised
-		if c.Op.IsMove() {
-			r.Pass = max(r.Pass, h.Place.Pass)
+		if c.Op.isMove() {
+			loosest = max(loosest, h.Place.Pass)
 		}
 	}
+	r.Fuzzy = loosest.fuzzyName()
 	if !r.Folded {
 		r.Lines = s.bodyLines(c)
 	}
@@ -207,34 +190,34 @@ func (s *Session) fileRow(n int, c *Change) Row {
 }
 
 // statusOf returns an operation's status letter.
-func statusOf(c *Change) string {
+func statusOf(c *change) string {
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		return "A"
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		return "D"
-	case c.Op.IsMove():
+	case c.Op.isMove():
 		return "R"
 	}
 	return "M"
 }
 
 // bodyLines are the lines an expanded Add, Delete or Move shows.
-func (s *Session) bodyLines(c *Change) []DiffLine {
+func (s *Session) bodyLines(c *change) []DiffLine {
 	var out []DiffLine
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		for i, l := range c.Op.Lines {
-			out = append(out, DiffLine{Kind: Insert, Num: i + 1, Text: l})
+			out = append(out, DiffLine{Kind: LineAdd, Num: i + 1, Text: l})
 		}
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		for i, l := range s.pr.displayLines(c) {
-			out = append(out, DiffLine{Kind: Remove, Num: i + 1, Text: l})
+			out = append(out, DiffLine{Kind: LineRemove, Num: i + 1, Text: l})
 		}
-	case c.Op.IsMove():
+	case c.Op.isMove():
 		starts, base := gutterStarts(c), s.pr.displayLines(c)
 		for _, h := range c.changing() {
-			for _, a := range h.Chain() {
+			for _, a := range h.chain() {
 				out = append(out, DiffLine{Heading: true, Text: "@@ " + a})
 			}
 			out = append(out, hunkLines(h, starts[h], base)...)
@@ -244,17 +227,17 @@ func (s *Session) bodyLines(c *Change) []DiffLine {
 }
 
 // hunkRows builds the rows of an expanded Update's changing hunks.
-func (s *Session) hunkRows(n int, c *Change) []Row {
+func (s *Session) hunkRows(n int, c *change) []Row {
 	starts := gutterStarts(c)
 	var base []string // the baseline's lines, split once for all unfolded hunks
 	var rows []Row
 	for k, h := range c.changing() {
 		added, removed := h.Counts()
-		r := Row{Target: Target{File: n, Hunk: k + 1}, Kind: HunkRow, Label: c.label(h),
-			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Pass: h.Place.Pass,
+		r := Row{Target: Target{File: n, Hunk: k + 1}, Label: c.label(h),
+			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Fuzzy: h.Place.Pass.fuzzyName(),
 			Revised: h.Revised, Feedback: h.Feedback, Dimmed: !h.Selected}
 		if h.Selected {
-			r.Selection, r.Selected = SelectedAll, 1
+			r.Selected = 1
 		}
 		if !r.Folded {
 			if base == nil {
@@ -274,10 +257,10 @@ type span struct{ old, new int }
 // are walked in baseline order, and every earlier hunk shifts the new-file numbers,
 // selected or not: the numbers stay put while a person toggles hunks, and read as the file
 // would be with everything applied.
-func gutterStarts(c *Change) map[*HunkChange]span {
+func gutterStarts(c *change) map[*hunkChange]span {
 	hs := slices.Clone(c.Hunks)
-	slices.SortStableFunc(hs, func(a, b *HunkChange) int { return cmp.Compare(a.Place.Start, b.Place.Start) })
-	out := make(map[*HunkChange]span, len(hs))
+	slices.SortStableFunc(hs, func(a, b *hunkChange) int { return cmp.Compare(a.Place.Start, b.Place.Start) })
+	out := make(map[*hunkChange]span, len(hs))
 	offset := 0
 	for _, h := range hs {
 		out[h] = span{old: h.Place.Start + 1, new: h.Place.Start + 1 + offset}
@@ -291,7 +274,7 @@ func gutterStarts(c *Change) map[*HunkChange]span {
 // lines by the new file. Context and removed lines show the file's own text, which is
 // what is kept or removed: after a fuzzy match it differs from the payload's (M5).
 // Trailing blank context the file does not have is left out.
-func hunkLines(h *HunkChange, at span, base []string) []DiffLine {
+func hunkLines(h *hunkChange, at span, base []string) []DiffLine {
 	lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
 	out := make([]DiffLine, 0, len(lines))
 	old, nw := at.old, at.new
@@ -303,14 +286,14 @@ func hunkLines(h *HunkChange, at span, base []string) []DiffLine {
 	}
 	for _, l := range lines {
 		switch l.Kind {
-		case Insert:
-			out = append(out, DiffLine{Kind: Insert, Num: nw, Text: l.Text})
+		case LineAdd:
+			out = append(out, DiffLine{Kind: LineAdd, Num: nw, Text: l.Text})
 			nw++
-		case Remove:
-			out = append(out, DiffLine{Kind: Remove, Num: old, Text: fileText(l)})
+		case LineRemove:
+			out = append(out, DiffLine{Kind: LineRemove, Num: old, Text: fileText(l)})
 			old++
 		default:
-			out = append(out, DiffLine{Kind: Context, Num: old, Text: fileText(l)})
+			out = append(out, DiffLine{Kind: LineContext, Num: old, Text: fileText(l)})
 			old++
 			nw++
 		}
@@ -323,9 +306,9 @@ const labelColumns = 48
 
 // label returns a hunk's label (R2): its anchor, else the section heading at or above
 // its first baseline line, else "~N".
-func (c *Change) label(h *HunkChange) string {
+func (c *change) label(h *hunkChange) string {
 	if h.Anchor != "" {
-		return truncateColumns(chainLabel(h.Chain()), labelColumns)
+		return truncateColumns(chainLabel(h.chain()), labelColumns)
 	}
 	if c.text != nil {
 		if sec := section(c.text, h.Place.Start); sec != "" {
@@ -381,7 +364,7 @@ func runeColumns(r rune) int {
 }
 
 // displayCount is the number of lines displayLines returns.
-func (pr *Proposal) displayCount(c *Change) int {
+func (pr *Proposal) displayCount(c *change) int {
 	if c.text != nil {
 		return c.text.count()
 	}
@@ -390,7 +373,7 @@ func (pr *Proposal) displayCount(c *Change) int {
 
 // displayLines returns the lines of a change's baseline for display: decoded when the
 // file's encoding allows, else split as they are.
-func (pr *Proposal) displayLines(c *Change) []string {
+func (pr *Proposal) displayLines(c *change) []string {
 	if c.text != nil {
 		return c.text.strings()
 	}

@@ -22,24 +22,24 @@ func TestGutterNumbers(t *testing.T) {
 		payload: patch("*** Update File: f.txt", "@@ a", "-old1", "+new1", "+extra",
 			"@@ d", "-old2", "+new2"),
 		want: [][]DiffLine{
-			{{Remove, 2, "old1", false}, {Insert, 2, "new1", false}, {Insert, 3, "extra", false}},
-			{{Remove, 5, "old2", false}, {Insert, 6, "new2", false}},
+			{{LineRemove, 2, "old1", false}, {LineAdd, 2, "new1", false}, {LineAdd, 3, "extra", false}},
+			{{LineRemove, 5, "old2", false}, {LineAdd, 6, "new2", false}},
 		},
 	}, {
 		name:    "repeated lines in hunk order",
 		file:    "x\na\nx\nb\n",
 		payload: patch("*** Update File: f.txt", "@@", "-a", "+A", "@@", "-x", "+X"),
 		want: [][]DiffLine{
-			{{Remove, 2, "a", false}, {Insert, 2, "A", false}},
-			{{Remove, 3, "x", false}, {Insert, 3, "X", false}},
+			{{LineRemove, 2, "a", false}, {LineAdd, 2, "A", false}},
+			{{LineRemove, 3, "x", false}, {LineAdd, 3, "X", false}},
 		},
 	}, {
 		name:    "context counts on both sides",
 		file:    "1\n2\n3\n4\n5\n6\n",
 		payload: patch("*** Update File: f.txt", "@@", " 1", "+1.5", " 2", "@@", " 4", "-5", " 6"),
 		want: [][]DiffLine{
-			{{Context, 1, "1", false}, {Insert, 2, "1.5", false}, {Context, 2, "2", false}},
-			{{Context, 4, "4", false}, {Remove, 5, "5", false}, {Context, 6, "6", false}},
+			{{LineContext, 1, "1", false}, {LineAdd, 2, "1.5", false}, {LineContext, 2, "2", false}},
+			{{LineContext, 4, "4", false}, {LineRemove, 5, "5", false}, {LineContext, 6, "6", false}},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,17 +60,17 @@ type (
 		Revised  bool        `json:"revised,omitempty"`
 	}
 	savedPlace struct {
-		Start   int  `json:"start"`
-		Len     int  `json:"len"`
-		Pass    Pass `json:"pass,omitempty"`
-		Trimmed int  `json:"trimmed,omitempty"`
+		Start   int       `json:"start"`
+		Len     int       `json:"len"`
+		Pass    matchPass `json:"pass,omitempty"`
+		Trimmed int       `json:"trimmed,omitempty"`
 	}
 	savedChange struct {
 		Op        savedOp  `json:"op"`
 		Class     Class    `json:"class"`
 		MoveClass Class    `json:"moveClass,omitempty"`
-		Base      Baseline `json:"base"`
-		Dest      Baseline `json:"dest"`
+		Base      baseline `json:"base"`
+		Dest      baseline `json:"dest"`
 		Selected  bool     `json:"selected,omitempty"`
 		Feedback  string   `json:"feedback,omitempty"`
 		Revised   bool     `json:"revised,omitempty"`
@@ -84,14 +84,14 @@ func (pr *Proposal) Save(opts SaveOptions) ([]byte, error) {
 }
 
 func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
-	sp := &savedProposal{Version: savedVersion, Feedback: pr.Feedback}
-	for i := range pr.Patch.Ops {
-		sp.Ops = append(sp.Ops, saveOp(&pr.Patch.Ops[i], nil))
+	sp := &savedProposal{Version: savedVersion, Feedback: pr.feedback}
+	for i := range pr.patch.Ops {
+		sp.Ops = append(sp.Ops, saveOp(&pr.patch.Ops[i], nil))
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class, MoveClass: c.MoveClass,
 			Base: c.Base, Dest: c.Dest, Selected: c.Selected, Feedback: c.Feedback, Revised: c.Revised}
-		sc.Base.Hash, sc.Dest.Hash = c.Base.Sum(), c.Dest.Sum()
+		sc.Base.Hash, sc.Dest.Hash = c.Base.sum(), c.Dest.sum()
 		if opts.BaselinesByHash {
 			sc.Base.Bytes, sc.Dest.Bytes = nil, nil
 		}
@@ -101,7 +101,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 }
 
 // saveOp saves an operation; hcs, when given, add each hunk's review state.
-func saveOp(op *Operation, hcs []*HunkChange) savedOp {
+func saveOp(op *Operation, hcs []*hunkChange) savedOp {
 	so := savedOp{Kind: op.Kind.String(), Path: op.Path, MoveTo: op.MoveTo, Lines: op.Lines, Line: op.Line}
 	hunks := op.Hunks
 	if hcs != nil {
@@ -135,7 +135,7 @@ func (s *Session) Save(opts SaveOptions) ([]byte, error) {
 		return nil, err
 	}
 	ss := savedSession{Version: savedVersion, Proposal: s.pr.saved(opts)}
-	for i, c := range s.pr.Changes {
+	for i, c := range s.pr.changes {
 		if s.expanded[c] {
 			ss.Expanded = append(ss.Expanded, i+1)
 		}
@@ -165,8 +165,8 @@ func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Optio
 	}
 	s := NewSession(pr)
 	for _, n := range ss.Expanded {
-		if n >= 1 && n <= len(pr.Changes) {
-			s.expanded[pr.Changes[n-1]] = true
+		if n >= 1 && n <= len(pr.changes) {
+			s.expanded[pr.changes[n-1]] = true
 		}
 	}
 	for _, t := range ss.Folded {
@@ -200,14 +200,14 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{Patch: &Patch{}, Feedback: sp.Feedback, fsys: fsys, opts: *opts}
+	pr := &Proposal{patch: &Patch{}, feedback: sp.Feedback, fsys: fsys, opts: *opts}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	for i := range sp.Ops {
 		op, _, err := restoreOp(&sp.Ops[i])
 		if err != nil {
 			return nil, err
 		}
-		pr.Patch.Ops = append(pr.Patch.Ops, op)
+		pr.patch.Ops = append(pr.patch.Ops, op)
 	}
 	var stale []string
 	for i := range sp.Changes {
@@ -219,7 +219,7 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 			return nil, err
 		}
 		stale = append(stale, paths...)
-		pr.Changes = append(pr.Changes, c)
+		pr.changes = append(pr.changes, c)
 	}
 	if len(stale) > 0 {
 		return nil, fmt.Errorf("%w (the review was saved with baselines by hash, so it cannot continue: resolve the patch again)",
@@ -229,13 +229,13 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 }
 
 // restoreOp rebuilds an operation and, for saved review state, its hunk changes.
-func restoreOp(so *savedOp) (Operation, []*HunkChange, error) {
-	kind, ok := map[string]Kind{"add": Add, "update": Update, "delete": Delete}[so.Kind]
+func restoreOp(so *savedOp) (Operation, []*hunkChange, error) {
+	kind, ok := map[string]OpKind{"add": OpAdd, "update": OpUpdate, "delete": OpDelete}[so.Kind]
 	if !ok || so.Path == "" {
 		return Operation{}, nil, &StateError{Msg: fmt.Sprintf("saved operation %q %q is not an add, update or delete of a path", so.Kind, so.Path)}
 	}
 	op := Operation{Kind: kind, Path: so.Path, MoveTo: so.MoveTo, Lines: so.Lines, Line: so.Line}
-	var hcs []*HunkChange
+	var hcs []*hunkChange
 	for _, sh := range so.Hunks {
 		h := Hunk{Anchor: sh.Anchor, Within: sh.Within, Hint: sh.Hint, EOF: sh.EOF, Line: sh.Line}
 		for _, l := range sh.Lines {
@@ -246,19 +246,19 @@ func restoreOp(so *savedOp) (Operation, []*HunkChange, error) {
 		}
 		op.Hunks = append(op.Hunks, h)
 		if p := sh.Place; p != nil {
-			place := Placement{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
-			hcs = append(hcs, &HunkChange{Hunk: h, Place: place, Selected: sh.Selected, Feedback: sh.Feedback, Revised: sh.Revised})
+			place := placement{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
+			hcs = append(hcs, &hunkChange{Hunk: h, Place: place, Selected: sh.Selected, Feedback: sh.Feedback, Revised: sh.Revised})
 		}
 	}
 	return op, hcs, nil
 }
 
-func isLineKind(k LineKind) bool { return k == Context || k == Remove || k == Insert }
+func isLineKind(k LineKind) bool { return k == LineContext || k == LineRemove || k == LineAdd }
 
 // restoreChange rebuilds one change: fence, baselines, decoded text, placements. It
 // returns the authored paths whose file no longer has the saved hash when only the hash
 // was saved.
-func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
+func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 	op, hcs, err := restoreOp(&sc.Op)
 	if err != nil {
 		return nil, nil, err
@@ -266,7 +266,7 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 	if len(hcs) != len(op.Hunks) {
 		return nil, nil, &StateError{Msg: op.Path + ": saved hunks lack their placements"}
 	}
-	c := &Change{Op: op, Base: sc.Base, Dest: sc.Dest, Hunks: hcs, Selected: sc.Selected, Feedback: sc.Feedback, Revised: sc.Revised}
+	c := &change{Op: op, Base: sc.Base, Dest: sc.Dest, Hunks: hcs, Selected: sc.Selected, Feedback: sc.Feedback, Revised: sc.Revised}
 	if c.name, c.Class, err = pr.refence(op.Path, sc.Class); err != nil {
 		return nil, nil, err
 	}
@@ -277,7 +277,7 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 	}
 	var stale []string
 	for _, b := range []struct {
-		base *Baseline
+		base *baseline
 		name string
 		path string
 	}{{&c.Base, c.name, op.Path}, {&c.Dest, c.moveName, op.MoveTo}} {
@@ -289,16 +289,16 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*Change, []string, error) {
 			stale = append(stale, b.path)
 		}
 	}
-	if op.Kind == Add {
+	if op.Kind == OpAdd {
 		pr.addCodec(c)
 	}
-	if len(stale) == 0 && op.Kind == Update && len(hcs) > 0 {
+	if len(stale) == 0 && op.Kind == OpUpdate && len(hcs) > 0 {
 		if c.text, c.codec, err = pr.decodeBase(c); err != nil {
 			return nil, nil, err
 		}
 		for _, h := range hcs {
 			if !placedAt(c.text, h) {
-				return nil, nil, &StateError{Msg: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.Line())}
+				return nil, nil, &StateError{Msg: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.line())}
 			}
 		}
 	}
@@ -316,17 +316,17 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	switch {
 	case err != nil:
 		return "", 0, err
-	case cp.Class == Forbidden:
-		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: Refused}
+	case cp.Class == ClassForbidden:
+		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: FenceForbidden}
 	case cp.Class != saved:
-		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: Redirected}
+		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: FenceRedirected}
 	}
 	return cp.name, cp.Class, nil
 }
 
 // restoreBaseline checks a saved baseline against its hash, re-reading the file when only
 // the hash was saved. It reports false for a file whose content moved on.
-func (pr *Proposal) restoreBaseline(b *Baseline, name, path string) (bool, error) {
+func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error) {
 	if !b.Exists || b.Dir {
 		return true, nil
 	}
@@ -355,10 +355,10 @@ func (pr *Proposal) restoreBaseline(b *Baseline, name, path string) (bool, error
 
 // placedAt reports whether a hunk's lines lie in the text where its placement says, at
 // its recorded pass.
-func placedAt(t *text, h *HunkChange) bool {
+func placedAt(t *text, h *hunkChange) bool {
 	p := h.Place
-	old := h.Old()
-	if p.Pass < Exact || p.Pass > Punctuation || p.Trimmed < 0 || p.Trimmed > trailingEmpty(&h.Hunk) || p.Trimmed > len(old) {
+	old := h.oldLines()
+	if p.Pass < passExact || p.Pass > passPunctuation || p.Trimmed < 0 || p.Trimmed > trailingEmpty(&h.Hunk) || p.Trimmed > len(old) {
 		return false
 	}
 	old = old[:len(old)-p.Trimmed]

@@ -42,7 +42,7 @@ func TestSaveRestoreRoundTrip(t *testing.T) {
 		if strings.Contains(string(data), `"bytes"`) != !byHash {
 			t.Errorf("byHash=%t: baseline bytes saved = %t", byHash, !byHash)
 		}
-		s, err := RestoreSession(context.Background(), f.fsys, data, &Options{Workspace: workspace, Mode: Ask})
+		s, err := RestoreSession(context.Background(), f.fsys, data, &Options{Workspace: workspace, Mode: ModeAsk})
 		if err != nil {
 			t.Fatalf("byHash=%t: restore: %v", byHash, err)
 		}
@@ -166,7 +166,7 @@ func TestSaveProposal(t *testing.T) {
 	}
 	f.must(f.s.Reject())
 	_, err = f.s.Save(SaveOptions{})
-	wantReason(t, err, Settled)
+	wantReason(t, err, ReviewSettled)
 }
 
 // TestRestoreKeepsAddEncoding: an Add to a path with a declared encoding is written in it

@@ -38,13 +38,13 @@ type ScriptReviewer struct {
 	// Name is the script's name in errors.
 	Name string
 	// Actions are the script's actions in order.
-	Actions []ScriptAction
+	actions []scriptAction
 	// Log, when set, receives a line for each submit that failed and left the review open.
 	Log io.Writer
 }
 
 // A ScriptAction is one line of a review script.
-type ScriptAction struct {
+type scriptAction struct {
 	// Line is the 1-based line of the script.
 	Line int
 	// Verb is "deselect", "select", "feedback", "revise", "submit" or "reject".
@@ -112,19 +112,19 @@ func ParseReviewScript(name, src string, readFile func(file string) (string, err
 			return nil, &ScriptError{Name: name, Line: i + 1, Err: err}
 		}
 		a.Line = i + 1
-		if n := len(sr.Actions); n > 0 && sr.Actions[n-1].Verb == "reject" {
+		if n := len(sr.actions); n > 0 && sr.actions[n-1].Verb == "reject" {
 			return nil, &ScriptError{Name: name, Line: a.Line, Err: errors.New("nothing can follow reject: it ends the review")}
 		}
-		sr.Actions = append(sr.Actions, a)
+		sr.actions = append(sr.actions, a)
 	}
-	if n := len(sr.Actions); n == 0 || sr.Actions[n-1].Verb != "submit" && sr.Actions[n-1].Verb != "reject" {
+	if n := len(sr.actions); n == 0 || sr.actions[n-1].Verb != "submit" && sr.actions[n-1].Verb != "reject" {
 		return nil, &ScriptError{Name: name, Err: errors.New("the last action must be submit or reject")}
 	}
 	return sr, nil
 }
 
 // scriptVerbs says how each verb's operands are read.
-var scriptVerbs = map[string]func(a *ScriptAction, rest string, readFile func(string) (string, error)) error{
+var scriptVerbs = map[string]func(a *scriptAction, rest string, readFile func(string) (string, error)) error{
 	"deselect": parseTargetOperands,
 	"select":   parseTargetOperands,
 	"feedback": parseFeedbackOperands,
@@ -133,20 +133,20 @@ var scriptVerbs = map[string]func(a *ScriptAction, rest string, readFile func(st
 	"reject":   parseNoOperands,
 }
 
-func parseAction(line string, readFile func(string) (string, error)) (ScriptAction, error) {
+func parseAction(line string, readFile func(string) (string, error)) (scriptAction, error) {
 	verb, rest := line, ""
 	if i := strings.IndexFunc(line, unicode.IsSpace); i >= 0 {
 		verb, rest = line[:i], line[i:]
 	}
 	parse, ok := scriptVerbs[verb]
 	if !ok {
-		return ScriptAction{}, fmt.Errorf("unknown action %q; the actions are deselect, select, feedback, revise, submit and reject", verb)
+		return scriptAction{}, fmt.Errorf("unknown action %q; the actions are deselect, select, feedback, revise, submit and reject", verb)
 	}
-	a := ScriptAction{Verb: verb}
+	a := scriptAction{Verb: verb}
 	return a, parse(&a, strings.TrimSpace(rest), readFile)
 }
 
-func parseNoOperands(a *ScriptAction, rest string, _ func(string) (string, error)) error {
+func parseNoOperands(a *scriptAction, rest string, _ func(string) (string, error)) error {
 	if rest = strings.TrimSpace(rest); rest != "" && !strings.HasPrefix(rest, "#") {
 		return fmt.Errorf("%s takes no operands", a.Verb)
 	}
@@ -154,7 +154,7 @@ func parseNoOperands(a *ScriptAction, rest string, _ func(string) (string, error
 }
 
 // parseTargetOperands reads "PATH [HUNK]".
-func parseTargetOperands(a *ScriptAction, rest string, _ func(string) (string, error)) error {
+func parseTargetOperands(a *scriptAction, rest string, _ func(string) (string, error)) error {
 	p, rest, err := scriptToken(rest)
 	if err != nil || p == "" || p == "*" {
 		return fmt.Errorf("%s needs a PATH as authored in the payload, then an optional HUNK number", a.Verb)
@@ -174,7 +174,7 @@ func parseTargetOperands(a *ScriptAction, rest string, _ func(string) (string, e
 }
 
 // parseFeedbackOperands reads "PATH|* [HUNK] TEXT".
-func parseFeedbackOperands(a *ScriptAction, rest string, _ func(string) (string, error)) error {
+func parseFeedbackOperands(a *scriptAction, rest string, _ func(string) (string, error)) error {
 	p, rest, err := scriptToken(rest)
 	if err != nil || p == "" {
 		return errors.New("feedback needs a PATH (or * for the whole patch), an optional HUNK number, then the TEXT")
@@ -198,7 +198,7 @@ func parseFeedbackOperands(a *ScriptAction, rest string, _ func(string) (string,
 }
 
 // parseReviseOperands reads "PATH FILE" and the file's content.
-func parseReviseOperands(a *ScriptAction, rest string, readFile func(string) (string, error)) error {
+func parseReviseOperands(a *scriptAction, rest string, readFile func(string) (string, error)) error {
 	p, rest, err := scriptToken(rest)
 	if err != nil || p == "" || p == "*" {
 		return errors.New("revise needs a PATH as authored in the payload, then the FILE holding the edited result")
@@ -254,21 +254,21 @@ func unescapeFeedback(s string) string {
 
 // Review plays the script on the session.
 func (sr *ScriptReviewer) Review(ctx context.Context, s *Session) error {
-	for i, a := range sr.Actions {
+	for i, a := range sr.actions {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		err := sr.play(ctx, s, a)
 		switch {
-		case s.State() == StateSettled && i+1 < len(sr.Actions):
-			err := &ScriptError{Name: sr.Name, Line: sr.Actions[i+1].Line,
+		case s.State() == StateSettled && i+1 < len(sr.actions):
+			err := &ScriptError{Name: sr.Name, Line: sr.actions[i+1].Line,
 				Err: fmt.Errorf("the review settled at line %d, so this and the later lines were not played", a.Line)}
 			if sr.Log != nil { // the host has the result already; say what was skipped
 				fmt.Fprintln(sr.Log, err)
 			}
 			return err
 		case s.State() == StateSettled, err == nil:
-		case a.Verb == "submit" && i+1 < len(sr.Actions):
+		case a.Verb == "submit" && i+1 < len(sr.actions):
 			if sr.Log != nil {
 				fmt.Fprintf(sr.Log, "%s, line %d: submit: %v\nThe review is still open; the script goes on.\n", sr.Name, a.Line, err)
 			}
@@ -280,7 +280,7 @@ func (sr *ScriptReviewer) Review(ctx context.Context, s *Session) error {
 }
 
 // play runs one action.
-func (sr *ScriptReviewer) play(ctx context.Context, s *Session, a ScriptAction) error {
+func (sr *ScriptReviewer) play(ctx context.Context, s *Session, a scriptAction) error {
 	switch a.Verb {
 	case "submit":
 		_, err := s.Submit(ctx)
@@ -299,7 +299,7 @@ func (sr *ScriptReviewer) play(ctx context.Context, s *Session, a ScriptAction) 
 	case "deselect":
 		return s.Deselect(t)
 	case "select":
-		return s.Select(t, Yes)
+		return s.Select(t, DiscardFeedback)
 	case "feedback":
 		return s.SetFeedback(t, a.Text)
 	}
@@ -307,7 +307,7 @@ func (sr *ScriptReviewer) play(ctx context.Context, s *Session, a ScriptAction) 
 	if err != nil {
 		return err
 	}
-	if err := rev.Adopt(a.Text, Yes); err != nil {
+	if err := rev.Adopt(a.Text, DiscardFeedback); err != nil {
 		rev.Cancel()
 		return err
 	}

@@ -18,7 +18,7 @@ type unit struct {
 
 // units returns the selection units a target covers: one for a hunk or an indivisible
 // operation, the changing hunks of an Update, every unit of the patch for WholePatch.
-func (s *Session) units(c *Change, h *HunkChange) []unit {
+func (s *Session) units(c *change, h *hunkChange) []unit {
 	switch {
 	case h != nil:
 		return []unit{{&h.Selected, &h.Feedback}}
@@ -32,7 +32,7 @@ func (s *Session) units(c *Change, h *HunkChange) []unit {
 		return out
 	}
 	var out []unit
-	for _, c := range s.pr.Changes {
+	for _, c := range s.pr.changes {
 		out = append(out, s.units(c, nil)...)
 	}
 	return out
@@ -116,11 +116,11 @@ func (s *Session) selectUnits(t Target, us []unit, confirm Confirm) error {
 		switch {
 		case t.File == 0:
 			prompt = promptReselectAll
-		case t.Hunk == 0 && s.pr.Changes[t.File-1].divisible():
+		case t.Hunk == 0 && s.pr.changes[t.File-1].divisible():
 			prompt = promptReselectFile
 		}
 		if confirm == nil || !confirm(prompt) {
-			return &ReviewError{Reason: NeedsConfirm, Target: t, Prompt: prompt}
+			return &ReviewError{Reason: ReviewNeedsConfirm, Target: t, Prompt: prompt}
 		}
 	}
 	for _, u := range us {
@@ -141,7 +141,7 @@ func (s *Session) Feedback(t Target) (string, error) {
 	case err != nil:
 		return "", err
 	case c == nil:
-		return s.pr.Feedback, nil
+		return s.pr.feedback, nil
 	case h != nil:
 		return h.Feedback, nil
 	}
@@ -160,14 +160,14 @@ func (s *Session) SetFeedback(t Target, text string) error {
 	}
 	text = normalizeFeedback(text)
 	if text == "" {
-		return reviewErr(EmptyFeedback, t, "write what the model should change, or reject the change instead")
+		return reviewErr(ReviewEmptyFeedback, t, "write what the model should change, or reject the change instead")
 	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
 		return err
 	case c == nil:
-		s.pr.Feedback = text
+		s.pr.feedback = text
 	case h != nil:
 		h.Feedback, h.Selected = text, false
 	case c.divisible():
@@ -190,7 +190,7 @@ func (s *Session) ClearFeedback(t Target) error {
 	case err != nil:
 		return err
 	case c == nil:
-		s.pr.Feedback = ""
+		s.pr.feedback = ""
 	case h != nil:
 		h.Feedback = ""
 	default:
@@ -211,14 +211,14 @@ func (s *Session) Fold(t Target, folded bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StateSettled {
-		return reviewErr(Settled, t, "")
+		return reviewErr(ReviewSettled, t, "")
 	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
 		return err
 	case c == nil:
-		for _, c := range s.pr.Changes {
+		for _, c := range s.pr.changes {
 			s.expanded[c] = !folded
 		}
 	case h != nil:

@@ -59,16 +59,10 @@ func (s *Session) Tally() Tally {
 	return s.tally()
 }
 
-// Header renders the review's header line; see [Tally.Header].
-func (s *Session) Header() string { return s.Tally().Header() }
-
-// PrimaryLabel renders the primary action's label; see [Tally.PrimaryLabel].
-func (s *Session) PrimaryLabel() string { return s.Tally().PrimaryLabel() }
-
 // tally counts the selection. s.mu is held.
 func (s *Session) tally() Tally {
-	t := Tally{Files: len(s.pr.Changes), Comments: s.pr.comments()}
-	for _, c := range s.pr.Changes {
+	t := Tally{Files: len(s.pr.changes), Comments: s.pr.comments()}
+	for _, c := range s.pr.changes {
 		sel, total, added, removed := s.opCounts(c)
 		t.Selected += sel
 		t.Total += total
@@ -84,16 +78,16 @@ func (s *Session) tally() Tally {
 // opCounts counts one operation (mevedel §2.5): selected and total changes, and its
 // added and removed lines: an Add's content lines and a Delete's baseline lines whether
 // selected or not, all of a Move's hunks, an Update's selected hunks.
-func (s *Session) opCounts(c *Change) (sel, total, added, removed int) {
+func (s *Session) opCounts(c *change) (sel, total, added, removed int) {
 	sel, total = c.tally()
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		return sel, total, len(c.Op.Lines), 0
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		return sel, total, 0, s.deleted[c]
 	}
 	for _, h := range c.changing() {
-		if h.Selected || c.Op.IsMove() {
+		if h.Selected || c.Op.isMove() {
 			a, r := h.Counts()
 			added += a
 			removed += r
@@ -121,18 +115,18 @@ func (s *Session) Render() string {
 	if s.conflict != nil {
 		b.WriteString("Conflict: " + s.conflict.Error() + "\n")
 	}
-	writeFeedback(&b, "  ", s.pr.Feedback)
+	writeFeedback(&b, "  ", s.pr.feedback)
 	b.WriteString("\n")
 	for i, r := range rows {
 		b.WriteString(r.String() + "\n")
 		for _, l := range r.Lines {
 			b.WriteString(l.String() + "\n")
 		}
-		if r.Kind == HunkRow {
+		if r.isHunk() {
 			writeFeedback(&b, "      ", r.Feedback)
 		}
-		if i+1 == len(rows) || rows[i+1].Kind == FileRow {
-			writeFeedback(&b, "  ", s.pr.Changes[r.Target.File-1].Feedback)
+		if i+1 == len(rows) || !rows[i+1].isHunk() {
+			writeFeedback(&b, "  ", s.pr.changes[r.Target.File-1].Feedback)
 		}
 	}
 	label := t.PrimaryLabel()

@@ -329,7 +329,7 @@ func (c *codec) encode(s []byte) ([]byte, error) {
 }
 
 // encodeAdd is an Add's content in the encoding the host declared for its path, if any.
-func (c *Change) encodeAdd() ([]byte, error) {
+func (c *change) encodeAdd() ([]byte, error) {
 	content := addContent(c.Op.Lines)
 	if c.codec == nil {
 		return content, nil

@@ -9,11 +9,11 @@ import (
 )
 
 // ToolName is the name an agent host registers the tool under (H1).
-const ToolName = "apply_patch"
+const toolName = "apply_patch"
 
 // ToolDescription teaches a model the payload format (H1). It is the description of
 // [Tool.Definition].
-const ToolDescription = `Create, edit, move and delete files with one patch. Send the whole patch as the string "patchText":
+const toolDescription = `Create, edit, move and delete files with one patch. Send the whole patch as the string "patchText":
 
 *** Begin Patch
 *** Add File: docs/notes.md
@@ -43,7 +43,7 @@ const ToolDescription = `Create, edit, move and delete files with one patch. Sen
 // ToolSchema is the JSON schema of the tool's arguments (H1): one required string
 // property, "patchText". The handler also accepts "input" as an alias (the name Codex
 // uses), but the schema advertises one name only.
-const ToolSchema = `{"type":"object",` +
+const toolSchema = `{"type":"object",` +
 	`"properties":{"patchText":{"type":"string","description":"The whole patch, from \"*** Begin Patch\" to \"*** End Patch\"."}},` +
 	`"required":["patchText"],"additionalProperties":false}`
 
@@ -86,7 +86,7 @@ type Tool struct {
 
 // Definition returns the tool definition to register with a model (H1).
 func (t *Tool) Definition() ToolDefinition {
-	return ToolDefinition{Name: ToolName, Description: ToolDescription, Parameters: json.RawMessage(ToolSchema)}
+	return ToolDefinition{Name: toolName, Description: toolDescription, Parameters: json.RawMessage(toolSchema)}
 }
 
 // Call handles one tool call (H2, H3): args are the call's JSON arguments. It returns the

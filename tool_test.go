@@ -111,7 +111,7 @@ func TestToolCall(t *testing.T) {
 			status: StatusApplied,
 			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
 				"/ws/docs/README.md": "# demo\n"}},
-		{name: "input alias", args: patchArgs(t, "input", update), mode: FullAuto,
+		{name: "input alias", args: patchArgs(t, "input", update), mode: ModeFullAuto,
 			text: "Applied patch: 2 changes…", status: StatusApplied,
 			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
 				"/ws/docs/README.md": "# demo\n"}},
@@ -124,7 +124,7 @@ func TestToolCall(t *testing.T) {
 		{name: "bad arguments", args: json.RawMessage(`{"patchText": "` + "*** Begin Patch" + `", "cwd": "/"}`),
 			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
 		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
-			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
+			mode: ModeFullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestToolUsesHostOptions(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		fsys := memFiles(t, map[string]string{"main.go": toolBase})
 		var asked []ClassifiedPath
-		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Edits,
+		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits,
 			Authorizer: AuthorizerFunc(func(_ context.Context, mode Mode, paths []ClassifiedPath) error {
 				asked = append(asked, paths...)
 				if !allow {
@@ -168,7 +168,7 @@ func TestToolUsesHostOptions(t *testing.T) {
 				return nil
 			})}}
 		text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
-		if len(asked) != 1 || asked[0].Path != "../shared/notes.txt" || asked[0].Class != Outside {
+		if len(asked) != 1 || asked[0].Path != "../shared/notes.txt" || asked[0].Class != ClassOutside {
 			t.Fatalf("allow=%v: the Authorizer was asked %+v", allow, asked)
 		}
 		_, statErr := fsys.Stat("/shared/notes.txt")
@@ -190,7 +190,7 @@ func TestToolWithoutFS(t *testing.T) {
 // the host's allow rules cover, and still refuses one they do not cover (F4).
 func TestToolAskAllowed(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
-	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask, Allow: []string{"docs"}}}
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk, Allow: []string{"docs"}}}
 	text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: docs/a.md\n+a\n*** End Patch"))
 	if err != nil || text != "Applied patch: 1 change\nApplied: docs/a.md" {
 		t.Errorf("covered call = %q, %v", text, err)
@@ -242,7 +242,7 @@ func TestToolAsk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
-			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask}, Reviewer: tt.reviewer}
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk}, Reviewer: tt.reviewer}
 			text, res, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
 			if text != tt.text {
 				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
@@ -269,7 +269,7 @@ func TestToolAsk(t *testing.T) {
 func TestToolAskOutsideOnly(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
 	reviewed := false
-	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask,
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk,
 		Authorizer: AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })},
 		Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
 			reviewed = true

@@ -33,7 +33,7 @@ type step struct {
 	path string      // authored path, for errors and results
 	data []byte      // stepWrite: the new bytes
 	mode fs.FileMode // stepWrite: the new mode
-	base Baseline    // the state the path must still be in just before the step
+	base baseline    // the state the path must still be in just before the step
 	// from is the resolved source of a Move's destination, whose owner it keeps; owner
 	// is the owner and group the written file gets (T6), and its link count.
 	from  string
@@ -57,7 +57,7 @@ func (s state) hash() string { return hashBytes(s.data) }
 
 // is reports whether the state is the baseline b: by bytes when the baseline keeps them,
 // else by hash, so a baseline that keeps only its hash (R12) is checked as well.
-func (s state) is(b Baseline) bool {
+func (s state) is(b baseline) bool {
 	switch {
 	case s.err != nil:
 		return false
@@ -315,7 +315,7 @@ func (tx *txn) read(name string) state {
 // readAgainst returns what a path holds now, like read, but when it still holds the
 // baseline's bytes it compares them in chunks and shares the baseline's copy, so a
 // check of a large unchanged file allocates nothing.
-func (tx *txn) readAgainst(name string, b Baseline) state {
+func (tx *txn) readAgainst(name string, b baseline) state {
 	if b.Bytes == nil {
 		return tx.read(name)
 	}
@@ -693,7 +693,7 @@ func (tx *txn) restore(d *done) string {
 	switch {
 	case !d.before.exists:
 		err = tx.fsys.Remove(st.name)
-	case st.base.IsLink():
+	case st.base.isLink():
 		err = relink(tx.fsys, string(st.base.Bytes), st.name)
 	default:
 		if err = tx.restoreBackup(st); err != nil {

@@ -117,7 +117,7 @@ var errJournalLeft = errors.New("an interrupted commit's journal is still in the
 // backup keeps the baseline of step i: a hard link where possible, else a copy. A
 // symbolic link that the step removes is kept as its target, which is all it holds (F1).
 func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
-	if st.base.IsLink() {
+	if st.base.isLink() {
 		e.Mode, e.Target = cur.mode, string(cur.data)
 		return nil
 	}

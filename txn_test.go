@@ -398,7 +398,9 @@ func TestExpectedNamesNoPath(t *testing.T) {
 		}
 
 		pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Expected: map[string]applypatch.Snapshot{"b.txt": {Exists: true}}})
-		pr.Changes[1].Hunks[0].Selected = false
+		if err := applypatch.NewSession(pr).Deselect(applypatch.Target{File: 2}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := applypatch.Commit(context.Background(), pr); err != nil {
 			t.Fatalf("Commit with b.txt deselected: %v", err)
 		}

@@ -34,10 +34,10 @@ import (
 )
 
 // modes maps the flag values to approval modes.
-var modes = map[string]applypatch.Mode{"edits": applypatch.Edits, "full-auto": applypatch.FullAuto, "ask": applypatch.Ask}
+var modes = map[string]applypatch.Mode{"edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto, "ask": applypatch.ModeAsk}
 
 // fallbacks maps the -fallback values; refuse is ask with no one to ask.
-var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.Ask, "edits": applypatch.Edits, "full-auto": applypatch.FullAuto}
+var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.ModeAsk, "edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto}
 
 func main() {
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)

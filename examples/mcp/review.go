@@ -56,10 +56,7 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
-	expected := map[string]applypatch.Snapshot{} // by authored path: no host path leaves the server (F5)
-	for _, c := range pr.Changes {
-		expected[c.Op.Path] = c.Base.Snapshot()
-	}
+	expected := pr.Snapshots() // by authored path: no host path leaves the server (F5)
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{reviewKey: &mcp.ElicitParams{
 			Message:         reviewMessage(applypatch.NewSession(pr)),
@@ -73,7 +70,7 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 // patch, cut to the card's budget (C2).
 func reviewMessage(rs *applypatch.Session) string {
 	card := rs.Card(applypatch.CardOptions{DiffMarker: "[truncated: the rest of the patch does not fit in this message; reject it and ask the agent for smaller patches]"})
-	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.Header(), strings.TrimSuffix(card.Diff, "\n"))
+	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.Tally().Header(), strings.TrimSuffix(card.Diff, "\n"))
 }
 
 // A decision is the person's answer.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/applypatch/applypatch"
@@ -41,11 +40,12 @@ type server struct {
 func NewServer(cfg Config) *mcp.Server {
 	s := &server{cfg: cfg, key: newKey()}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "applypatch", Title: "applypatch", Version: "v0.1.0"}, nil)
+	def := (&applypatch.Tool{}).Definition()
 	srv.AddTool(&mcp.Tool{
-		Name:        applypatch.ToolName,
+		Name:        def.Name,
 		Title:       "Apply patch",
-		Description: applypatch.ToolDescription,
-		InputSchema: json.RawMessage(applypatch.ToolSchema),
+		Description: def.Description,
+		InputSchema: def.Parameters,
 		Annotations: &mcp.ToolAnnotations{Title: "Apply patch", DestructiveHint: new(true), OpenWorldHint: new(false)},
 	}, s.applyPatch)
 	return srv
@@ -54,14 +54,14 @@ func NewServer(cfg Config) *mcp.Server {
 // applyPatch handles one tools/call of apply_patch.
 func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	mode := s.cfg.Mode
-	if mode == applypatch.Ask && !canElicit(req) {
+	if mode == applypatch.ModeAsk && !canElicit(req) {
 		mode = s.cfg.Fallback
-		if mode == applypatch.Ask {
+		if mode == applypatch.ModeAsk {
 			return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
 		}
 	}
 	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode}}
-	if mode == applypatch.Ask {
+	if mode == applypatch.ModeAsk {
 		return s.review(ctx, tool, req)
 	}
 	_, res, _ := tool.Call(ctx, req.Params.Arguments)

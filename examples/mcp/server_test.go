@@ -73,7 +73,7 @@ func readFile(t *testing.T, fsys afero.Fs, name string) string {
 
 // TestToolsList checks that the server lists apply_patch with the library's definition (H1).
 func TestToolsList(t *testing.T) {
-	cs, _ := connect(t, Config{Mode: applypatch.Edits}, nil, "")
+	cs, _ := connect(t, Config{Mode: applypatch.ModeEdits}, nil, "")
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +82,11 @@ func TestToolsList(t *testing.T) {
 		t.Fatalf("tools = %v, want one", res.Tools)
 	}
 	tool := res.Tools[0]
-	if tool.Name != "apply_patch" || tool.Description != applypatch.ToolDescription {
+	if tool.Name != "apply_patch" || tool.Description != (&applypatch.Tool{}).Definition().Description {
 		t.Errorf("tool = %q, description %q", tool.Name, tool.Description)
 	}
 	var want any
-	json.Unmarshal([]byte(applypatch.ToolSchema), &want)
+	json.Unmarshal((&applypatch.Tool{}).Definition().Parameters, &want)
 	if diff := cmp.Diff(want, tool.InputSchema); diff != "" {
 		t.Errorf("input schema (-want +got):\n%s", diff)
 	}
@@ -104,18 +104,18 @@ func TestCall(t *testing.T) {
 		main    string // main.go afterwards
 		sshKeys bool   // whether .ssh/authorized_keys exists afterwards
 	}{
-		{name: "applied", mode: applypatch.Edits, args: map[string]any{"patchText": update},
+		{name: "applied", mode: applypatch.ModeEdits, args: map[string]any{"patchText": update},
 			text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
-		{name: "input alias", mode: applypatch.FullAuto, args: map[string]any{"input": update},
+		{name: "input alias", mode: applypatch.ModeFullAuto, args: map[string]any{"input": update},
 			text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
-		{name: "payload rejected", mode: applypatch.Edits,
+		{name: "payload rejected", mode: applypatch.ModeEdits,
 			args:    map[string]any{"patchText": "*** Begin Patch\n*** Update File: main.go\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"},
 			text:    `Error: invalid patch: line 4 "+\tprintln(\"hello\")": the last line of the patch must be '*** End Patch'…`,
 			isError: true, main: baseMain},
-		{name: "arguments rejected", mode: applypatch.Edits, args: map[string]any{"patchText": 7},
+		{name: "arguments rejected", mode: applypatch.ModeEdits, args: map[string]any{"patchText": 7},
 			text:    `Error: invalid arguments: "patchText" must be a string holding the whole patch, not a number`,
 			isError: true, main: baseMain},
-		{name: "forbidden path", mode: applypatch.FullAuto,
+		{name: "forbidden path", mode: applypatch.ModeFullAuto,
 			args:    map[string]any{"patchText": "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA\n" + update[len("*** Begin Patch\n"):]},
 			text:    "Error: .ssh/authorized_keys: the path is…",
 			isError: true, main: baseMain},
@@ -181,7 +181,7 @@ func TestElicitation(t *testing.T) {
 			t.Run(tt.name+"/"+protocol, func(t *testing.T) {
 				var asked []string
 				ask := answer(tt.action, tt.content)
-				cs, fsys := connect(t, Config{Mode: applypatch.Ask}, &mcp.ClientOptions{
+				cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
 					ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 						asked = append(asked, req.Params.Message)
 						return ask(ctx, req)
@@ -212,7 +212,7 @@ func TestElicitation(t *testing.T) {
 func TestElicitationConflict(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	edited := strings.Replace(baseMain, "func main", "// edited meanwhile\nfunc main", 1)
-	cs, _ := connect(t, Config{FS: fsys, Mode: applypatch.Ask}, &mcp.ClientOptions{
+	cs, _ := connect(t, Config{FS: fsys, Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			afero.WriteFile(fsys, "/ws/main.go", []byte(edited), 0o644)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}}, nil
@@ -234,11 +234,11 @@ func TestFallback(t *testing.T) {
 		text     string
 		main     string
 	}{
-		{fallback: applypatch.Ask, text: "Error: " + errCannotAsk.Error(), main: baseMain},
-		{fallback: applypatch.Edits, text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
+		{fallback: applypatch.ModeAsk, text: "Error: " + errCannotAsk.Error(), main: baseMain},
+		{fallback: applypatch.ModeEdits, text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
 	}
 	for _, tt := range tests {
-		cs, fsys := connect(t, Config{Mode: applypatch.Ask, Fallback: tt.fallback}, nil, "")
+		cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk, Fallback: tt.fallback}, nil, "")
 		if text, _ := call(t, cs, map[string]any{"patchText": update}); text != tt.text {
 			t.Errorf("fallback %v: text = %q, want %q", tt.fallback, text, tt.text)
 		}
@@ -279,7 +279,7 @@ func TestReviewState(t *testing.T) {
 // saying so, rather than flooding the client (C2).
 func TestReviewMessageBudget(t *testing.T) {
 	var asked string
-	cs, fsys := connect(t, Config{Mode: applypatch.Ask}, &mcp.ClientOptions{
+	cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked = req.Params.Message
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}}, nil
@@ -289,7 +289,7 @@ func TestReviewMessageBudget(t *testing.T) {
 	if text != "Applied patch: 1 change\nApplied: big.txt" || len(readFile(t, fsys, "/ws/big.txt")) != 5000*17 {
 		t.Errorf("text = %q", text)
 	}
-	if len(asked) > applypatch.DefaultCardDiffBytes+200 || !strings.Contains(asked, "[truncated: ") {
+	if len(asked) > 50_000+200 || !strings.Contains(asked, "[truncated: ") {
 		t.Errorf("the person was shown %d bytes ending %q", len(asked), asked[max(0, len(asked)-80):])
 	}
 }
@@ -298,11 +298,11 @@ func TestReviewMessageBudget(t *testing.T) {
 func TestFlags(t *testing.T) {
 	dir := t.TempDir()
 	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto"}, io.Discard)
-	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.Edits || cfg.Fallback != applypatch.FullAuto {
+	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.ModeEdits || cfg.Fallback != applypatch.ModeFullAuto {
 		t.Errorf("parseFlags = %+v, %v", cfg, err)
 	}
 	cfg, err = parseFlags(nil, io.Discard)
-	if err != nil || cfg.Mode != applypatch.Ask || cfg.Fallback != applypatch.Ask {
+	if err != nil || cfg.Mode != applypatch.ModeAsk || cfg.Fallback != applypatch.ModeAsk {
 		t.Errorf("defaults = %+v, %v; want ask, refusing clients that cannot elicit", cfg, err)
 	}
 	for _, args := range [][]string{{"-mode", "yolo"}, {"-fallback", "ask"}, {"-C", dir + "/missing"}} {

@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			ready(url)
 		}
 	}}
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.ModeAsk}
 	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
 		fmt.Fprintln(stderr, "web:", err)
 		return exitRejected

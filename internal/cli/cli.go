@@ -207,7 +207,7 @@ func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, pa
 	if script == nil {
 		return execute(ctx, hostFs(), payload, opts, cfg.check)
 	}
-	opts.Mode = applypatch.Ask
+	opts.Mode = applypatch.ModeAsk
 	return review(ctx, hostFs(), payload, opts, script)
 }
 
@@ -296,14 +296,14 @@ func (cfg *config) authorizer() applypatch.Authorizer {
 		allowed bool
 		flag    string
 	}{
-		{applypatch.Outside, cfg.allowOutside, "--allow-outside"},
-		{applypatch.Protected, cfg.allowProtected, "--allow-protected"},
+		{applypatch.ClassOutside, cfg.allowOutside, "--allow-outside"},
+		{applypatch.ClassProtected, cfg.allowProtected, "--allow-protected"},
 	}
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
 		for _, f := range flags {
 			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
-				return p.Class == f.class || (f.class == applypatch.Outside && p.Outside)
+				return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
 			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}

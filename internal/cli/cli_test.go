@@ -182,7 +182,7 @@ func TestReviewPayloadCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.Ask, Limits: applypatch.Limits{Payload: len(payload) - 1}}
+	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.ModeAsk, Limits: applypatch.Limits{Payload: len(payload) - 1}}
 	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
 	if !errors.Is(err, &applypatch.LimitError{}) {
 		t.Fatalf("review: err = %v, want a LimitError", err)

@@ -81,7 +81,7 @@ func (m *model) adopt(rev *applypatch.Revision, text string) tea.Cmd {
 	err := rev.Adopt(text, nil)
 	if prompt, ok := needsConfirm(err); ok {
 		m.confirm(prompt,
-			func() tea.Cmd { return m.adopted(rev, rev.Adopt(text, applypatch.Yes)) },
+			func() tea.Cmd { return m.adopted(rev, rev.Adopt(text, applypatch.DiscardFeedback)) },
 			func() tea.Cmd { rev.Cancel(); m.setStatus("Edit not adopted"); return nil })
 		return nil
 	}
@@ -95,7 +95,7 @@ func (m *model) adopted(rev *applypatch.Revision, err error) tea.Cmd {
 	case err == nil:
 		m.setStatus("Adopted your edit of " + printable(rev.Path()))
 		return nil
-	case errors.Is(err, &applypatch.ReviewError{Reason: applypatch.RevisionUnchanged}):
+	case errors.Is(err, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionUnchanged}):
 		rev.Cancel()
 		m.setStatus("No change to adopt; the patch stays as proposed")
 		return nil

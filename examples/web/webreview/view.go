@@ -45,6 +45,10 @@ type rowView struct {
 	Match string
 	// Where is a hunk's place in its file as authored, "greet.go:7" (R11).
 	Where string
+	// Hunk is set on a hunk row, clear on a file row.
+	Hunk bool
+	// Glyph is how much of the row is selected: "✓", "◐" or "✗".
+	Glyph string
 }
 
 type conflictView struct {
@@ -95,12 +99,23 @@ func rowID(t applypatch.Target) string {
 func rowsView(rows []applypatch.Row) []rowView {
 	out := make([]rowView, len(rows))
 	for i, r := range rows {
-		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r)}
-		if r.Pass.Fuzzy() {
-			out[i].Match = "Matched while " + r.Pass.String()
+		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r), Hunk: r.Target.Hunk > 0, Glyph: glyph(r)}
+		if r.Fuzzy != "" {
+			out[i].Match = "Matched while " + r.Fuzzy
 		}
 	}
 	return out
+}
+
+// glyph is the selection glyph the row line starts with.
+func glyph(r applypatch.Row) string {
+	switch {
+	case r.Selected == 0:
+		return "✗"
+	case r.Selected < r.Total:
+		return "◐"
+	}
+	return "✓"
 }
 
 // rowCounts renders the counts part of a row line, with its separator.
