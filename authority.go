@@ -2,7 +2,6 @@ package applypatch
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/afero"
 )
@@ -194,7 +193,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return errors.Join(append([]error{&ConflictError{Paths: paths}}, errs...)...)
+	return &PatchError{Errs: append([]error{&ConflictError{Reason: ConflictChanged, Paths: paths}}, errs...)}
 }
 
 // recheckStep is the transaction's guard: one step's path, resolved again just before it

@@ -106,7 +106,7 @@ func (s *Session) cardNotice(opts CardOptions) string {
 	}
 	switch {
 	case s.conflict == nil:
-	case errors.Is(s.conflict, &IncompleteRollbackError{}):
+	case errors.As(s.conflict, new(*IncompleteRollbackError)):
 		lines = append(lines, cardIncomplete)
 	case errors.Is(s.conflict, &ConflictError{}):
 		lines = append(lines, cardConflict)

@@ -101,7 +101,7 @@ func TestCardConflictStaysNative(t *testing.T) {
 		return false
 	}))
 	g := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
-	if _, err := g.s.Submit(context.Background()); !errors.Is(err, &IncompleteRollbackError{}) {
+	if _, err := g.s.Submit(context.Background()); !errors.As(err, new(*IncompleteRollbackError)) {
 		t.Fatalf("submit: %v", err)
 	}
 	notice = g.s.Card(CardOptions{}).Notice

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"reflect"
-	"strings"
 
 	"github.com/spf13/afero"
 )
@@ -163,7 +161,7 @@ func (pr *Proposal) checkBuffers(plan []*step) error {
 		}
 	}
 	if len(paths) > 0 {
-		return &UnsavedBufferError{Paths: paths}
+		return &ConflictError{Reason: ConflictUnsaved, Paths: paths}
 	}
 	return nil
 }
@@ -188,24 +186,6 @@ func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
 			}
 		}
 	}
-}
-
-// An UnsavedBufferError refuses a commit that would write a path whose open editor
-// buffer has unsaved edits (X9). The patch was not applied; the proposal stays usable.
-type UnsavedBufferError struct {
-	// Paths are the paths, as authored.
-	Paths []string
-}
-
-func (e *UnsavedBufferError) Error() string {
-	return fmt.Sprintf("%s: an open editor buffer has unsaved edits; the patch was not applied. "+
-		"Save or revert the buffer and commit again, or deselect the file", strings.Join(e.Paths, ", "))
-}
-
-// Is reports whether target is an *UnsavedBufferError.
-func (e *UnsavedBufferError) Is(target error) bool {
-	_, ok := target.(*UnsavedBufferError)
-	return ok
 }
 
 // lockKey is the map key of a filesystem: the value itself when it can be one, else

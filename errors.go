@@ -22,13 +22,6 @@ func (e *PatchError) Error() string {
 // Unwrap returns the errors of the failing operations.
 func (e *PatchError) Unwrap() []error { return e.Errs }
 
-// Is reports whether target is a *PatchError, so that errors.Is(err, &PatchError{})
-// holds for every such list.
-func (e *PatchError) Is(target error) bool {
-	_, ok := target.(*PatchError)
-	return ok
-}
-
 // FileReason says what is wrong with a file an operation names.
 type FileReason int
 
@@ -107,35 +100,59 @@ func (e *LimitError) Error() string {
 		where, e.Got, e.What, e.Limit)
 }
 
-// Is reports whether target is a *LimitError.
-func (e *LimitError) Is(target error) bool {
-	_, ok := target.(*LimitError)
-	return ok
-}
-
-// A ConflictError reports paths that changed since their baselines were captured, or
-// that do not match a snapshot the host expects (X2, X7). The patch was not applied and
-// the proposal stays usable: deselect the stale paths, or resolve the patch again from
-// the current files.
+// A ConflictError refuses a commit before its first write because the world is not as the
+// proposal expects: nothing was written and the proposal stays usable. Reason says what
+// stands in the way; deselect the paths and commit the rest, or fix what stands in the way
+// and commit again, or resolve the patch again from the current files.
+//
+// errors.Is(err, &ConflictError{}) holds for every conflict, and
+// errors.Is(err, &ConflictError{Reason: ConflictUnsaved}) for one with that reason.
 type ConflictError struct {
-	// Paths are the stale paths, as authored.
+	Reason ConflictReason
+	// Paths are the paths in the way, as authored.
 	Paths []string
-	// Expected are those of Paths that still hold their baselines but fail a snapshot
-	// the host supplied (Options.Expected): what the host last saw there is not what
-	// the path holds.
+	// Expected are, for ConflictChanged, those of Paths that still hold their baselines
+	// but fail a snapshot the host supplied (Options.Expected): what the host last saw
+	// there is not what the path holds.
 	Expected []string
 }
 
-func (e *ConflictError) Error() string {
-	return clip(fmt.Sprintf("file changed during review: %s; the patch was not applied. "+
+// ConflictReason says what stands between a proposal and its commit.
+type ConflictReason int
+
+const (
+	// ConflictChanged: the paths changed since their baselines were captured, or do not
+	// match a snapshot the host expects (Options.Expected).
+	ConflictChanged ConflictReason = iota + 1
+	// ConflictNotOwned: the host no longer owns the paths (Options.Owner).
+	ConflictNotOwned
+	// ConflictUnsaved: an open editor buffer of each path has unsaved edits
+	// (Options.Buffers).
+	ConflictUnsaved
+)
+
+// conflictText says, by reason, what is in the way and what to do; %s is the paths.
+var conflictText = map[ConflictReason]string{
+	ConflictChanged: "file changed during review: %s; the patch was not applied. " +
 		"Deselect the stale file to apply the rest, or reject the patch so the model re-reads it",
-		strings.Join(showPaths(e.Paths), ", ")), errorBudget)
+	ConflictNotOwned: "the host no longer owns %s; the patch was not applied. " +
+		"Deselect the file to apply the rest, or reject the patch",
+	ConflictUnsaved: "%s: an open editor buffer has unsaved edits; the patch was not applied. " +
+		"Save or revert the buffer and commit again, or deselect the file",
 }
 
-// Is reports whether target is a *ConflictError.
+func (e *ConflictError) Error() string {
+	text, ok := conflictText[e.Reason]
+	if !ok {
+		text = conflictText[ConflictChanged]
+	}
+	return clip(fmt.Sprintf(text, strings.Join(showPaths(e.Paths), ", ")), errorBudget)
+}
+
+// Is reports whether target is a *ConflictError with the same Reason, or with no Reason.
 func (e *ConflictError) Is(target error) bool {
-	_, ok := target.(*ConflictError)
-	return ok
+	t, ok := target.(*ConflictError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
 // An IncompleteRollbackError reports a commit that failed and could not restore every
@@ -164,9 +181,3 @@ func (e *IncompleteRollbackError) Error() string {
 
 // Unwrap returns the original failure.
 func (e *IncompleteRollbackError) Unwrap() error { return e.Cause }
-
-// Is reports whether target is an *IncompleteRollbackError.
-func (e *IncompleteRollbackError) Is(target error) bool {
-	_, ok := target.(*IncompleteRollbackError)
-	return ok
-}

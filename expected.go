@@ -63,7 +63,7 @@ func (pr *Proposal) checkExpected() error {
 	if err != nil {
 		return err
 	}
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	for _, st := range plan {
 		b := st.base
 		if !(state{exists: b.Exists, dir: b.Dir, mode: b.Mode, data: b.Bytes}).satisfiesAll(expected[st.name]) {
@@ -110,12 +110,6 @@ func (e *ExpectedPathError) Error() string {
 	}
 	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
 		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
-}
-
-// Is reports whether target is an *ExpectedPathError.
-func (e *ExpectedPathError) Is(target error) bool {
-	_, ok := target.(*ExpectedPathError)
-	return ok
 }
 
 // Snapshots returns the state Resolve captured at each path the proposal changes, keyed

@@ -82,7 +82,7 @@ func TestDefaultLimits(t *testing.T) {
 	}
 	big := "*** Begin Patch\n*** Add File: big.txt\n+" + strings.Repeat("x", 2<<20) + "\n*** End Patch\n"
 	_, err := applypatch.Apply(context.Background(), memFS(t, nil), big, nil)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a LimitError", err)
 	}
 }

@@ -28,7 +28,7 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
 // form was expected. Nothing is resolved or written when parsing fails.
 //
-// Test for it with errors.As, or with errors.Is(err, &ParseError{}).
+// Test for it with errors.As, or with errors.As(err, new(*ParseError)).
 type ParseError struct {
 	Line int
 	Text string
@@ -40,13 +40,6 @@ func (e *ParseError) Error() string {
 		return clip("invalid patch: "+e.Msg, errorBudget)
 	}
 	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
-}
-
-// Is reports whether target is a *ParseError, so that errors.Is(err, &ParseError{}) holds
-// for every parse error.
-func (e *ParseError) Is(target error) bool {
-	_, ok := target.(*ParseError)
-	return ok
 }
 
 // payloadLine is one line of the payload with its 1-based number, CR before LF removed.

@@ -60,7 +60,7 @@ func TestResolveRefusesGoBuiltPaths(t *testing.T) {
 			Hunks: []Hunk{{Anchor: "12", Lines: []Line{{Kind: LineRemove, Text: "x"}}}}}}},
 	} {
 		_, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/"})
-		if !errors.Is(err, &ParseError{}) {
+		if !errors.As(err, new(*ParseError)) {
 			t.Errorf("%s: Resolve error = %v, want a *ParseError", name, err)
 		}
 	}

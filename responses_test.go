@@ -106,7 +106,7 @@ func TestParseOperationErrors(t *testing.T) {
 			if err.Error() != tt.msg {
 				t.Errorf("message:\n got %s\nwant %s", err, tt.msg)
 			}
-			if !errors.Is(err, &ParseError{}) {
+			if !errors.As(err, new(*ParseError)) {
 				t.Errorf("%T is not a *ParseError", err)
 			}
 		})
@@ -198,7 +198,7 @@ func TestCallResponsesLimit(t *testing.T) {
 	tool := &Tool{FS: fsys, Options: Options{Limits: Limits{Payload: 10}}}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
 	out, _, err := tool.CallResponses(context.Background(), b)
-	if !errors.Is(err, &LimitError{}) || out.Status != "failed" {
+	if !errors.As(err, new(*LimitError)) || out.Status != "failed" {
 		t.Fatalf("CallResponses = %+v, %v; want a limit error", out, err)
 	}
 	if _, err := fsys.Stat("/a"); err == nil {

@@ -202,7 +202,7 @@ func TestSubmitIncompleteRollback(t *testing.T) {
 	}))
 	f := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
 	_, err := f.s.Submit(context.Background())
-	if !errors.Is(err, &IncompleteRollbackError{}) || f.s.State() != StateOpen {
+	if !errors.As(err, new(*IncompleteRollbackError)) || f.s.State() != StateOpen {
 		t.Fatalf("%v, state %s", err, f.s.State())
 	}
 	if res, _ := f.s.Result(); res != nil {

@@ -63,7 +63,7 @@ func TestParseReviewScript(t *testing.T) {
 			files["dir/review.txt"] = &fstest.MapFile{Data: []byte(tc.src)}
 			sr, err := LoadReviewScript(files, "dir/review.txt")
 			if tc.err != "" {
-				if !errors.Is(err, &ScriptError{}) || !strings.Contains(err.Error(), tc.err) {
+				if !errors.As(err, new(*ScriptError)) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
 				}
 				return
@@ -102,7 +102,7 @@ func TestScriptReviewerPlays(t *testing.T) {
 	sr, err = ParseReviewScript("review.txt", "deselect one.txt 3\nsubmit\n", nil)
 	g.must(err)
 	res, err = Review(context.Background(), g.pr, sr)
-	if !errors.Is(err, &ScriptError{}) || !strings.HasPrefix(res.Text(), "Error: review script review.txt, line 1: deselect: no change has that target") {
+	if !errors.As(err, new(*ScriptError)) || !strings.HasPrefix(res.Text(), "Error: review script review.txt, line 1: deselect: no change has that target") {
 		t.Errorf("%v\n%s", err, res.Text())
 	}
 

@@ -223,7 +223,7 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 	}
 	if len(stale) > 0 {
 		return nil, fmt.Errorf("%w (the review was saved with baselines by hash, so it cannot continue: resolve the patch again)",
-			&ConflictError{Paths: stale})
+			&ConflictError{Reason: ConflictChanged, Paths: stale})
 	}
 	return pr, nil
 }
@@ -391,9 +391,3 @@ func (e *StateError) Error() string {
 
 // Unwrap returns the underlying error, if any.
 func (e *StateError) Unwrap() error { return e.Err }
-
-// Is reports whether target is a *StateError.
-func (e *StateError) Is(target error) bool {
-	_, ok := target.(*StateError)
-	return ok
-}

@@ -147,7 +147,7 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		}), &FenceError{}},
 	} {
 		_, err := RestoreSession(context.Background(), f.fsys, tc.data, &Options{Workspace: workspace})
-		if !errors.Is(err, tc.want) {
+		if !matchesErr(err, tc.want) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}

@@ -74,12 +74,6 @@ func (e *ScriptError) Error() string {
 // Unwrap returns the underlying error.
 func (e *ScriptError) Unwrap() error { return e.Err }
 
-// Is reports whether target is a *ScriptError.
-func (e *ScriptError) Is(target error) bool {
-	_, ok := target.(*ScriptError)
-	return ok
-}
-
 // LoadReviewScript reads the review script name from fsys; the files of revise actions
 // are read from fsys too, relative to the script's directory.
 func LoadReviewScript(fsys fs.FS, name string) (*ScriptReviewer, error) {

@@ -220,12 +220,6 @@ func (e *EncodingError) Error() string {
 		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
 }
 
-// Is reports whether target is an *EncodingError.
-func (e *EncodingError) Is(target error) bool {
-	_, ok := target.(*EncodingError)
-	return ok
-}
-
 // errBinary is decode's refusal of a file that looks binary (T1).
 var errBinary = errors.New("the file looks binary")
 

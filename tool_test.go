@@ -138,7 +138,7 @@ func TestToolCall(t *testing.T) {
 			if text != res.Text() || res.Status != tt.status {
 				t.Errorf("result %s %q disagrees with text %q, want status %s", res.Status, res.Text(), text, tt.status)
 			}
-			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+			if tt.is == nil && err != nil || tt.is != nil && !matchesErr(err, tt.is) {
 				t.Errorf("err = %v (%T), want %T", err, err, tt.is)
 			}
 			want := tt.after
@@ -247,7 +247,7 @@ func TestToolAsk(t *testing.T) {
 			if text != tt.text {
 				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
 			}
-			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+			if tt.is == nil && err != nil || tt.is != nil && !matchesErr(err, tt.is) {
 				t.Errorf("err = %v, want %v", err, tt.is)
 			}
 			if res.Reviewed != (tt.reviewer != nil) {

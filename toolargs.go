@@ -18,18 +18,12 @@ const (
 // An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH} (H2).
 // Its message says what to send instead. Nothing was parsed, resolved or written.
 //
-// Test for it with errors.As, or with errors.Is(err, &ArgumentError{}).
+// Test for it with errors.As, or with errors.As(err, new(*ArgumentError)).
 type ArgumentError struct {
 	Msg string
 }
 
 func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Msg }
-
-// Is reports whether target is an *ArgumentError.
-func (e *ArgumentError) Is(target error) bool {
-	_, ok := target.(*ArgumentError)
-	return ok
-}
 
 // Messages of the argument checks (H2), each saying what to send instead.
 const (

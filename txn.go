@@ -201,7 +201,7 @@ func (tx *txn) abort(cause error) error {
 // this process could not keep on a rewritten file is refused (T6).
 func (tx *txn) precheck() ([]state, error) {
 	var lost []string
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	owners := &OwnershipError{Reasons: map[string]string{}}
 	before := make([]state, len(tx.plan))
 	for i, st := range tx.plan {
@@ -219,7 +219,7 @@ func (tx *txn) precheck() ([]state, error) {
 	}
 	switch {
 	case len(lost) > 0:
-		return nil, &OwnerError{Paths: lost}
+		return nil, &ConflictError{Reason: ConflictNotOwned, Paths: lost}
 	case len(stale.Paths) > 0:
 		return nil, stale
 	case len(owners.Paths) > 0:
@@ -374,16 +374,16 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		}
 	}
 	if !tx.owns(st.name) {
-		return &OwnerError{Paths: []string{st.path}}
+		return &ConflictError{Reason: ConflictNotOwned, Paths: []string{st.path}}
 	}
 	if tx.unsaved(st.name) {
-		return &UnsavedBufferError{Paths: []string{st.path}}
+		return &ConflictError{Reason: ConflictUnsaved, Paths: []string{st.path}}
 	}
 	cur := tx.readStep(st)
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
 	}
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	if tx.check(st, cur, stale); len(stale.Paths) > 0 {
 		return stale
 	}
@@ -734,22 +734,4 @@ func readDirNames(fsys afero.Fs, dir string) ([]string, error) {
 	}
 	defer f.Close()
 	return f.Readdirnames(-1)
-}
-
-// An OwnerError refuses to write paths the host no longer owns (X8). Nothing was
-// written to them, and what the commit had written is rolled back.
-type OwnerError struct {
-	// Paths are the paths, as authored.
-	Paths []string
-}
-
-func (e *OwnerError) Error() string {
-	return fmt.Sprintf("the host no longer owns %s; the patch was not applied. "+
-		"Deselect the file to apply the rest, or reject the patch", strings.Join(e.Paths, ", "))
-}
-
-// Is reports whether target is an *OwnerError.
-func (e *OwnerError) Is(target error) bool {
-	_, ok := target.(*OwnerError)
-	return ok
 }

@@ -55,11 +55,9 @@ func lockError(err error) error { return &LockError{Err: err} }
 func unwritten(err error) error {
 	var (
 		conflict  *ConflictError
-		owner     *OwnerError
 		ownership *OwnershipError
-		unsaved   *UnsavedBufferError
 	)
-	if errors.As(err, &conflict) || errors.As(err, &owner) || errors.As(err, &ownership) || errors.As(err, &unsaved) {
+	if errors.As(err, &conflict) || errors.As(err, &ownership) {
 		return err
 	}
 	return &RolledBackError{Err: err}

@@ -68,9 +68,3 @@ func (e *OwnershipError) Error() string {
 	return clip(b.String(), errorBudget-256) +
 		"the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file"
 }
-
-// Is reports whether target is an *OwnershipError.
-func (e *OwnershipError) Is(target error) bool {
-	_, ok := target.(*OwnershipError)
-	return ok
-}

@@ -185,7 +185,7 @@ func report(res *applypatch.Result, err error, asJSON bool, stdout io.Writer) in
 		fmt.Fprintln(stdout, res.Text())
 	}
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return exitIncomplete
 	case err != nil || res.Status == applypatch.StatusError:
 		return exitRejected

@@ -132,7 +132,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	var payload string
 	if !cfg.recover {
 		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
-		if errors.Is(err, &applypatch.LimitError{}) {
+		if errors.As(err, new(*applypatch.LimitError)) {
 			fmt.Fprintln(stderr, applypatch.ErrorResult(err).Text())
 			return exitRejected
 		}
@@ -344,7 +344,7 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return exitIncomplete
 	case err != nil || res.Status == applypatch.StatusError:
 		return exitRejected

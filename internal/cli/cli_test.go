@@ -184,7 +184,7 @@ func TestReviewPayloadCap(t *testing.T) {
 	}
 	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.ModeAsk, Limits: applypatch.Limits{Payload: len(payload) - 1}}
 	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Fatalf("review: err = %v, want a LimitError", err)
 	}
 	if !strings.Contains(res.Text(), "over the limit of") {
@@ -240,7 +240,7 @@ func TestReadPayloadStopsAtLimit(t *testing.T) {
 	const limit = 1 << 20
 	r := &countingReader{}
 	_, err := readPayload(nil, r, limit)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Fatalf("error %v, want a *LimitError", err)
 	}
 	if r.n > limit+1 {

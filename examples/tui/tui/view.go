@@ -88,7 +88,7 @@ func (m *model) topLines() []string {
 // conflictHint says which keys recover from a failed submission.
 func conflictHint(err error) string {
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return "Rollback was incomplete. Inspect the listed paths before retrying."
 	case errors.Is(err, &applypatch.ConflictError{}):
 		return "Deselect the stale file with SPC to apply the rest, or C-c C-k to reject so the model re-reads it."

@@ -139,7 +139,7 @@ func conflictOf(err error) *conflictView {
 		return nil
 	}
 	hint := hintStale
-	if errors.Is(err, &applypatch.IncompleteRollbackError{}) {
+	if errors.As(err, new(*applypatch.IncompleteRollbackError)) {
 		hint = hintIncomplete
 	}
 	return &conflictView{Message: err.Error(), Hint: hint}
