@@ -25,12 +25,14 @@ import (
 type Mode int
 
 const (
-	// Edits applies without interactive review.
-	ModeEdits Mode = iota
-	// Ask reviews a call with the host's Reviewer when a path lies in the workspace,
-	// unless the host's allow rules cover every path ([Proposal.NeedsReview]).
-	ModeAsk
-	// FullAuto applies without interactive review and without a person to ask; the
+	// ModeAsk, the zero Mode, reviews a call with the host's Reviewer when a path lies in
+	// the workspace, unless the host's allow rules cover every path
+	// ([Proposal.NeedsReview]). A [Tool] given a Reviewer therefore reviews unless told
+	// otherwise, and one without a Reviewer refuses such a call with [ErrNoReviewer].
+	ModeAsk Mode = iota
+	// ModeEdits applies without interactive review.
+	ModeEdits
+	// ModeFullAuto applies without interactive review and without a person to ask; the
 	// Authorizer, if any, should decide by rule.
 	ModeFullAuto
 )

@@ -57,7 +57,7 @@ func ExampleParseOperation() {
 // A host on the OpenAI Responses API hands each apply_patch_call item to CallResponses
 // and sends the apply_patch_call_output back.
 func ExampleTool_CallResponses() {
-	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project"}}
+	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
 	item := json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_1",
 		"operation": {"type": "create_file", "path": "notes.txt", "diff": "+remember the milk\n"}}`)
 	out, _, _ := tool.CallResponses(context.Background(), item)

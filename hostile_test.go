@@ -155,7 +155,7 @@ func BenchmarkHostileAmbiguous(b *testing.B) {
 // TestToolArgsRefusedBeforeDecoding: PERF4, H2. Arguments larger than any payload within
 // the limit could be as JSON are refused before they are decoded.
 func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
-	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Limits: Limits{Payload: 1000}}}
+	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 1000}}}
 	args := []byte(`{"patchText": "` + strings.Repeat("x", argsLimit(1000)) + `"}`)
 	_, err := tool.Propose(context.Background(), args)
 	var le *LimitError

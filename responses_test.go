@@ -167,7 +167,7 @@ func TestCallResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
-			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws"}}
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits}}
 			out, res, err := tool.CallResponses(context.Background(), tt.item)
 			if out.Type != "apply_patch_call_output" || out.Status != tt.status || out.Output != res.Text() {
 				t.Errorf("output = %+v, want status %s and the result's text", out, tt.status)
@@ -195,7 +195,7 @@ func TestCallResponses(t *testing.T) {
 // TestCallResponsesLimit checks that the payload limit bounds a diff too (T5).
 func TestCallResponsesLimit(t *testing.T) {
 	fsys := afero.NewMemMapFs()
-	tool := &Tool{FS: fsys, Options: Options{Limits: Limits{Payload: 10}}}
+	tool := &Tool{FS: fsys, Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 10}}}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
 	out, _, err := tool.CallResponses(context.Background(), b)
 	if !errors.As(err, new(*LimitError)) || out.Status != "failed" {

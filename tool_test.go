@@ -130,7 +130,11 @@ func TestToolCall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
-			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: tt.mode}}
+			mode := tt.mode
+			if mode == ModeAsk { // unset: a tool without a Reviewer applies in edits mode
+				mode = ModeEdits
+			}
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: mode}}
 			text, res, err := tool.Call(context.Background(), tt.args)
 			if want, prefix := strings.CutSuffix(tt.text, "…"); prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
 				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
@@ -282,5 +286,28 @@ func TestToolAskOutsideOnly(t *testing.T) {
 	text, _, _ = tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: /shared/m.txt\n+m\n*** Add File: m.txt\n+m\n*** End Patch"))
 	if !reviewed || text != "Error: Patch rejected" {
 		t.Errorf("a call touching the workspace too = %q, reviewed %v", text, reviewed)
+	}
+}
+
+// TestToolZeroModeReviews: the zero Mode is ModeAsk, so a Tool given a Reviewer hands it
+// the call, and one without a Reviewer refuses to write (F4).
+func TestToolZeroModeReviews(t *testing.T) {
+	args := patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch")
+	reviewed := false
+	rv := ReviewerFunc(func(ctx context.Context, s *Session) error {
+		reviewed = true
+		_, err := s.Submit(ctx)
+		return err
+	})
+	fsys := afero.NewMemMapFs()
+	if _, res, err := (&Tool{FS: fsys, Reviewer: rv}).Call(context.Background(), args); err != nil || !reviewed || !res.Reviewed {
+		t.Errorf("a Tool with a Reviewer and no Mode: reviewed %v, err %v", reviewed, err)
+	}
+	other := afero.NewMemMapFs()
+	if _, _, err := (&Tool{FS: other}).Call(context.Background(), args); !errors.Is(err, ErrNoReviewer) {
+		t.Errorf("a Tool without a Reviewer and no Mode: err %v, want ErrNoReviewer", err)
+	}
+	if _, err := other.Stat("/a.txt"); err == nil {
+		t.Error("a Tool without a Reviewer wrote a.txt")
 	}
 }

@@ -93,7 +93,7 @@ func FuzzToolArgs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args []byte) {
 		fsys := afero.NewMemMapFs()
 		afero.WriteFile(fsys, "/f.txt", []byte("one\ntwo\n"), 0o644)
-		tool := &Tool{FS: fsys}
+		tool := &Tool{FS: fsys, Options: Options{Mode: ModeEdits}}
 		text, res, err := tool.Call(context.Background(), json.RawMessage(args))
 		if text != res.Text() {
 			t.Fatalf("text %q differs from the result's %q", text, res.Text())
