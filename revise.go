@@ -20,7 +20,23 @@ const promptAdoptClears = "Adopt the revision and clear its feedback?"
 // (read-only) and the result the patch would produce with the current selection, edits
 // the result as plain file text and hands it back to [Revision.Adopt]. A session has at
 // most one open revision.
+//
+// Its fields describe the revision as it opened; they are copies for the front end, and
+// changing them changes nothing the revision does.
 type Revision struct {
+	// Path is the path of the revised operation as authored.
+	Path string
+	// Target is the target of the revised operation.
+	Target Target
+	// Line is the 1-based baseline line to open the revision at: the hunk it was opened
+	// from, else 1.
+	Line int
+	// Baseline is the left, read-only side: the file as captured (empty for an Add).
+	Baseline string
+	// Proposed is the right side as the revision opened: what the operation would produce
+	// with the selection at that moment (empty for a Delete).
+	Proposed string
+
 	s        *Session
 	c        *change
 	target   Target
@@ -68,26 +84,10 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 	if h != nil {
 		r.line = h.Place.line()
 	}
+	r.Path, r.Target, r.Line, r.Baseline, r.Proposed = c.Op.Path, r.target, r.line, base, proposed
 	s.revision = r
 	return r, nil
 }
-
-// Path returns the path of the revised operation as authored.
-func (r *Revision) Path() string { return r.c.Op.Path }
-
-// Target returns the target of the revised operation.
-func (r *Revision) Target() Target { return r.target }
-
-// Line returns the 1-based baseline line to open the revision at: the hunk it was opened
-// from, else 1.
-func (r *Revision) Line() int { return r.line }
-
-// Baseline returns the left, read-only side: the file as captured (empty for an Add).
-func (r *Revision) Baseline() string { return r.base }
-
-// Proposed returns the right side as the revision opened: what the operation would
-// produce with the selection at that moment (empty for a Delete).
-func (r *Revision) Proposed() string { return r.proposed }
 
 // Cancel closes the revision without staging anything.
 func (r *Revision) Cancel() {

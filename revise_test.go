@@ -38,8 +38,8 @@ func TestReviseUpdate(t *testing.T) {
 		"*** Update File: one.txt", "@@", "-beta", "+BETA"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	if rev.Baseline() != "alpha\nbeta\ngamma\n" || rev.Proposed() != "alpha\nBETA\ngamma\n" || rev.Path() != "one.txt" {
-		t.Fatalf("sides %q / %q", rev.Baseline(), rev.Proposed())
+	if rev.Baseline != "alpha\nbeta\ngamma\n" || rev.Proposed != "alpha\nBETA\ngamma\n" || rev.Path != "one.txt" {
+		t.Fatalf("sides %q / %q", rev.Baseline, rev.Proposed)
 	}
 	f.must(rev.Adopt("alpha\nuser edited\ngamma\n", nil))
 	f.must(f.s.Fold(WholePatch, false))
@@ -134,8 +134,8 @@ func TestReviseAdd(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	if rev.Baseline() != "" || rev.Proposed() != "model text\n" {
-		t.Fatalf("sides %q %q", rev.Baseline(), rev.Proposed())
+	if rev.Baseline != "" || rev.Proposed != "model text\n" {
+		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
 	}
 	f.must(rev.Adopt("user text\r\nline two", nil))
 	if got := f.s.Rows()[0].String(); got != "▶ ✓ A fresh.txt · +2 · edited" {
@@ -210,8 +210,8 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 	f := newFixture(t, files, patch("*** Delete File: old.txt"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	if rev.Baseline() != files["old.txt"] || rev.Proposed() != "" {
-		t.Fatalf("sides %q %q", rev.Baseline(), rev.Proposed())
+	if rev.Baseline != files["old.txt"] || rev.Proposed != "" {
+		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
 	}
 	err = rev.Adopt("", nil)
 	wantReason(t, err, ReviewRevisionRefused)
@@ -289,8 +289,8 @@ func TestReviseSelectionChangedDiscarded(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
 	rev, err := f.s.Revise(Target{1, 1})
 	f.must(err)
-	if rev.Line() != 1 || rev.Target() != (Target{File: 1}) {
-		t.Errorf("revision at line %d of %v", rev.Line(), rev.Target())
+	if rev.Line != 1 || rev.Target != (Target{File: 1}) {
+		t.Errorf("revision at line %d of %v", rev.Line, rev.Target)
 	}
 	f.must(f.s.Toggle(Target{1, 2}, nil))
 	err = rev.Adopt(strings.Replace(twelve.file, "two", "zwei", 1), nil)

@@ -77,12 +77,6 @@ type (
 	}
 )
 
-// Save serialises the proposal with its review state (selection, feedback, revisions)
-// to JSON, so a host can pause and commit later: [RestoreProposal] reads it back.
-func (pr *Proposal) Save(opts SaveOptions) ([]byte, error) {
-	return json.Marshal(pr.saved(opts))
-}
-
 func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 	sp := &savedProposal{Version: savedVersion, Feedback: pr.feedback}
 	for i := range pr.patch.Ops {
@@ -149,8 +143,11 @@ func (s *Session) Save(opts SaveOptions) ([]byte, error) {
 }
 
 // RestoreSession reads a review saved by [Session.Save] over fsys and opts (which are not
-// saved: the host gives them again). It is restored as [RestoreProposal] restores a
-// proposal, and opens with the saved fold state.
+// saved: the host gives them again), and opens it with the saved fold state. Every path
+// is fenced again (a path whose class changed since is refused), every baseline is checked
+// against its hash (re-read from fsys when saved by hash) and every hunk's placement
+// against its baseline; submitting checks the baselines against the disk once more, as
+// always. Run the restored session with [Session.Run] to hand it to a Reviewer again.
 func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Options) (*Session, error) {
 	var ss savedSession
 	if err := json.Unmarshal(data, &ss); err != nil {
@@ -177,19 +174,11 @@ func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Optio
 	return s, nil
 }
 
-// RestoreProposal reads a proposal saved by [Proposal.Save] over fsys and opts. Every
-// path is fenced again (a path whose class changed since is refused), every baseline is
-// checked against its hash (re-read from fsys when saved by hash) and every hunk's
-// placement against its baseline. [Commit] of the restored proposal checks the baselines
-// against the disk once more, as always (X2, X7).
-func RestoreProposal(ctx context.Context, fsys afero.Fs, data []byte, opts *Options) (*Proposal, error) {
-	var sp savedProposal
-	if err := json.Unmarshal(data, &sp); err != nil {
-		return nil, &StateError{Msg: "not a saved proposal", Err: err}
-	}
-	return restoreProposal(ctx, fsys, &sp, opts)
-}
-
+// restoreProposal rebuilds a saved proposal over fsys and opts. Every path is fenced
+// again (a path whose class changed since is refused), every baseline is checked against
+// its hash (re-read from fsys when saved by hash) and every hunk's placement against its
+// baseline. Commit of the restored proposal checks the baselines against the disk once
+// more, as always (X2, X7).
 func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts *Options) (*Proposal, error) {
 	if sp.Version != savedVersion {
 		return nil, &StateError{Msg: fmt.Sprintf("saved proposal version %d is not supported (want %d)", sp.Version, savedVersion)}

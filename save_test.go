@@ -153,14 +153,15 @@ func TestRestoreRefusesBadState(t *testing.T) {
 	}
 }
 
-// R12: a proposal alone round-trips too, and a review that is not open cannot be saved.
-func TestSaveProposal(t *testing.T) {
+// R12: a restored review commits what was staged, and a review that is not open cannot
+// be saved.
+func TestSaveCommitLater(t *testing.T) {
 	f := staged(t)
-	data, err := f.pr.Save(SaveOptions{})
+	data, err := f.s.Save(SaveOptions{})
 	f.must(err)
-	pr, err := RestoreProposal(context.Background(), f.fsys, data, &Options{Workspace: workspace})
+	s, err := RestoreSession(context.Background(), f.fsys, data, &Options{Workspace: workspace})
 	f.must(err)
-	res, err := Commit(context.Background(), pr)
+	res, err := s.Submit(context.Background())
 	if err != nil || res.Revised != 2 {
 		t.Errorf("commit of a restored proposal: %v\n%s", err, res.Text())
 	}
@@ -182,15 +183,15 @@ func TestRestoreKeepsAddEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := pr.Save(SaveOptions{})
+	data, err := NewSession(pr).Save(SaveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored, err := RestoreProposal(context.Background(), fsys, data, opts)
+	restored, err := RestoreSession(context.Background(), fsys, data, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Commit(context.Background(), restored); err != nil {
+	if _, err := restored.Submit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := afero.ReadFile(fsys, "/n.txt"); string(got) != "caf\xe9\n" {

@@ -132,8 +132,8 @@ func (p *Page) openEditor(v *view, t applypatch.Target) {
 		return
 	}
 	defer rev.Cancel()
-	v.Edit = &editView{Target: rev.Target(), Path: rev.Path(), Line: rev.Line(), Baseline: rev.Baseline(),
-		Text: rev.Proposed(), Proposed: digest(rev.Proposed())}
+	v.Edit = &editView{Target: rev.Target, Path: rev.Path, Line: rev.Line, Baseline: rev.Baseline,
+		Text: rev.Proposed, Proposed: digest(rev.Proposed)}
 }
 
 // revise adopts an edited result (R8).
@@ -150,8 +150,8 @@ func (p *Page) revise(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rev.Cancel()
-	if digest(rev.Proposed()) != r.PostFormValue("proposed") {
-		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionStale, Target: rev.Target(),
+	if digest(rev.Proposed) != r.PostFormValue("proposed") {
+		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionStale, Target: rev.Target,
 			Detail: "this file's selection changed while the revision was open, revision discarded"})
 		return
 	}
@@ -160,8 +160,8 @@ func (p *Page) revise(w http.ResponseWriter, r *http.Request) {
 		p.back(w, t)
 		return
 	}
-	v := &view{Edit: &editView{Target: rev.Target(), Path: rev.Path(), Line: rev.Line(), Baseline: rev.Baseline(),
-		Text: text, Proposed: digest(rev.Proposed())}}
+	v := &view{Edit: &editView{Target: rev.Target, Path: rev.Path, Line: rev.Line, Baseline: rev.Baseline,
+		Text: text, Proposed: digest(rev.Proposed)}}
 	var re *applypatch.ReviewError
 	if errors.As(err, &re) && re.Reason == applypatch.ReviewNeedsConfirm {
 		v.Edit.Confirm = re.Prompt
