@@ -206,7 +206,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 	}
 	err := &MatchError{Reason: MatchAnchorNotFound}
 	if parent.anchored() {
-		err.Candidates = oneBased(parent.lines())
+		err.Lines = oneBased(parent.lines())
 	}
 	return scope{}, err
 }
@@ -252,12 +252,12 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 	}
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
 		listed := owners[:min(len(owners), listedCandidates)]
-		err := &MatchError{Reason: MatchAnchorAmbiguous, Candidates: oneBased(listed), More: len(sc.at) - len(listed), Pass: p}
+		err := &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(listed), More: len(sc.at) - len(listed), pass: p}
 		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
-	err := &MatchError{Reason: MatchAmbiguous, Pass: p}
-	err.Candidates, err.More, err.moreCapped = firstFew(cands, more, capped)
+	err := &MatchError{Reason: MatchAmbiguous, pass: p}
+	err.Lines, err.More, err.moreCapped = firstFew(cands, more, capped)
 	return -1, err
 }
 
@@ -280,7 +280,7 @@ func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
 func (sc scope) ambiguous(p matchPass) *MatchError {
 	lines := sc.lines()
 	n := min(len(lines), listedCandidates)
-	return &MatchError{Reason: MatchAnchorAmbiguous, Candidates: oneBased(lines[:n]), More: len(lines) - n, Pass: p}
+	return &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(lines[:n]), More: len(lines) - n, pass: p}
 }
 
 // chainLabel names a chain of anchors in a review row: "class Foo › def bar", each

@@ -232,7 +232,7 @@ func overlapping(regs []region) *MatchError {
 				a, b = b, a
 			}
 			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: MatchOverlap,
-				Candidates: []int{a.h.num, a.start + 1, a.end}}
+				Other: a.h.num, Start: a.start + 1, End: max(a.end, a.start+1)}
 		}
 	}
 	return nil

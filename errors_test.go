@@ -95,7 +95,7 @@ func TestErrorTypes(t *testing.T) {
 		}},
 		{"match ambiguous", applyErr(t, files, upd("@@\n-one\n+1\n")), &applypatch.MatchError{}, func(t *testing.T, err error) {
 			var me *applypatch.MatchError
-			if !errors.As(err, &me) || me.Reason != applypatch.MatchAmbiguous || fmt.Sprint(me.Candidates) != "[1 3]" {
+			if !errors.As(err, &me) || me.Reason != applypatch.MatchAmbiguous || fmt.Sprint(me.Lines) != "[1 3]" {
 				t.Errorf("MatchError = %+v", me)
 			}
 		}},

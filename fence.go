@@ -9,53 +9,25 @@ import (
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
-// on it is followed (F2).
-type Class int
+// on it is followed. The zero Class, "", is no path (a FenceError for a path that could
+// not be resolved).
+type Class string
 
 const (
-	// InWorkspace: inside the workspace root.
-	ClassWorkspace Class = iota + 1
-	// Outside: outside the root, by "..", by an absolute path, or through a symbolic link
+	// ClassWorkspace: inside the workspace root.
+	ClassWorkspace Class = "workspace"
+	// ClassOutside: outside the root, by "..", by an absolute path, or through a symbolic link
 	// that leaves it.
-	ClassOutside
-	// Protected: matching Options.Protected (default ".git" anywhere on the path, the
+	ClassOutside Class = "outside"
+	// ClassProtected: matching Options.Protected (default ".git" anywhere on the path, the
 	// workspace's own directories included), so it needs authority: a write to
 	// .git/hooks is code execution. A protected path may also lie outside the root
 	// ([ClassifiedPath.Outside]).
-	ClassProtected
-	// Forbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
+	ClassProtected Class = "protected"
+	// ClassForbidden: a credential location (Options.Forbidden and DefaultForbidden),
 	// named directly or reached through a link; refused in every mode.
-	ClassForbidden
+	ClassForbidden Class = "forbidden"
 )
-
-var classNames = map[Class]string{ClassWorkspace: "workspace", ClassOutside: "outside", ClassProtected: "protected", ClassForbidden: "forbidden"}
-
-// String returns "workspace", "outside", "protected" or "forbidden".
-func (c Class) String() string { return classNames[c] }
-
-// MarshalText encodes the class by its name, for JSON render data; the zero Class (no
-// path) is empty.
-func (c Class) MarshalText() ([]byte, error) {
-	if _, ok := classNames[c]; !ok && c != 0 {
-		return nil, fmt.Errorf("applypatch: no class %d", int(c))
-	}
-	return []byte(classNames[c]), nil
-}
-
-// UnmarshalText decodes a class name, or the empty text as the zero Class.
-func (c *Class) UnmarshalText(b []byte) error {
-	for k, v := range classNames {
-		if v == string(b) {
-			*c = k
-			return nil
-		}
-	}
-	if len(b) == 0 {
-		*c = 0
-		return nil
-	}
-	return fmt.Errorf("applypatch: unknown class %q", b)
-}
 
 // DefaultProtected returns (a copy of) the path patterns that need authority when
 // Options.Protected is nil: ".git" anywhere, since a write to .git/hooks is code

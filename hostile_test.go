@@ -80,8 +80,8 @@ func TestAmbiguityErrorBounded(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("error %v, want a *MatchError", err)
 	}
-	if len(me.Candidates) != listedCandidates || !slices.Equal(me.Candidates, []int{1, 2, 3, 4, 5}) {
-		t.Errorf("Candidates = %v, want the first five lines", me.Candidates)
+	if len(me.Lines) != listedCandidates || !slices.Equal(me.Lines, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("Candidates = %v, want the first five lines", me.Lines)
 	}
 	text := err.Error()
 	if len(text) >= 64<<10 {

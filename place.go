@@ -126,7 +126,7 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placeme
 	}
 	if above != nil {
 		listed, total, capped := above.list(0, n, listedCandidates)
-		return placement{}, &MatchError{Reason: MatchAboveAnchor, Candidates: oneBased(listed), More: total - len(listed),
+		return placement{}, &MatchError{Reason: MatchAboveAnchor, Lines: oneBased(listed), More: total - len(listed),
 			moreCapped: capped, AnchorLine: sc.first() + 1}
 	}
 	return placement{}, &MatchError{Reason: MatchNotFound}
@@ -159,7 +159,7 @@ func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
 		at = sc.first() + 1
 	case h.Hint > 0:
 		if h.Hint > n+1 {
-			return placement{}, &MatchError{Reason: MatchHintPastEnd, Hint: h.Hint, Candidates: []int{n}}
+			return placement{}, &MatchError{Reason: MatchHintPastEnd, Hint: h.Hint, FileLines: n}
 		}
 		at = h.Hint - 1
 	}
@@ -196,21 +196,20 @@ const (
 	MatchAboveAnchor
 )
 
-// A MatchError reports a hunk that cannot be placed (M9). Path is the path as authored,
-// Hunk the changing-hunk number (from 1, as review rows count; 0 for a context-only
-// locator), PayloadLine where the hunk starts in the payload. Candidates are 1-based file
-// lines of an ambiguity (or where the lines of an AboveAnchor hunk occur); AnchorLine the
-// 1-based line its anchor named, when that was found; Hint the hunk's "@@ N" line hint,
-// if any; Near the closest region for a hunk that was not found. An error lists a few
-// candidates, the first in file order, and More counts the rest, so its text stays short
-// however many lines a hostile file repeats.
+// A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
+// the changing-hunk number (from 1, as review rows count; 0 for a context-only locator),
+// PayloadLine where the hunk starts in the payload, Reason why it cannot be placed, and
+// the other fields the facts of that reason. An error lists a few candidate lines, the
+// first in file order, and More counts the rest, so its text stays short however many
+// lines a hostile file repeats.
 //
 // For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
-// any; an AnchorNotFound error with Outer set has the lines Outer names as Candidates. An
+// any. AnchorLine is the 1-based line the anchor named, when that was found. An
 // AnchorAmbiguous error that the hunk's lines could not settle has the first few places
 // they occur as HunkLines.
 //
-// Test for it with errors.As, or errors.Is(err, &MatchError{}).
+// errors.Is(err, &MatchError{}) holds for every MatchError, and
+// errors.Is(err, &MatchError{Reason: MatchAmbiguous}) for one with that reason.
 type MatchError struct {
 	Path        string
 	Hunk        int
@@ -219,7 +218,7 @@ type MatchError struct {
 	Anchor      string
 	Outer       string
 	Hint        int
-	Candidates  []int
+	Lines       []int
 	// More is how many candidates there are beyond those in Candidates; at least that
 	// many when counting stopped at its budget (the text then says "more than").
 	More       int
@@ -228,8 +227,15 @@ type MatchError struct {
 	// Revision is set on an Overlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
-	Pass     matchPass
-	Near     *NearMiss
+	// Other, Start and End are, for an Overlap, the number of the other hunk and the
+	// 1-based first and last file lines this hunk changes.
+	Other, Start, End int
+	// FileLines is, for a HintPastEnd, the number of lines of the file.
+	FileLines int
+	// Near is, for a NotFound, the region of the file most like the hunk.
+	Near *NearMiss
+
+	pass matchPass // the pass at which an ambiguity was found
 
 	moreCapped bool // counting stopped at countBudget: More is a lower bound
 	hunkMore   int  // how many places beyond HunkLines the hunk's lines occur
@@ -248,10 +254,10 @@ type NearMiss struct {
 	Diff             string
 }
 
-// Is reports whether target is a *MatchError.
+// Is reports whether target is a *MatchError with the same Reason, or with no Reason.
 func (e *MatchError) Is(target error) bool {
-	_, ok := target.(*MatchError)
-	return ok
+	t, ok := target.(*MatchError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
 func (e *MatchError) Error() string {
@@ -299,7 +305,7 @@ func (e *MatchError) reason() string {
 		if e.Outer != "" {
 			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
 				"name a line that exists inside '%s', or drop the anchor.",
-				e.Outer, pluralWord(len(e.Candidates), "line", "lines"), joinInts(e.Candidates), e.Anchor, e.Outer)
+				e.Outer, pluralWord(len(e.Lines), "line", "lines"), joinInts(e.Lines), e.Anchor, e.Outer)
 		}
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
 	case MatchAnchorAmbiguous:
@@ -315,18 +321,18 @@ func (e *MatchError) reason() string {
 	case MatchAboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
-			pluralWord(len(e.Candidates)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+			pluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case MatchHintPastEnd:
-		n := e.Candidates[0]
+		n := e.FileLines
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
 			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
 	case MatchOverlap:
 		if e.Revision {
 			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
-				"lines %d to %d again); deselect it, or revise the file again.", e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
+				"lines %d to %d again); deselect it, or revise the file again.", e.Start, e.End)
 		}
 		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
-			"merge the two hunks into one, or give each its own lines.", e.Candidates[0], e.Candidates[1], max(e.Candidates[2], e.Candidates[1]))
+			"merge the two hunks into one, or give each its own lines.", e.Other, e.Start, e.End)
 	}
 	return "the hunk cannot be placed"
 }
@@ -334,13 +340,13 @@ func (e *MatchError) reason() string {
 // places is how many candidates there are in all, with thousands grouped.
 func (e *MatchError) places() string {
 	if e.moreCapped {
-		return "more than " + groupThousands(len(e.Candidates)+e.More)
+		return "more than " + groupThousands(len(e.Lines)+e.More)
 	}
-	return groupThousands(len(e.Candidates) + e.More)
+	return groupThousands(len(e.Lines) + e.More)
 }
 
 // lines lists the candidates, then how many more there are.
-func (e *MatchError) lines() string { return withMore(e.Candidates, e.More, e.moreCapped) }
+func (e *MatchError) lines() string { return withMore(e.Lines, e.More, e.moreCapped) }
 
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }

@@ -165,7 +165,7 @@ func placeAll(t *text, hunks []Hunk) []landing {
 	for i := range hunks {
 		got, err := pl.place(&hunks[i])
 		if err != nil {
-			out = append(out, landing{err: err.Reason, cands: err.Candidates})
+			out = append(out, landing{err: err.Reason, cands: lineFacts(err)})
 			continue
 		}
 		out = append(out, landing{line: got.line(), n: got.Len, pass: got.Pass, trimmed: got.Trimmed})
@@ -249,4 +249,16 @@ func TestPlaceCasesComplete(t *testing.T) {
 			t.Errorf("%s: every hunk lands = %v, but after is %q", tc.name, lands, tc.after)
 		}
 	}
+}
+
+// lineFacts returns an error's file lines the way the test tables list them: the
+// candidates, [FileLines] for a hint past the end, [Other Start End] for an overlap.
+func lineFacts(e *MatchError) []int {
+	switch e.Reason {
+	case MatchHintPastEnd:
+		return []int{e.FileLines}
+	case MatchOverlap:
+		return []int{e.Other, e.Start, e.End}
+	}
+	return e.Lines
 }

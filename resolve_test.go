@@ -282,7 +282,7 @@ func landedOrFailed(t *testing.T, pe *PatchError, cuts []cut, want []expectation
 		k := me.Hunk - 1
 		failed[k] = true
 		got[k] = expectation{err: me.Reason, more: me.More}
-		for _, c := range me.Candidates {
+		for _, c := range lineFacts(me) {
 			got[k].cands = append(got[k].cands, c-1)
 		}
 	}

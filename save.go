@@ -299,12 +299,12 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	f, err := pr.fencer()
 	if err != nil {
-		return "", 0, err
+		return "", "", err
 	}
 	cp, err := f.classify(path, 0)
 	switch {
 	case err != nil:
-		return "", 0, err
+		return "", "", err
 	case cp.Class == ClassForbidden:
 		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: FenceForbidden}
 	case cp.Class != saved:

@@ -128,8 +128,8 @@ func TestAnchorAmbiguityBounded(t *testing.T) {
 			if err == nil || err.Reason != MatchAnchorAmbiguous {
 				t.Fatalf("error %v, want AnchorAmbiguous", err)
 			}
-			if len(err.Candidates) != listedCandidates || len(err.HunkLines) != listedCandidates {
-				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Candidates, err.HunkLines, listedCandidates)
+			if len(err.Lines) != listedCandidates || len(err.HunkLines) != listedCandidates {
+				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Lines, err.HunkLines, listedCandidates)
 			}
 			for _, want := range []string{tc.lines, tc.places} {
 				if !strings.Contains(err.Error(), want) {

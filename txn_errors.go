@@ -6,22 +6,22 @@ import (
 	"fmt"
 )
 
-// A RolledBackError is a commit that failed and left the tree as it was: nothing was
+// A rolledBackError is a commit that failed and left the tree as it was: nothing was
 // applied. When Wrote is set it had started writing, and its rollback restored every
 // path it had written. Err is the failure; errors.Is and errors.As see through to it.
-type RolledBackError struct {
+type rolledBackError struct {
 	Err   error
 	Wrote bool
 }
 
-func (e *RolledBackError) Error() string {
+func (e *rolledBackError) Error() string {
 	if !e.Wrote {
 		return e.Err.Error() + "; nothing was applied"
 	}
 	return e.Err.Error() + "; nothing was applied: every path the commit had written was restored"
 }
 
-func (e *RolledBackError) Unwrap() error { return e.Err }
+func (e *rolledBackError) Unwrap() error { return e.Err }
 
 // rolledBack marks the outcome of a rollback: an *IncompleteRollbackError stays as it is,
 // any other error was fully rolled back.
@@ -30,7 +30,7 @@ func rolledBack(err error) error {
 	if errors.As(err, &inc) {
 		return err
 	}
-	return &RolledBackError{Err: err, Wrote: true}
+	return &rolledBackError{Err: err, Wrote: true}
 }
 
 // A LockError is a commit or recovery that could not take the workspace's lock, or gave
@@ -60,5 +60,5 @@ func unwritten(err error) error {
 	if errors.As(err, &conflict) || errors.As(err, &ownership) {
 		return err
 	}
-	return &RolledBackError{Err: err}
+	return &rolledBackError{Err: err}
 }
