@@ -46,8 +46,10 @@ type Result struct {
 	// Reminder is a one-shot message for the host to put before the model's next turn when
 	// a person revised the patch (R9); empty otherwise.
 	Reminder string `json:"reminder,omitempty"`
-
-	items []string
+	// Items are the lines of Text after its first: one item a line, in payload order
+	// (applied, rejected and fuzzy changes, feedback). A Result decoded from its JSON
+	// renders the same Text.
+	Items []string `json:"items"`
 }
 
 // A FileResult is one operation of a result with its written diff.
@@ -57,9 +59,9 @@ type FileResult struct {
 	MovePath string `json:"move-path,omitempty"`
 	// Kind is "add", "update", "delete" or "move".
 	Kind string `json:"kind"`
-	// Added and Deleted count the '+' and '-' lines of Diff.
+	// Added and Removed count the '+' and '-' lines of Diff.
 	Added   int `json:"added"`
-	Deleted int `json:"deleted"`
+	Removed int `json:"removed"`
 	// Diff is what was written: '+'/'-'/' ' lines, "@@ ANCHOR" heading each hunk.
 	Diff string `json:"diff"`
 	// Fuzzy is set when a hunk matched by a fuzzy pass; Revised when a person rewrote it.
@@ -85,7 +87,7 @@ func (r *Result) Text() string {
 	if r.Status == StatusError {
 		return "Error: " + r.Message
 	}
-	return strings.Join(append([]string{r.header()}, r.items...), "\n")
+	return strings.Join(append([]string{r.header()}, r.Items...), "\n")
 }
 
 func (r *Result) header() string {
@@ -201,7 +203,7 @@ func fileHeading(f FileResult) string {
 	if f.MovePath != "" {
 		name += " → " + showPath(f.MovePath)
 	}
-	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
+	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Removed)
 }
 
 var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "move": "R"}
@@ -209,7 +211,7 @@ var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "
 func (r *Result) lineCounts() (added, deleted int) {
 	for _, f := range r.Files {
 		added += f.Added
-		deleted += f.Deleted
+		deleted += f.Removed
 	}
 	return added, deleted
 }
@@ -264,9 +266,9 @@ func (r *Result) verb() string {
 }
 
 // item adds a line to the text; note adds it to the notes too.
-func (r *Result) item(s string) { r.items = append(r.items, s) }
+func (r *Result) item(s string) { r.Items = append(r.Items, s) }
 func (r *Result) note(s string) {
-	r.items = append(r.items, s)
+	r.Items = append(r.Items, s)
 	r.Notes = append(r.Notes, s)
 }
 
@@ -409,7 +411,7 @@ func (c *change) fileResult(pr *Proposal) FileResult {
 		case '+':
 			f.Added++
 		case '-':
-			f.Deleted++
+			f.Removed++
 		}
 	}
 	f.Diff = strings.Join(lines, "\n")

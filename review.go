@@ -97,7 +97,8 @@ func (t Target) String() string {
 // reason [NeedsConfirm] whose Prompt a front end can ask before repeating the request.
 type Confirm func(prompt string) bool
 
-// Yes is a [Confirm] that answers yes to everything.
+// DiscardFeedback is a [Confirm] that says yes: a request that selects something carrying
+// feedback drops the feedback. A front end that asks the person passes its own Confirm.
 func DiscardFeedback(string) bool { return true }
 
 // A Session is the live review of one proposal (R1–R12): the model a front end renders
