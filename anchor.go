@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// A scope is where a hunk's anchors leave it (M6, P8): the lines its last anchor names,
+// A scope is where a hunk's anchors leave it: the lines its last anchor names,
 // each with its block and section. A hunk without anchors has the empty scope, which
 // holds the whole file.
 type scope struct {
@@ -151,7 +151,7 @@ func (sc scope) owners(cands []int, t tier) []int {
 	return out
 }
 
-// anchors follows the hunk's chain of anchors (P8, M6): each is looked for below the one
+// anchors follows the hunk's chain of anchors: each is looked for below the one
 // before it, inside its block where it has one, then its section.
 func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 	var sc scope
@@ -171,8 +171,8 @@ func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 }
 
 // anchorIn finds the lines anchor a names within the scope of the anchor above it: a
-// whole line or a line's prefix, at the first pass of the ladder that names any (M1).
-// Those at or after the order cursor win (M3), then those that are the anchor itself
+// whole line or a line's prefix, at the first pass of the ladder that names any.
+// Those at or after the order cursor win, then those that are the anchor itself
 // over those that only start with it. Several lines may remain: the hunk decides.
 func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 	for _, p := range passes {
@@ -223,8 +223,8 @@ func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 }
 
 // choose settles the starts of one pass of the ladder against the scope and the
-// tie-breaks, in order: below the anchor, inside one of its blocks or sections (M6), at
-// or after the cursor (M3), nearest the line hint (M7). No step empties the set or
+// tie-breaks, in order: below the anchor, inside one of its blocks or sections, at
+// or after the cursor, nearest the line hint. No step empties the set or
 // overrides a unique start. It returns the one start, or the error that refuses them.
 func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *MatchError) {
 	lo, hi := sc.first()+1, pl.t.count()
@@ -294,7 +294,7 @@ func chainLabel(chain []string) string {
 }
 
 // behindCursor retries a hunk whose lines lie only above the lines its anchor names at or
-// after the order cursor: the cursor narrows an anchor's lines (M3) only as long as the
+// after the order cursor: the cursor narrows an anchor's lines only as long as the
 // hunk keeps a place below them, so a line above the cursor whose block holds the hunk
 // (a class opened before the previous hunk) is not lost.
 func (pl *placer) behindCursor(h *Hunk, old []string, got placement, err *MatchError, sc scope) (placement, *MatchError, scope) {

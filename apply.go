@@ -42,7 +42,7 @@ func (c *change) derive() ([]byte, error) {
 // validate reports what derive would refuse, building the result only where finding it
 // needs the result: an overlap of the selected hunks needs only their regions, a
 // character the file's encoding cannot hold needs the encoded bytes. Resolve validates,
-// and the result is built once, when a commit or a caller asks for it (PERF3).
+// and the result is built once, when a commit or a caller asks for it.
 func (c *change) validate() error {
 	if c.codec != nil && c.codec.enc != nil {
 		_, err := c.derive()
@@ -80,7 +80,7 @@ func hunkSet(sel []placedHunk) []*hunkChange {
 	return out
 }
 
-// addContent joins an Add's lines, each ending in a newline (T4): no lines make an empty
+// addContent joins an Add's lines, each ending in a newline: no lines make an empty
 // file, and a last empty line is a blank line.
 func addContent(lines []string) []byte {
 	var b bytes.Buffer
@@ -93,7 +93,7 @@ func addContent(lines []string) []byte {
 }
 
 // applies reports whether a hunk is applied with the current selection: a selected hunk
-// of an Update, or any hunk of a selected Move, which is indivisible (R4).
+// of an Update, or any hunk of a selected Move, which is indivisible.
 func (c *change) applies(h *hunkChange) bool {
 	if c.Op.isMove() {
 		return c.Selected
@@ -109,7 +109,7 @@ type placedHunk struct {
 
 // selectedHunks returns the selected changing hunks in baseline order. Among hunks that
 // start on one line, '+'-only hunks (inserted before that line) come first, then payload
-// order. A Move is indivisible: all its hunks go with it (R4).
+// order. A Move is indivisible: all its hunks go with it.
 func (c *change) selectedHunks() []placedHunk {
 	var out []placedHunk
 	num := 0
@@ -132,8 +132,8 @@ func (c *change) selectedHunks() []placedHunk {
 }
 
 // applyHunks builds the new text. Kept lines, context included, are copied from the file
-// with their own terminators (M5, T2); inserted lines take the file's style; every line
-// ends with a terminator (T4). A hunk's context only placed it: what it changes is its
+// with their own terminators; inserted lines take the file's style; every line
+// ends with a terminator. A hunk's context only placed it: what it changes is its
 // region, from its first '-' or '+' line to its last. Regions may touch and context may
 // be shared, but two hunks may not change the same lines, nor insert inside each other.
 func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
@@ -186,7 +186,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 
 // unmerged is the terminator of a line written after one that ended in last: its own,
 // except that an empty line ending in LF after a lone CR would read back as one CRLF,
-// losing the empty line (T2), so it ends in a lone CR too.
+// losing the empty line, so it ends in a lone CR too.
 func unmerged(last eol, line string, e eol) eol {
 	if last == eolCR && line == "" && e == eolLF {
 		return eolCR
@@ -223,7 +223,7 @@ func regionsOf(hunks []placedHunk) []region {
 }
 
 // overlapping reports two regions that change the same lines, or an insertion inside
-// another hunk's change (M2: no guess at what the model meant).
+// another hunk's change (no guess at what the model meant).
 func overlapping(regs []region) *MatchError {
 	for i := 1; i < len(regs); i++ {
 		a, b := regs[i-1], regs[i]

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-// Mode is the approval mode of a call (F4). Every mode runs the same fence, validation
+// Mode is the approval mode of a call. Every mode runs the same fence, validation
 // and transaction; modes differ only in whether a person reviews workspace changes.
 // Outside and protected paths need authority in every mode, and forbidden paths are
 // refused in every mode:
@@ -42,13 +42,13 @@ var modeNames = map[Mode]string{ModeEdits: "edits", ModeAsk: "ask", ModeFullAuto
 // String returns "ask", "edits" or "full-auto".
 func (m Mode) String() string { return modeNames[m] }
 
-// An Authorizer decides outside and protected paths that no allow rule covers (F4). It is
+// An Authorizer decides outside and protected paths that no allow rule covers. It is
 // asked once per call, with all such paths, before any baseline is read. It sees the paths
 // as authored; [ClassifiedPath.Name] gives the resolved name for the host's own use.
 type Authorizer interface {
 	// Authorize returns nil to allow every path in paths, or an error saying why not. The
 	// error is reported to the model with each of the paths, so it should name no host path
-	// and no single one of them (F5).
+	// and no single one of them.
 	Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error
 }
 
@@ -62,7 +62,7 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, mode Mode, paths []Classi
 
 // fence builds the proposal's changes with their resolved names and classes, refuses
 // forbidden, unresolvable and aliased paths, and asks for authority over outside and
-// protected ones (F1–F4).
+// protected ones.
 func (pr *Proposal) fence(ctx context.Context) error {
 	f, err := pr.fencer()
 	if err != nil {
@@ -127,8 +127,8 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	return &PatchError{Errs: errs}
 }
 
-// NeedsReview reports whether the call must be reviewed by a person before [Commit]
-// (F4): only in [Ask] mode, when a path lies in the workspace, and not when the host's
+// NeedsReview reports whether the call must be reviewed by a person before [Commit]:
+// only in [ModeAsk] mode, when a path lies in the workspace, and not when the host's
 // allow rules (Options.Allow) cover every path of the payload.
 func (pr *Proposal) NeedsReview() bool {
 	if pr.opts.Mode != ModeAsk {
@@ -172,7 +172,7 @@ func (pr *Proposal) files() afero.Fs {
 }
 
 // recheck resolves the paths of steps again, just before they are written, with the
-// resolver that classified them (F1). A path that now lands elsewhere (a link created,
+// resolver that classified them. A path that now lands elsewhere (a link created,
 // removed or swapped since) or cannot be resolved is a conflict: nothing of the plan is
 // written, and the error matches both [*ConflictError] and [*FenceError].
 func (pr *Proposal) recheck(steps []*step) error {

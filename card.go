@@ -10,13 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// Default byte budgets of a card's diff and notice (C2), in bytes of UTF-8.
+// Default byte budgets of a card's diff and notice, in bytes of UTF-8.
 const (
 	defaultCardDiffBytes   = 50_000
 	defaultCardNoticeBytes = 4_000
 )
 
-// Card texts (C1–C3). Conflict details stay in the native review: they may name private
+// Card texts. Conflict details stay in the native review: they may name private
 // host paths.
 const (
 	cardNative        = "Selection and editing happen in the native review; this card shows the selected changes."
@@ -46,26 +46,26 @@ type CardOptions struct {
 	DiffMarker, NoticeMarker string
 }
 
-// A Card is the review as a second, remote surface shows it (C1): a web page, a chat
+// A Card is the review as a second, remote surface shows it: a web page, a chat
 // guest, a phone. It is plain data, computed from the session on every call.
 type Card struct {
 	// Diff is the selected change as a payload: adopted revisions included, locators and
 	// deselected hunks left out, paths as authored. Empty when nothing is selected.
 	Diff string `json:"diff"`
-	// Action is the label of the card's one action, the same as the native primary action
-	// (R6); empty while the patch is applied and after the review settled.
+	// Action is the label of the card's one action, the same as the native primary action;
+	// empty while the patch is applied and after the review settled.
 	Action string `json:"action,omitempty"`
 	// Notice says that selection and editing happen in the native review, then warnings,
 	// then staged feedback and rejection notes.
 	Notice string `json:"notice"`
 	// Feedback reports whether the card takes feedback now (see [Session.CardFeedback]).
 	Feedback bool `json:"feedback"`
-	// Hash identifies the content: republish the card only when it changes (C4). Folding
+	// Hash identifies the content: republish the card only when it changes. Folding
 	// never changes it.
 	Hash string `json:"hash"`
 }
 
-// Card returns the review's collaboration card (C1–C4).
+// Card returns the review's collaboration card.
 func (s *Session) Card(opts CardOptions) Card {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,7 +95,7 @@ func budget(n, def int) int {
 	return n
 }
 
-// cardNotice builds the notice (C1, C3). s.mu is held.
+// cardNotice builds the notice. s.mu is held.
 func (s *Session) cardNotice(opts CardOptions) string {
 	lines := []string{cardNative}
 	if s.tally().Selected == 0 && s.pr.comments() == 0 {
@@ -116,7 +116,7 @@ func (s *Session) cardNotice(opts CardOptions) string {
 	return strings.Join(append(lines, s.pr.reviewNotes()...), "\n")
 }
 
-// reviewNotes are the staged feedback and rejection lines, in the result's grammar (S2).
+// reviewNotes are the staged feedback and rejection lines, in the result's grammar.
 func (pr *Proposal) reviewNotes() []string {
 	var out []string
 	if pr.feedback != "" {
@@ -162,7 +162,7 @@ func (pr *Proposal) selectedPatch() *Patch {
 	return p
 }
 
-// cutBytes keeps s within budget bytes of UTF-8 (C2): a longer s is cut at a character
+// cutBytes keeps s within budget bytes of UTF-8: a longer s is cut at a character
 // boundary and ends with a line holding marker, counted inside the budget.
 func cutBytes(s string, budget int, marker string) string {
 	if len(s) <= budget {
@@ -183,7 +183,7 @@ func cutBytes(s string, budget int, marker string) string {
 	return s[:keep] + tail
 }
 
-// CardFeedback takes feedback sent from the card (C5): a whole-patch revision request.
+// CardFeedback takes feedback sent from the card: a whole-patch revision request.
 // It stages text as whole-patch feedback, deselects every change (feedback already staged
 // on hunks and files stays) and submits, so the model gets "Patch revision requested".
 // Blank text is refused. Like every request it is refused once the review is submitting

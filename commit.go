@@ -13,17 +13,17 @@ import (
 // ErrRejected is the error of a review that selected nothing and staged no feedback.
 var ErrRejected = errors.New("Patch rejected")
 
-// Commit writes the proposal's selected changes as one transaction, in payload order
-// (X3): each path is checked against its baseline and any snapshot the host expects for
-// the whole batch before the first write and again just before its own (X2), replaced
-// atomically (X4), and on any failure every written path is restored (X5). It returns
+// Commit writes the proposal's selected changes as one transaction, in payload order:
+// each path is checked against its baseline and any snapshot the host expects for
+// the whole batch before the first write and again just before its own, replaced
+// atomically, and on any failure every written path is restored. It returns
 // the result for the model either way.
 //
-// A [*ConflictError] (a stale path), an [*OwnerError] (a path the host no longer owns,
-// X8) or an [*UnsavedBufferError] (X9) found before the first write writes nothing and
-// leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
+// A [*ConflictError] (a stale path), an [*ConflictError] (a path the host no longer owns,
+// X8) or an [*ConflictError] found before the first write writes nothing and
+// leaves the proposal usable: deselect the path, or fix it, and commit again. A
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
-// by someone else, makes the error an [*IncompleteRollbackError] (X6); any other error
+// by someone else, makes the error an [*IncompleteRollbackError]; any other error
 // after the first write means every written path was restored. A path whose owner
 // this process could not keep is refused with an [*OwnershipError] before any write.
 //
@@ -110,7 +110,7 @@ func (pr *Proposal) plan() ([]*step, error) {
 }
 
 // steps plans one change: nothing when it is deselected, or when an Update leaves the
-// bytes as they are (T4).
+// bytes as they are.
 func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	if !c.hasSelection() {
 		return nil, nil
@@ -148,7 +148,7 @@ func (c *change) hasSelection() bool {
 	return false
 }
 
-// checkBuffers refuses to write a path whose open editor buffer has unsaved edits (X9):
+// checkBuffers refuses to write a path whose open editor buffer has unsaved edits:
 // the commit would otherwise overwrite them, or they the commit.
 func (pr *Proposal) checkBuffers(plan []*step) error {
 	if pr.opts.Buffers == nil {
@@ -167,7 +167,7 @@ func (pr *Proposal) checkBuffers(plan []*step) error {
 }
 
 // refreshBuffers reloads the open, unmodified buffers of the paths the commit wrote or
-// removed and the host still owns (X8, X9). A buffer that gained unsaved edits while
+// removed and the host still owns. A buffer that gained unsaved edits while
 // the commit ran is kept as it is, and it and any failed refresh are noted in the
 // result; the files are written either way.
 func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
@@ -244,7 +244,7 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 }
 
 // ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size
-// against Options.Limits (T5): the entry for a host that reviews a payload before it
+// against Options.Limits: the entry for a host that reviews a payload before it
 // commits it, as [Apply] is for one that does not. Nothing is written.
 func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
 	if opts == nil {

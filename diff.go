@@ -12,7 +12,7 @@ import (
 // myersLimit); past that, a split takes the furthest point the forward search reached, as GNU
 // diff does when a comparison is too expensive, so a file revised to its reversed lines
 // costs O((N+M)·limit) rather than O((N+M)·D), and the script is still a correct one,
-// only perhaps not the shortest (PERF4). A post-pass slides each block of inserted or
+// only perhaps not the shortest. A post-pass slides each block of inserted or
 // removed lines to its most natural equivalent position (see slideChangeRuns). The only
 // randomness, the line interner's hash seed, never shows in the result: the output
 // depends only on the inputs.
@@ -30,7 +30,7 @@ const (
 
 // diffOp is one step of an edit script from diffLines.
 type diffOp struct {
-	// Kind is Context, Remove or Insert.
+	// Kind is LineContext, LineRemove or LineAdd.
 	Kind LineKind
 	// A is the 0-based index into a of a Context or Remove line; for an Insert it is the
 	// index in a before which the line goes.

@@ -32,9 +32,9 @@ const (
 	FileExists
 	// FileIsDir: an Update, Move or Delete names a directory.
 	FileIsDir
-	// FileBinary: an Update or Move names a file that looks binary (T1).
+	// FileBinary: an Update or Move names a file that looks binary.
 	FileBinary
-	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded (T3).
+	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded.
 	FileUndecodable
 	// FileUnreadable: the file could not be read.
 	FileUnreadable
@@ -54,7 +54,7 @@ var fileReasonText = map[FileReason]string{
 	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 }
 
-// A FileError reports a path whose state does not allow its operation (X3, T1, T3).
+// A FileError reports a path whose state does not allow its operation.
 type FileError struct {
 	Path   string
 	Reason FileReason
@@ -83,7 +83,7 @@ func (e *FileError) Is(target error) bool {
 	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
-// A LimitError reports a payload that asks for more than a limit allows (T5).
+// A LimitError reports a payload that asks for more than a limit allows.
 type LimitError struct {
 	Path  string
 	What  string
@@ -156,7 +156,7 @@ func (e *ConflictError) Is(target error) bool {
 }
 
 // An IncompleteRollbackError reports a commit that failed and could not restore every
-// path (X6). Cause is the original failure. Paths are every path (as authored, sorted)
+// path. Cause is the original failure. Paths are every path (as authored, sorted)
 // not at its baseline: a file this commit wrote or removed that could not be restored,
 // one someone else changed meanwhile (left as they made it), a temporary file or a
 // directory this commit created that could not be removed. Inspect them before retrying.

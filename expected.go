@@ -9,7 +9,7 @@ import (
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
-// the commit reads and writes (X2). A key may spell a path of the payload any way: its
+// the commit reads and writes. A key may spell a path of the payload any way: its
 // resolved name, the path as authored, or another path, relative to the workspace or
 // absolute, that leads to the same file through "." and ".." and symbolic links. A key
 // that names no path of the payload is an [*ExpectedPathError], so a misspelt key is
@@ -53,7 +53,7 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 
 // checkExpected checks the snapshots the host expects against the baselines Resolve
 // captured, for a dry run: the conflict a commit would meet if nothing changed
-// meanwhile (X2).
+// meanwhile.
 func (pr *Proposal) checkExpected() error {
 	expected, err := pr.expectations()
 	if err != nil || expected == nil {
@@ -77,7 +77,7 @@ func (pr *Proposal) checkExpected() error {
 	return nil
 }
 
-// show is a host-supplied path as an error may show it (F5): a relative one as given, an
+// show is a host-supplied path as an error may show it: a relative one as given, an
 // absolute one inside the workspace relative to it, and no other host path.
 func (f *fence) show(key string) string {
 	if !rooted(key) {
@@ -92,12 +92,12 @@ func (f *fence) show(key string) string {
 }
 
 // An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
-// the payload does not name (X2): a key that was meant for one of its paths but spells
+// the payload does not name: a key that was meant for one of its paths but spells
 // another would otherwise check nothing. Nothing was written.
 type ExpectedPathError struct {
 	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
 	// the host gave them. The error's text shows those inside the workspace relative to
-	// it, and no other host path (F5).
+	// it, and no other host path.
 	Keys []string
 
 	shown []string

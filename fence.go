@@ -24,7 +24,7 @@ const (
 	// .git/hooks is code execution. A protected path may also lie outside the root
 	// ([ClassifiedPath.Outside]).
 	ClassProtected Class = "protected"
-	// ClassForbidden: a credential location (Options.Forbidden and DefaultForbidden),
+	// ClassForbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
 	// named directly or reached through a link; refused in every mode.
 	ClassForbidden Class = "forbidden"
 )
@@ -43,11 +43,11 @@ func DefaultForbidden() []string {
 	return []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
 }
 
-// A ClassifiedPath is one path of a payload, resolved and classified (F3).
+// A ClassifiedPath is one path of a payload, resolved and classified.
 type ClassifiedPath struct {
 	// Path is the path as authored in the payload.
 	Path string `json:"path"`
-	// Kind is what the operation does to it; a Move destination is reported as [Add].
+	// Kind is what the operation does to it; a Move destination is reported as [OpAdd].
 	Kind OpKind `json:"kind"`
 	// Class is where it resolves.
 	Class Class `json:"class"`
@@ -56,7 +56,7 @@ type ClassifiedPath struct {
 	Allowed bool `json:"allowed,omitempty"`
 	// Link is set when resolution followed a symbolic link.
 	Link bool `json:"link,omitempty"`
-	// Outside is set when the path lands outside the workspace: always for [Outside],
+	// Outside is set when the path lands outside the workspace: always for [ClassOutside],
 	// and for a protected path such as ../.git/hooks/x, which then needs authority for
 	// both.
 	Outside bool `json:"outside,omitempty"`
@@ -65,31 +65,31 @@ type ClassifiedPath struct {
 }
 
 // Name returns the resolved name in the filesystem. It may disclose host paths the
-// payload never named, so never show it to a model (F5).
+// payload never named, so never show it to a model.
 func (p ClassifiedPath) Name() string { return p.name }
 
 // FenceReason says why the fence refused a path.
 type FenceReason int
 
 const (
-	// Refused: the path is forbidden; no mode, rule or Authorizer allows it.
+	// FenceForbidden: the path is forbidden; no mode, rule or Authorizer allows it.
 	FenceForbidden FenceReason = iota + 1
-	// Unauthorized: the path is outside or protected, and neither an allow rule nor the
+	// FenceUnauthorized: the path is outside or protected, and neither an allow rule nor the
 	// Authorizer allowed it.
 	FenceUnauthorized
-	// Unresolvable: following the path's links failed (a loop, or an unreadable directory).
+	// FenceUnresolvable: following the path's links failed (a loop, or an unreadable directory).
 	FenceUnresolvable
-	// Aliased: the path is the same file as another path of the payload, through a link
+	// FenceAliased: the path is the same file as another path of the payload, through a link
 	// or spelled another way (relative and absolute).
 	FenceAliased
-	// Redirected: at commit, the path no longer resolves where it did when it was
+	// FenceRedirected: at commit, the path no longer resolves where it did when it was
 	// classified (a link was created, removed or swapped). The error also matches
 	// [*ConflictError].
 	FenceRedirected
 )
 
-// A FenceError refuses one path of a payload (F2, F4). Its text names the path as
-// authored and nothing the payload did not name (F5).
+// A FenceError refuses one path of a payload. Its text names the path as
+// authored and nothing the payload did not name.
 type FenceError struct {
 	// Path is the path as authored.
 	Path string
@@ -97,7 +97,7 @@ type FenceError struct {
 	Class Class
 	// Reason says why it was refused.
 	Reason FenceReason
-	// Other is, for Aliased, the other path of the payload that names the same file.
+	// Other is, for FenceAliased, the other path of the payload that names the same file.
 	Other string
 	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
 	Err error
@@ -149,7 +149,7 @@ func (e *FenceError) Is(target error) bool {
 	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
-// A fence resolves payload paths against the workspace and classifies them (F1, F2).
+// A fence resolves payload paths against the workspace and classifies them.
 // The same fence resolves a path when it is classified, when it is resolved for review
 // and again just before it is written.
 type fence struct {
@@ -210,7 +210,7 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 // classOf classifies a resolved name. Forbidden and protected patterns are matched on
 // the whole absolute path, both where it lands and as it was written, so neither a link
 // into .git, nor a .git that is itself a link, nor a workspace inside .git, nor an outside
-// path into another .git escapes them (F2). It also reports whether the name lies
+// path into another .git escapes them. It also reports whether the name lies
 // outside the workspace, which a protected path may do as well.
 func (f *fence) classOf(authored, name string) (Class, bool) {
 	lexical := filepath.Clean(authored)
@@ -274,13 +274,13 @@ func within(root, name string) (string, bool) {
 
 func slashComponents(name string) []string { return components(filepath.ToSlash(name)) }
 
-// An OwnerPredicate tells whether the host still owns a path (X8): a commit asks it before
+// An OwnerPredicate tells whether the host still owns a path: a commit asks it before
 // every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.
 type OwnerPredicate interface {
 	Owns(name string) bool
 }
 
-// A BufferHook connects an editor's open buffers to a commit (X9).
+// A BufferHook connects an editor's open buffers to a commit.
 type BufferHook interface {
 	// Unsaved reports whether an open buffer of name has edits not yet saved.
 	Unsaved(name string) bool

@@ -9,7 +9,7 @@ import (
 
 // resolveEntry resolves name as an entry of its directory: its parents are followed, a
 // final symbolic link is not. It is what a Delete removes: the link itself, as rm and git
-// do, never the file it points to (F1).
+// do, never the file it points to.
 func (r *resolver) resolveEntry(dir, name string) (resolution, error) {
 	base := filepath.Base(name)
 	if base == "." || base == ".." || base == string(filepath.Separator) {

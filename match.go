@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// matchPass is the rung of the matching ladder that placed a hunk (M1, M8). Each rung
+// matchPass is the rung of the matching ladder that placed a hunk. Each rung
 // compares lines after a looser normalisation than the one before.
 type matchPass int
 
@@ -51,7 +51,7 @@ func (p matchPass) fuzzyName() string {
 	return p.String()
 }
 
-// typographicFold is the one fold table of passPunctuation (M1): each character is
+// typographicFold is the one fold table of passPunctuation: each character is
 // compared as the ASCII text it maps to. It is the union of the tables of Codex, OpenCode
 // and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly, low and prime
 // quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB), the ellipsis
@@ -118,7 +118,7 @@ func firstNonASCII(s string) int {
 
 // lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
 // costs about its own length plus its candidates, never a rescan of the file per hunk per
-// pass (M10, PERF1). An index is one pass over the file that looks each line up in a
+// pass. An index is one pass over the file that looks each line up in a
 // small table of the hunks' lines. There are two, each built on first use: the exact
 // pass's, which normalises nothing, and the loosest pass's. The ladder is monotone —
 // lines equal at a stricter pass are equal at every looser one — so the loosest pass's

@@ -7,7 +7,7 @@ import "sort"
 // reaches it. The tie-breaks (below the anchor, inside its section, at or after the
 // cursor, nearest the line hint) only narrow a range of starts, so each is answered by a
 // binary search and a walk to the first verified start, never by listing every
-// candidate: a hint among 200,000 identical lines costs a few comparisons (PERF4).
+// candidate: a hint among 200,000 identical lines costs a few comparisons.
 type matchSet struct {
 	lv    *level   // verifies starts: its lines at its pass
 	want  []string // the hunk's lines, normalised for lv's pass

@@ -5,13 +5,13 @@ import (
 	"io/fs"
 )
 
-// Next returns the target of the visible row after t (R11); from [WholePatch], the first
-// row. Past the last row it fails with reason [NoRow] ("No next change"). A t hidden in a
+// Next returns the target of the visible row after t; from [WholePatch], the first
+// row. Past the last row it fails with reason [ReviewNoRow] ("No next change"). A t hidden in a
 // folded file counts from where it would be.
 func (s *Session) Next(t Target) (Target, error) { return s.step(t, +1) }
 
-// Prev returns the target of the visible row before t (R11); from [WholePatch], the last
-// row. Before the first row it fails with reason [NoRow] ("No previous change").
+// Prev returns the target of the visible row before t; from [WholePatch], the last
+// row. Before the first row it fails with reason [ReviewNoRow] ("No previous change").
 func (s *Session) Prev(t Target) (Target, error) { return s.step(t, -1) }
 
 func (s *Session) step(t Target, dir int) (Target, error) {
@@ -58,20 +58,20 @@ func (s *Session) allTargets() ([]Target, []bool) {
 	return all, visible
 }
 
-// A Location is where a front end opens a file to show a change (R11).
+// A Location is where a front end opens a file to show a change.
 type Location struct {
 	// Path is the path as authored, for display.
 	Path string
 	// Name is the file's resolved name in the filesystem, for opening it. It may be a
-	// private host path: never show it to a model or a remote guest (F5).
+	// private host path: never show it to a model or a remote guest.
 	Name string
 	// Line is the 1-based baseline line of a hunk; 1 for a whole file.
 	Line int
 }
 
-// Visit returns where to open the file of a target (R11): a hunk's baseline line, or the
+// Visit returns where to open the file of a target: a hunk's baseline line, or the
 // top of an operation's file (a Move's source). An Add has no file before the patch
-// applies, and a file that is gone cannot be opened: both fail with reason [NotVisitable].
+// applies, and a file that is gone cannot be opened: both fail with reason [ReviewNotVisitable].
 func (s *Session) Visit(t Target) (Location, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

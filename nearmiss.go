@@ -8,7 +8,7 @@ import (
 )
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
-// as reading it and the file, whatever its size (M9, PERF4), and its text stays small.
+// as reading it and the file, whatever its size, and its text stays small.
 const (
 	// nearMissSample is the most hunk lines that vote for a region, spread evenly over
 	// the hunk.

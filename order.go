@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-// pathKind is what an earlier operation of the payload leaves at a path (X3).
+// pathKind is what an earlier operation of the payload leaves at a path.
 type pathKind uint8
 
 const (
@@ -28,7 +28,7 @@ type laterTree struct {
 }
 
 // checkOrder checks every operation against the tree as the earlier operations of the
-// payload leave it (X3), so that Check refuses exactly what Commit would fail on: an Add
+// payload leave it, so that Check refuses exactly what Commit would fail on: an Add
 // below a file an earlier Add creates, an Add of a directory an earlier Add creates files
 // in, an operation on a path an earlier one deleted or moved away. A path below a file
 // on disk is fine only where an earlier operation removes that file.

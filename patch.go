@@ -10,11 +10,11 @@ import (
 type OpKind int
 
 const (
-	// Add creates a file that must not exist yet.
+	// OpAdd creates a file that must not exist yet.
 	OpAdd OpKind = iota + 1
-	// Update edits an existing file in place, or moves it when MoveTo is set.
+	// OpUpdate edits an existing file in place, or moves it when MoveTo is set.
 	OpUpdate
-	// Delete removes an existing file.
+	// OpDelete removes an existing file.
 	OpDelete
 )
 
@@ -87,11 +87,11 @@ func (h *Hunk) chain() []string {
 type LineKind byte
 
 const (
-	// Context lines must be present in the file and are kept as the file has them.
+	// LineContext lines must be present in the file and are kept as the file has them.
 	LineContext LineKind = ' '
-	// Remove lines must be present in the file and are removed.
+	// LineRemove lines must be present in the file and are removed.
 	LineRemove LineKind = '-'
-	// Insert lines are added.
+	// LineAdd lines are added.
 	LineAdd LineKind = '+'
 )
 

@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// A Placement says where a hunk landed in its file's baseline (M1–M8).
+// A placement says where a hunk landed in its file's baseline.
 type placement struct {
 	// Start is the 0-based index of the first baseline line the hunk covers; for a hunk
 	// of '+' lines only, the baseline line it is inserted before.
 	Start int
 	// Len is the number of baseline lines the hunk covers (its context and '-' lines).
 	Len int
-	// Pass is the rung of the ladder that matched.
+	// matchPass is the rung of the ladder that matched.
 	Pass matchPass
 	// Trimmed counts trailing empty context lines of the hunk that the file does not
 	// have (a model's blank separator line); they are neither required nor written.
@@ -64,7 +64,7 @@ func (pl *placer) place(h *Hunk) (placement, *MatchError) {
 }
 
 // locate searches for the hunk's old lines, and when they are missing, once more without
-// the empty context lines that end the hunk (P7).
+// the empty context lines that end the hunk.
 func (pl *placer) locate(h *Hunk, old []string, sc scope) (placement, *MatchError) {
 	got, err := pl.search(h, old, sc)
 	if err != nil && err.missing() {
@@ -88,8 +88,8 @@ func trailingEmpty(h *Hunk) int {
 }
 
 // search runs the ladder for the hunk's old lines: the first pass with any candidate
-// decides, and it must leave exactly one (M2). An End of File hunk is first tried
-// anchored to the end, then anywhere (M4).
+// decides, and it must leave exactly one. An End of File hunk is first tried
+// anchored to the end, then anywhere.
 func (pl *placer) search(h *Hunk, old []string, sc scope) (placement, *MatchError) {
 	if h.EOF {
 		if got, err := pl.ladder(h, old, sc, pl.t.count()-len(old)); err == nil || !err.missing() {
@@ -102,8 +102,8 @@ func (pl *placer) search(h *Hunk, old []string, sc scope) (placement, *MatchErro
 // ladder runs the passes. When the only matches lie above the anchor, the error says so
 // (AboveAnchor) rather than that the lines are missing. The candidates are a lazy match
 // set, so each tie-break narrows a range of starts by binary search and never empties
-// it: below the anchor, inside one of its blocks, else one of its sections (M6), then at
-// or after the cursor (M3), then nearest the line hint (M7).
+// it: below the anchor, inside one of its blocks, else one of its sections, then at
+// or after the cursor, then nearest the line hint.
 func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placement, *MatchError) {
 	n := pl.t.count()
 	if eofStart < 0 && h.EOF && len(old) > n {
@@ -135,7 +135,7 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placeme
 // listedCandidates is how many candidate lines an error lists before "and N more".
 const listedCandidates = 5
 
-// afterCursor narrows several sorted candidates to those at or after the cursor (M3),
+// afterCursor narrows several sorted candidates to those at or after the cursor,
 // found by binary search; it cannot empty the set.
 func (pl *placer) afterCursor(cands []int) []int {
 	if len(cands) < 2 {
@@ -147,7 +147,7 @@ func (pl *placer) afterCursor(cands []int) []int {
 	return cands
 }
 
-// insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
+// insertion places a hunk of '+' lines only: below its anchor, before its hinted
 // line, or at the end of the file.
 func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
 	n := pl.t.count()
@@ -179,20 +179,20 @@ func oneBased(cands []int) []int {
 type MatchReason int
 
 const (
-	// NotFound: no pass found the hunk's context and removed lines.
+	// MatchNotFound: no pass found the hunk's context and removed lines.
 	MatchNotFound MatchReason = iota + 1
-	// Ambiguous: the lines occur at more than one place that no rule can choose between.
+	// MatchAmbiguous: the lines occur at more than one place that no rule can choose between.
 	MatchAmbiguous
-	// AnchorNotFound: no line starts with the "@@ TEXT" anchor.
+	// MatchAnchorNotFound: no line starts with the "@@ TEXT" anchor.
 	MatchAnchorNotFound
-	// AnchorAmbiguous: several lines start with the anchor.
+	// MatchAnchorAmbiguous: several lines start with the anchor.
 	MatchAnchorAmbiguous
-	// HintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
+	// MatchHintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
 	MatchHintPastEnd
-	// Overlap: two selected hunks change the same lines.
+	// MatchOverlap: two selected hunks change the same lines.
 	MatchOverlap
-	// AboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
-	// and a hunk must lie strictly below its anchor (M6).
+	// MatchAboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
+	// and a hunk must lie strictly below its anchor.
 	MatchAboveAnchor
 )
 
@@ -219,7 +219,7 @@ type MatchError struct {
 	Outer       string
 	Hint        int
 	Lines       []int
-	// More is how many candidates there are beyond those in Candidates; at least that
+	// More is how many candidates there are beyond those in Lines; at least that
 	// many when counting stopped at its budget (the text then says "more than").
 	More       int
 	AnchorLine int

@@ -260,7 +260,7 @@ func (rc *recovery) undoReplace(e *journalEntry) error {
 }
 
 // undoUnlink puts back a symbolic link the commit removed, pointing where it did,
-// unless it is still there or something else took its place since (F1).
+// unless it is still there or something else took its place since.
 func (rc *recovery) undoUnlink(e *journalEntry) error {
 	cur := readLinkState(rc.fsys, e.Name)
 	switch {

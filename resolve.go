@@ -17,15 +17,15 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// A Baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes (X2).
+// A baseline is the state of a path captured before review: present or absent, its mode
+// and its bytes.
 type baseline struct {
 	Exists bool        `json:"exists"`
 	Dir    bool        `json:"dir,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"`
 	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
-	// large file costs less than hashing it; [Baseline.Sum] computes it, and a baseline
-	// restored without its bytes (R12) is checked by it.
+	// large file costs less than hashing it; Baseline.Sum computes it, and a baseline
+	// restored without its bytes is checked by it.
 	Hash string `json:"hash,omitempty"`
 	// Bytes is the file's content; nil for an absent path or a directory. It must not be
 	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
@@ -45,7 +45,7 @@ func (b baseline) sum() string {
 	return hashBytes(b.Bytes)
 }
 
-// A Snapshot is an expected-before state a host supplies for a path (X2): what it last
+// A Snapshot is an expected-before state a host supplies for a path: what it last
 // saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
 type Snapshot struct {
 	Exists bool        `json:"exists"`
@@ -79,7 +79,7 @@ type Proposal struct {
 	fenced *fence // the resolver and classes of F1–F4, built by Resolve
 }
 
-// A Change is one resolved operation.
+// A change is one resolved operation.
 type change struct {
 	// Op is the operation as parsed; its Hunks are mirrored, with their review state, in
 	// Hunks.
@@ -90,24 +90,24 @@ type change struct {
 	Base, Dest baseline
 	// Hunks are the Update's hunks with their placements and review state.
 	Hunks []*hunkChange
-	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible
-	// (R4). An Update's selection lives on its hunks.
+	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.
+	// An Update's selection lives on its hunks.
 	Selected bool
 	// Feedback is feedback on the whole operation.
 	Feedback string
-	// Revised is set when a person replaced the operation's content in review (R8, R9).
+	// Revised is set when a person replaced the operation's content in review.
 	Revised bool
 
 	name, moveName string // resolved names in the filesystem
 	// parentErr and destParentErr are set when a parent of the path an Add or a Move
-	// creates is a file on disk: an error unless an earlier operation removes it (X3).
+	// creates is a file on disk: an error unless an earlier operation removes it.
 	parentErr, destParentErr error
 	text                     *text
 	codec                    *codec
 	derived                  derivedResult
 }
 
-// A HunkChange is one hunk of an Update with where it landed and its review state.
+// A hunkChange is one hunk of an Update with where it landed and its review state.
 type hunkChange struct {
 	Hunk
 	Place    placement
@@ -117,10 +117,10 @@ type hunkChange struct {
 }
 
 // Name returns the resolved name of the change's path in the filesystem. It may disclose
-// host paths, so results and errors show Op.Path instead (F5).
+// host paths, so results and errors show Op.Path instead.
 func (c *change) fsName() string { return c.name }
 
-// Resolve prepares a patch for review and commit without writing anything (X1): it fences
+// Resolve prepares a patch for review and commit without writing anything: it fences
 // and classifies every path, asks the Authorizer where needed, captures every baseline,
 // places every hunk and derives every result. When operations fail, the error is a
 // *PatchError listing every failing operation, so a model can fix them all in one retry.
@@ -160,7 +160,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 }
 
 // belowFile reports the error of a path below a file: absent for now, and creatable
-// once an earlier operation removes that file (X3).
+// once an earlier operation removes that file.
 func belowFile(err error) bool {
 	return errors.Is(err, &FileError{Reason: FileParentNotDir})
 }
@@ -201,7 +201,7 @@ func (pr *Proposal) prepare(c *change) []error {
 	return nil
 }
 
-// addCodec gives an Add the encoding the host declares for its path (T3) and reports
+// addCodec gives an Add the encoding the host declares for its path and reports
 // whether there is one; without, the content is written as UTF-8.
 func (pr *Proposal) addCodec(c *change) bool {
 	enc, name := pr.declared(c.name)
@@ -286,7 +286,7 @@ func readError(fsys afero.Fs, name, authored string, err error) *FileError {
 }
 
 // fileParent finds the parent of name that is a file and returns the authored path's
-// parent at the same depth, so that only what the payload wrote is shown (F5).
+// parent at the same depth, so that only what the payload wrote is shown.
 func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
 	up := path.Clean(filepath.ToSlash(authored))
 	for dir := filepath.Dir(name); ; dir = filepath.Dir(dir) {
@@ -378,7 +378,7 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	return pr.opts.Encoding(name)
 }
 
-// decodeBase decodes a change's baseline as text (T1, T3): a binary file, or one not valid
+// decodeBase decodes a change's baseline as text: a binary file, or one not valid
 // in its encoding, is a *FileError.
 func (pr *Proposal) decodeBase(c *change) (*text, *codec, error) {
 	enc, name := pr.declared(c.name)

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Operation types of the OpenAI Responses API's apply_patch tool (H4).
+// Operation types of the OpenAI Responses API's apply_patch tool.
 const (
 	opCreateFile = "create_file"
 	opUpdateFile = "update_file"
@@ -17,8 +17,8 @@ const (
 // opHeaders maps an operation type to the section header it becomes.
 var opHeaders = map[string]string{opCreateFile: headerAdd, opUpdateFile: headerUpdate, opDeleteFile: headerDelete}
 
-// ParseOperation builds a one-operation [*Patch] from the operation of an OpenAI Responses
-// API apply_patch call (H4): kind is "create_file", "update_file" or "delete_file", path the
+// parseOperation builds a one-operation [*Patch] from the operation of an OpenAI Responses
+// API apply_patch call: kind is "create_file", "update_file" or "delete_file", path the
 // file, and diff the envelope-less body: the "+" lines of the new file for create_file, the
 // hunks ("@@" optional before the first) for update_file, nothing for delete_file.
 //
@@ -106,7 +106,7 @@ func isSmuggledHeader(kind, l string) bool {
 	return strings.HasPrefix(l, "*** ") && strings.TrimRight(l, " \t") != markerEOF
 }
 
-// A ResponsesCall is the apply_patch_call item of the OpenAI Responses API (H4).
+// A responsesCall is the apply_patch_call item of the OpenAI Responses API.
 type responsesCall struct {
 	Type      string             `json:"type"`
 	ID        string             `json:"id,omitempty"`
@@ -115,7 +115,7 @@ type responsesCall struct {
 	Operation responsesOperation `json:"operation"`
 }
 
-// A ResponsesOperation is the operation of a [ResponsesCall]: create_file, update_file or
+// A responsesOperation is the operation of a ResponsesCall: create_file, update_file or
 // delete_file, the file's path, and the envelope-less diff (empty for delete_file).
 type responsesOperation struct {
 	Type string `json:"type"`
@@ -123,7 +123,7 @@ type responsesOperation struct {
 	Diff string `json:"diff,omitempty"`
 }
 
-// Patch parses the operation with [ParseOperation].
+// Patch parses the operation with ParseOperation.
 func (op responsesOperation) patch() (*Patch, error) {
 	return parseOperation(op.Type, op.Path, op.Diff)
 }
@@ -144,7 +144,7 @@ const (
 	responsesFailed    = "failed"
 )
 
-// CallResponses handles one apply_patch_call item of the OpenAI Responses API (H4): it
+// CallResponses handles one apply_patch_call item of the OpenAI Responses API: it
 // parses the operation, runs the same pipeline as [Tool.Call], and returns the
 // apply_patch_call_output item to send back, the structured result and the error, if any.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {

@@ -18,10 +18,10 @@ const (
 	StatusError Status = "error"
 )
 
-// A Result is the outcome of one call, for the model and for hosts (S1). Text renders
+// A Result is the outcome of one call, for the model and for hosts. Text renders
 // what the model sees; Summary the transcript line; the JSON form is render data.
 type Result struct {
-	// Kind is always "patch": the kind of render data (S1).
+	// Kind is always "patch": the kind of render data.
 	Kind   string `json:"kind"`
 	Status Status `json:"status"`
 	// Applied counts the changes written; Total all changes of the patch. A change is one
@@ -30,7 +30,7 @@ type Result struct {
 	Total   int `json:"total"`
 	// Comments counts feedback sent: whole-patch, per operation and per hunk.
 	Comments int `json:"comments"`
-	// Revised counts applied changes a person rewrote in review (R9).
+	// Revised counts applied changes a person rewrote in review.
 	Revised int `json:"revised"`
 	// Reviewed is set when a person settled the call in an interactive review.
 	Reviewed bool `json:"reviewed"`
@@ -44,7 +44,7 @@ type Result struct {
 	// would be.
 	Checked bool `json:"checked,omitempty"`
 	// Reminder is a one-shot message for the host to put before the model's next turn when
-	// a person revised the patch (R9); empty otherwise.
+	// a person revised the patch; empty otherwise.
 	Reminder string `json:"reminder,omitempty"`
 	// Items are the lines of Text after its first: one item a line, in payload order
 	// (applied, rejected and fuzzy changes, feedback). A Result decoded from its JSON
@@ -54,7 +54,7 @@ type Result struct {
 
 // A FileResult is one operation of a result with its written diff.
 type FileResult struct {
-	// Path and MovePath are the operands as authored (S5).
+	// Path and MovePath are the operands as authored.
 	Path     string `json:"path"`
 	MovePath string `json:"move-path,omitempty"`
 	// Kind is "add", "update", "delete" or "move".
@@ -73,7 +73,7 @@ type FileResult struct {
 const resultKind = "patch"
 
 // ErrorResult is the result of a call that wrote nothing because of err: its text is
-// "Error: " and the error's message, which is written for the model to act on (S2).
+// "Error: " and the error's message, which is written for the model to act on.
 func ErrorResult(err error) *Result { return errorResult(err) }
 
 // errorResult is the result of a call that wrote nothing because of err.
@@ -81,7 +81,7 @@ func errorResult(err error) *Result {
 	return &Result{Kind: resultKind, Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
 }
 
-// Text renders the model-visible result (S2): a first line, then one item a line in
+// Text renders the model-visible result: a first line, then one item a line in
 // payload order.
 func (r *Result) Text() string {
 	if r.Status == StatusError {
@@ -104,7 +104,7 @@ func (r *Result) header() string {
 	return h
 }
 
-// Summary renders the transcript line (S3), e.g.
+// Summary renders the transcript line, e.g.
 // "ApplyPatch: 2 files · 3 changes (+3 -1)" or "ApplyPatch: revision requested · 1 comment sent".
 func (r *Result) Summary() string {
 	if r.Status == StatusError {
@@ -132,7 +132,7 @@ func (r *Result) Summary() string {
 	return b.String()
 }
 
-// Body renders the transcript body (S3): per file a heading and its diff, then the notes.
+// Body renders the transcript body: per file a heading and its diff, then the notes.
 func (r *Result) Body() string {
 	var parts []string
 	for _, f := range r.Files {
@@ -144,13 +144,13 @@ func (r *Result) Body() string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Preview sizes: a reviewed result opens on its first changes, each cut short (S3).
+// Preview sizes: a reviewed result opens on its first changes, each cut short.
 const (
 	previewChanges = 2
 	previewLines   = 20
 )
 
-// Preview renders what a transcript shows of the body before it is expanded (S3): for a
+// Preview renders what a transcript shows of the body before it is expanded: for a
 // reviewed result that applied something, the first 2 changes (a change is one "@@" chunk
 // of an Update or Move, or a whole Add or Delete), each under its file's heading and cut to
 // 20 lines plus "…", then "… K more changes". Otherwise "": the body starts collapsed.
@@ -224,7 +224,7 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// editedNote and addedNote explain a person's revision to the model (R9).
+// editedNote and addedNote explain a person's revision to the model.
 const (
 	editedNote = "The user rewrote this file's change before approving it. The applied content below is what they chose: " +
 		"treat it as intentional, and do not revert or \"correct\" it."
@@ -232,7 +232,7 @@ const (
 		"treat it as intentional, and do not revert or \"correct\" it."
 )
 
-// result builds the result of the proposal as settled and committed (S1–S5).
+// result builds the result of the proposal as settled and committed.
 func (pr *Proposal) result() *Result {
 	return pr.resultAs(false)
 }
@@ -272,7 +272,7 @@ func (r *Result) note(s string) {
 	r.Notes = append(r.Notes, s)
 }
 
-// feedbackLine renders staged feedback (S2): on the whole patch (path ""), an operation
+// feedbackLine renders staged feedback: on the whole patch (path ""), an operation
 // (hunk 0) or a hunk. Continuation lines of multi-line feedback are indented, so every
 // item still starts a line of its own.
 func feedbackLine(path string, hunk int, text string) string {
@@ -286,7 +286,7 @@ func feedbackLine(path string, hunk int, text string) string {
 	return fmt.Sprintf("Feedback: %s hunk %d: %s", path, hunk, text)
 }
 
-// rejectedLine renders a deselected change (S2): an operation (hunk 0) or a hunk.
+// rejectedLine renders a deselected change: an operation (hunk 0) or a hunk.
 func rejectedLine(path string, hunk int) string {
 	if hunk == 0 {
 		return "Rejected: " + path
@@ -446,7 +446,7 @@ func baselineLines(b []byte) []string {
 	return splitText(string(b)).strings()
 }
 
-// tally counts selected and total changes (R5, S1).
+// tally counts selected and total changes.
 func (pr *Proposal) tally() (selected, total int) {
 	for _, c := range pr.changes {
 		s, t := c.tally()
@@ -477,7 +477,7 @@ func (c *change) tally() (selected, total int) {
 	return selected, total
 }
 
-// revised counts applied changes a person rewrote (R9): revised selected hunks of
+// revised counts applied changes a person rewrote: revised selected hunks of
 // Updates, revised hunks of selected Moves, and selected revised Adds.
 func (pr *Proposal) revised() int {
 	n := 0
@@ -494,7 +494,7 @@ func (pr *Proposal) revised() int {
 	return n
 }
 
-// comments counts staged feedback: whole-patch, per operation, per hunk (R5).
+// comments counts staged feedback: whole-patch, per operation, per hunk.
 func (pr *Proposal) comments() int {
 	n := 0
 	if pr.feedback != "" {
@@ -514,7 +514,7 @@ func (pr *Proposal) comments() int {
 }
 
 // reminder is the one-shot message for the model's next turn after a revised patch was
-// applied (R9).
+// applied.
 func (pr *Proposal) reminder() string {
 	var revised []string
 	for _, c := range pr.changes {

@@ -3,44 +3,44 @@ package applypatch
 import "errors"
 
 // ErrAborted is the error of a review torn down before it settled: its front end went
-// away, or the context was cancelled (R10). The model sees "Error: Patch review aborted".
+// away, or the context was cancelled. The model sees "Error: Patch review aborted".
 var ErrAborted = errors.New("Patch review aborted")
 
 // ReviewReason says why a [Session] refused a request.
 type ReviewReason int
 
 const (
-	// UnknownTarget: no operation or hunk has that target.
+	// ReviewUnknownTarget: no operation or hunk has that target.
 	ReviewUnknownTarget ReviewReason = iota + 1
-	// Busy: the patch is being applied; the review is inert until that finishes.
+	// ReviewBusy: the patch is being applied; the review is inert until that finishes.
 	ReviewBusy
-	// Settled: the review has settled; nothing can change it any more.
+	// ReviewSettled: the review has settled; nothing can change it any more.
 	ReviewSettled
-	// NeedsConfirm: the request clears feedback and the front end did not confirm it.
+	// ReviewNeedsConfirm: the request clears feedback and the front end did not confirm it.
 	ReviewNeedsConfirm
-	// EmptyFeedback: feedback text is blank.
+	// ReviewEmptyFeedback: feedback text is blank.
 	ReviewEmptyFeedback
-	// RevisionOpen: another revision is already open.
+	// ReviewRevisionOpen: another revision is already open.
 	ReviewRevisionOpen
-	// RevisionClosed: the revision was already adopted or cancelled.
+	// ReviewRevisionClosed: the revision was already adopted or cancelled.
 	ReviewRevisionClosed
-	// NothingToEdit: the target has nothing a revision could change (a pure rename, or
+	// ReviewNothingToEdit: the target has nothing a revision could change (a pure rename, or
 	// both sides hold the same lines, as for a file with nothing selected).
 	ReviewNothingToEdit
-	// RevisionRefused: the edited text cannot be adopted (empty, or it restores the
+	// ReviewRevisionRefused: the edited text cannot be adopted (empty, or it restores the
 	// baseline); Detail says what to do instead.
 	ReviewRevisionRefused
-	// RevisionUnchanged: the edited text is what the patch already proposes; nothing was
+	// ReviewRevisionUnchanged: the edited text is what the patch already proposes; nothing was
 	// staged. A front end may treat it as a quiet no-op.
 	ReviewRevisionUnchanged
-	// RevisionStale: the review settled, or the file's selection changed, while the
+	// ReviewRevisionStale: the review settled, or the file's selection changed, while the
 	// revision was open; it was discarded.
 	ReviewRevisionStale
-	// RevisionInvalid: the adopted revision failed validation and was rolled back.
+	// ReviewRevisionInvalid: the adopted revision failed validation and was rolled back.
 	ReviewRevisionInvalid
-	// NoRow: navigation ran past the first or the last row.
+	// ReviewNoRow: navigation ran past the first or the last row.
 	ReviewNoRow
-	// NotVisitable: the target has no file to visit yet.
+	// ReviewNotVisitable: the target has no file to visit yet.
 	ReviewNotVisitable
 )
 
@@ -65,10 +65,10 @@ var reviewReasonText = map[ReviewReason]string{
 
 // A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
 // says more and what to do instead; Prompt is the question a front end asks the person
-// when Reason is [NeedsConfirm] before repeating the request with a [Confirm] that says yes.
+// when Reason is [ReviewNeedsConfirm] before repeating the request with a [Confirm] that says yes.
 //
 // errors.Is(err, &ReviewError{}) holds for every ReviewError, and
-// errors.Is(err, &ReviewError{Reason: Settled}) for one with that reason.
+// errors.Is(err, &ReviewError{Reason: ReviewSettled}) for one with that reason.
 type ReviewError struct {
 	Reason ReviewReason
 	Target Target

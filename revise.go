@@ -9,14 +9,14 @@ import (
 	"strings"
 )
 
-// revisionContext is the number of context lines around each derived hunk (R8).
+// revisionContext is the number of context lines around each derived hunk.
 const revisionContext = 3
 
 // promptAdoptClears is asked before adopting a revision of an Add or a Delete that carries
-// feedback: adopting selects it, and a selected change carries no feedback (R7, R8).
+// feedback: adopting selects it, and a selected change carries no feedback.
 const promptAdoptClears = "Adopt the revision and clear its feedback?"
 
-// A Revision is one open edit of an operation's result (R8): a person sees the baseline
+// A Revision is one open edit of an operation's result: a person sees the baseline
 // (read-only) and the result the patch would produce with the current selection, edits
 // the result as plain file text and hands it back to [Revision.Adopt]. A session has at
 // most one open revision.
@@ -31,7 +31,7 @@ type Revision struct {
 	// Line is the 1-based baseline line to open the revision at: the hunk it was opened
 	// from, else 1.
 	Line int
-	// Baseline is the left, read-only side: the file as captured (empty for an Add).
+	// baseline is the left, read-only side: the file as captured (empty for an Add).
 	Baseline string
 	// Proposed is the right side as the revision opened: what the operation would produce
 	// with the selection at that moment (empty for a Delete).
@@ -50,8 +50,8 @@ type Revision struct {
 // positioned at the hunk). The two sides are, for an Add, empty and its content; for a
 // Delete, the baseline and empty; for an Update or Move, the baseline and the baseline
 // with the selected hunks applied. It is refused while another revision is open
-// ([RevisionOpen]), for a pure rename, and when both sides hold the same lines, as for a
-// file with nothing selected ([NothingToEdit]).
+// ([ReviewRevisionOpen]), for a pure rename, and when both sides hold the same lines, as for a
+// file with nothing selected ([ReviewNothingToEdit]).
 func (s *Session) Revise(t Target) (*Revision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,21 +104,21 @@ func (r *Revision) close() {
 }
 
 // Adopt stages edited, the whole new text of the file, in place of the operation's
-// change (R8). For an Update or Move it re-derives the hunks as a 3-line-context diff of
+// change. For an Update or Move it re-derives the hunks as a 3-line-context diff of
 // baseline → edited, parsed by [Parse] so they match by construction; they are selected
 // and marked revised, and the hunks that were deselected are kept (with their feedback,
 // still re-selectable), all in baseline order. An Add's content is replaced; a Delete
 // that keeps content becomes an Update. An Add or a Delete that carries feedback asks
 // confirm before the adoption clears it. Only line content counts: line endings follow
-// the file's own (T2).
+// the file's own.
 //
-// Adopt refuses empty text and text that leaves the file unchanged ([RevisionRefused]),
-// text that is already the proposed result ([RevisionUnchanged]) and an unconfirmed
-// feedback loss ([NeedsConfirm]); the revision stays open for another try or a Cancel.
-// It discards the revision ([RevisionStale]) when the review is no longer open or the
+// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRevisionRefused]),
+// text that is already the proposed result ([ReviewRevisionUnchanged]) and an unconfirmed
+// feedback loss ([ReviewNeedsConfirm]); the revision stays open for another try or a Cancel.
+// It discards the revision ([ReviewRevisionStale]) when the review is no longer open or the
 // file's selection changed since the revision opened: a result computed from the older
 // selection would reinstate what a person just changed. A revision that fails validation
-// is rolled back ([RevisionInvalid]). In every case the review stays as it was.
+// is rolled back ([ReviewRevisionInvalid]). In every case the review stays as it was.
 func (r *Revision) Adopt(edited string, confirm Confirm) error {
 	s := r.s
 	s.mu.Lock()
@@ -215,7 +215,7 @@ func (r *Revision) stage(lines []string) error {
 
 // merged puts derived hunks and the change's deselected changing hunks together in
 // baseline order, derived first among equals. Locators and the replaced selected hunks
-// go (R8).
+// go.
 func merged(derived []*hunkChange, c *change) []*hunkChange {
 	out := slices.Clone(derived)
 	if c.divisible() {
@@ -310,7 +310,7 @@ func (t *text) join() string {
 // lines keeps line-ending changes from counting as edits.
 func logicalLines(s string) []string { return splitText(s).strings() }
 
-// hunksFromEdit derives the hunks that turn a baseline into edited lines (R8): a
+// hunksFromEdit derives the hunks that turn a baseline into edited lines: a
 // 3-line-context diff, rendered as bare "@@" hunks, read back by the payload parser and
 // placed against the baseline like any model hunk, so each matches by construction. A
 // hunk whose content also occurs elsewhere gets a line hint ("@@ N") that pins it. No

@@ -26,7 +26,7 @@ func (r Row) glyph() string {
 // isHunk reports whether the row is a hunk row rather than an operation's.
 func (r Row) isHunk() bool { return r.Target.Hunk > 0 }
 
-// A Row is one line of the review's list (R1): an operation, or under an expanded Update
+// A Row is one line of the review's list: an operation, or under an expanded Update
 // one of its changing hunks. Rows are computed on every call and carry everything a front
 // end renders; [Row.String] renders the row line itself.
 type Row struct {
@@ -35,9 +35,9 @@ type Row struct {
 	Target Target
 	// Status is the operation's letter: "A" add, "M" update, "D" delete, "R" move.
 	Status string
-	// Path is the path as authored; "OLD → NEW" for a Move (S5).
+	// Path is the path as authored; "OLD → NEW" for a Move.
 	Path string
-	// Label is a hunk row's label (R2): its "@@" anchor, else the section heading above
+	// Label is a hunk row's label: its "@@" anchor, else the section heading above
 	// it, else "~N" for its baseline line; at most 48 columns.
 	Label string
 	// Selected and Total count the row's selected and total changes: a file row of an
@@ -45,30 +45,30 @@ type Row struct {
 	// are selected, ◐ when some are and ✗ when none is.
 	Selected, Total int
 	// Added and Removed count lines: of the selected hunks for an Update's file row, of the
-	// whole change for an Add, Delete or Move, of the hunk for a hunk row (R5).
+	// whole change for an Add, Delete or Move, of the hunk for a hunk row.
 	Added, Removed int
-	// Folded is the row's fold state; a folded row shows no Lines (R4).
+	// Folded is the row's fold state; a folded row shows no Lines.
 	Folded bool
 	// Fuzzy says how a hunk that did not match exactly was matched, in the words of the
 	// result ("ignoring trailing whitespace", "ignoring surrounding whitespace",
 	// "normalizing typographic punctuation"); for a Move row, its loosest hunk. Empty for
 	// an exact match.
 	Fuzzy string
-	// Revised is set when a person revised the change in review (R9): "· edited".
+	// Revised is set when a person revised the change in review: "· edited".
 	Revised bool
 	// Feedback is the row's staged feedback.
 	Feedback string
 	// Dimmed is set when nothing of the row is selected: render it without tint.
 	Dimmed bool
-	// Lines are the diff lines shown under the row, with their gutter numbers (R3): a hunk's
+	// Lines are the diff lines shown under the row, with their gutter numbers: a hunk's
 	// lines, an expanded Add's content, an expanded Delete's baseline, an expanded Move's
 	// hunks. An Update's file row has none: its hunks are rows of their own.
 	Lines []DiffLine
 }
 
-// A DiffLine is one line of a diff as the review shows it (R3).
+// A DiffLine is one line of a diff as the review shows it.
 type DiffLine struct {
-	// Kind is Context, Remove or Insert, for tinting.
+	// Kind is LineContext, LineRemove or LineAdd, for tinting.
 	Kind LineKind
 	// Num is the gutter number: the baseline line of a context or removed line, the
 	// new-file line of an added line; 0 when unknown.
@@ -123,7 +123,7 @@ func (r Row) String() string {
 	return b.String()
 }
 
-// Counts renders the row's counts as the review shows them (R1): a hunk "+a −d", an Add
+// Counts renders the row's counts as the review shows them: a hunk "+a −d", an Add
 // "+N", a Delete "−N", a Move "+A −D" ("" for a pure rename), an Update "S/T" and, when
 // something is selected, "S/T · +A −D". The minus sign is U+2212.
 func (r Row) Counts() string {
@@ -146,7 +146,7 @@ func (r Row) Counts() string {
 
 func counts(added, removed int) string { return fmt.Sprintf("+%d −%d", added, removed) }
 
-// Rows returns the visible rows, top to bottom (R1): one per operation, and under each
+// Rows returns the visible rows, top to bottom: one per operation, and under each
 // expanded Update one per changing hunk. Locators never appear.
 func (s *Session) Rows() []Row {
 	s.mu.Lock()
@@ -272,7 +272,7 @@ func gutterStarts(c *change) map[*hunkChange]span {
 
 // hunkLines numbers a hunk's lines: context and removed lines by the baseline, added
 // lines by the new file. Context and removed lines show the file's own text, which is
-// what is kept or removed: after a fuzzy match it differs from the payload's (M5).
+// what is kept or removed: after a fuzzy match it differs from the payload's.
 // Trailing blank context the file does not have is left out.
 func hunkLines(h *hunkChange, at span, base []string) []DiffLine {
 	lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
@@ -301,10 +301,10 @@ func hunkLines(h *hunkChange, at span, base []string) []DiffLine {
 	return out
 }
 
-// labelColumns is the widest a hunk label may be, in display columns (R2).
+// labelColumns is the widest a hunk label may be, in display columns.
 const labelColumns = 48
 
-// label returns a hunk's label (R2): its anchor, else the section heading at or above
+// label returns a hunk's label: its anchor, else the section heading at or above
 // its first baseline line, else "~N".
 func (c *change) label(h *hunkChange) string {
 	if h.Anchor != "" {

@@ -13,13 +13,13 @@ import (
 // savedVersion is the version of the saved form; Restore refuses any other.
 const savedVersion = 1
 
-// SaveOptions configure how a proposal or a review is saved (R12).
+// SaveOptions configure how a proposal or a review is saved.
 type SaveOptions struct {
 	// BaselinesByHash saves each baseline's SHA-256 instead of its bytes, so the saved
 	// form stays small and holds no file content. Restoring then re-reads every file and
 	// refuses, with a [*ConflictError], one that no longer has that hash: its baseline is
 	// gone. With the bytes saved, a file that changed restores fine and the conflict shows
-	// at submission instead, where the review stays usable (X7).
+	// at submission instead, where the review stays usable.
 	BaselinesByHash bool
 }
 
@@ -119,7 +119,7 @@ func saveOp(op *Operation, hcs []*hunkChange) savedOp {
 	return so
 }
 
-// Save serialises the review (R12): the proposal with its selection, feedback and
+// Save serialises the review: the proposal with its selection, feedback and
 // revisions, and the fold state. An open revision is not saved. A review that is
 // submitting or settled cannot be saved.
 func (s *Session) Save(opts SaveOptions) ([]byte, error) {
@@ -178,7 +178,7 @@ func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Optio
 // again (a path whose class changed since is refused), every baseline is checked against
 // its hash (re-read from fsys when saved by hash) and every hunk's placement against its
 // baseline. Commit of the restored proposal checks the baselines against the disk once
-// more, as always (X2, X7).
+// more, as always.
 func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts *Options) (*Proposal, error) {
 	if sp.Version != savedVersion {
 		return nil, &StateError{Msg: fmt.Sprintf("saved proposal version %d is not supported (want %d)", sp.Version, savedVersion)}

@@ -43,7 +43,7 @@ type ScriptReviewer struct {
 	Log io.Writer
 }
 
-// A ScriptAction is one line of a review script.
+// A scriptAction is one line of a review script.
 type scriptAction struct {
 	// Line is the 1-based line of the script.
 	Line int

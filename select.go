@@ -2,7 +2,7 @@ package applypatch
 
 import "strings"
 
-// Prompts a front end shows before a request clears staged feedback (R7).
+// Prompts a front end shows before a request clears staged feedback.
 const (
 	promptReselect     = "Reselect and clear its feedback?"
 	promptReselectFile = "Reselect file and clear its feedback?"
@@ -38,7 +38,7 @@ func (s *Session) units(c *change, h *hunkChange) []unit {
 	return out
 }
 
-// Toggle flips a target's selection as the space bar of a review does (R4, R7): a
+// Toggle flips a target's selection as the space bar of a review does: a
 // selected hunk, Add, Delete or Move is deselected, a deselected one selected; an Update's
 // file row deselects all its hunks when any is selected and selects them all otherwise;
 // the whole patch likewise. Selecting something that carries feedback asks confirm first
@@ -61,7 +61,7 @@ func (s *Session) Toggle(t Target, confirm Confirm) error {
 
 // Select selects a target: a hunk, an operation (all of an Update's hunks) or, for
 // WholePatch, every change. Units that carry feedback are selected only when confirm says
-// yes, and lose their feedback (R7). Selecting what is selected does nothing.
+// yes, and lose their feedback. Selecting what is selected does nothing.
 func (s *Session) Select(t Target, confirm Confirm) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -148,7 +148,7 @@ func (s *Session) Feedback(t Target) (string, error) {
 	return c.Feedback, nil
 }
 
-// SetFeedback stages feedback, which may span lines, on a target (R7): on a hunk or on an
+// SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an
 // Add, Delete or Move it also deselects the target; on an Update's file row or on
 // WholePatch it leaves selection alone. It replaces earlier feedback on the target.
 // Blank text is refused; use [Session.ClearFeedback] to remove feedback.
@@ -204,7 +204,7 @@ func normalizeFeedback(text string) string {
 	return strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
 }
 
-// Fold folds or unfolds a target (R4): a file hides or shows its hunk rows and lines, a
+// Fold folds or unfolds a target: a file hides or shows its hunk rows and lines, a
 // hunk its lines; WholePatch folds or unfolds every file. Folding never changes selection
 // or anything a result or card shows, and works until the review settles.
 func (s *Session) Fold(t Target, folded bool) error {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// A Tally counts a review's selection (R5): what the header, the file rows and the primary
+// A Tally counts a review's selection: what the header, the file rows and the primary
 // action show. It counts selected changes only, except Files and Total.
 type Tally struct {
 	// Files counts every operation; FilesSelected those with a selected change.
@@ -20,7 +20,7 @@ type Tally struct {
 	Comments int
 }
 
-// Header renders the review's header (R5), e.g.
+// Header renders the review's header, e.g.
 // "ApplyPatch · 2 files · 3/4 changes · +3 −1 · 1 comment", with U+2212 as the minus sign
 // and the singular for exactly 1.
 func (t Tally) Header() string {
@@ -35,7 +35,7 @@ func (t Tally) Header() string {
 	return h
 }
 
-// PrimaryLabel renders the label of the primary action (R6): "Apply N changes in M files"
+// PrimaryLabel renders the label of the primary action: "Apply N changes in M files"
 // (plus " · send K comments" with feedback staged), "Request revision · K comments" when
 // only feedback is staged, "Reject patch" when nothing is selected or staged.
 func (t Tally) PrimaryLabel() string {
@@ -52,7 +52,7 @@ func (t Tally) PrimaryLabel() string {
 	return "Reject patch"
 }
 
-// Tally counts the current selection (R5).
+// Tally counts the current selection.
 func (s *Session) Tally() Tally {
 	s.mu.Lock()
 	defer s.mu.Unlock()

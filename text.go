@@ -27,8 +27,8 @@ var eolBytes = [...]string{eolNone: "", eolLF: "\n", eolCRLF: "\r\n", eolCR: "\r
 
 // text is a decoded file split into lines. It keeps the content once and, per line, the
 // offset just past the line's terminator: four bytes a line instead of a string header
-// and a terminator each, and no copy of any line (PERF3). A line's terminator is read
-// back from its last bytes, so untouched lines are written back exactly (T2).
+// and a terminator each, and no copy of any line. A line's terminator is read
+// back from its last bytes, so untouched lines are written back exactly.
 type text struct {
 	s    string
 	ends []int32 // ends[i] is the offset in s just past line i and its terminator
@@ -95,7 +95,7 @@ func (t *text) span(lo, hi int) []string {
 // strings returns every line without its terminator, as a slice of its own.
 func (t *text) strings() []string { return t.span(0, t.count()) }
 
-// binaryProbe is how much of a file is searched for a NUL byte (T1).
+// binaryProbe is how much of a file is searched for a NUL byte.
 const binaryProbe = 8192
 
 // maxText is the largest content a text indexes: its offsets are int32. Files are
@@ -148,7 +148,7 @@ func splitLF(s string) *text {
 	return t
 }
 
-// codec turns a file's bytes into text and back without loss (T3): a UTF-8 or UTF-16
+// codec turns a file's bytes into text and back without loss: a UTF-8 or UTF-16
 // byte-order mark is kept, and a declared encoding is decoded and re-encoded.
 type codec struct {
 	bom []byte
@@ -175,7 +175,7 @@ var byteOrderMarks = []struct {
 }
 
 // An EncodingError refuses a file that is not valid in its encoding, or a result holding
-// a character its encoding cannot represent (T3). Nothing is written: a file is never
+// a character its encoding cannot represent. Nothing is written: a file is never
 // rewritten lossily. It arrives wrapped in a [*FileError] naming the path.
 type EncodingError struct {
 	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
@@ -220,7 +220,7 @@ func (e *EncodingError) Error() string {
 		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
 }
 
-// errBinary is decode's refusal of a file that looks binary (T1).
+// errBinary is decode's refusal of a file that looks binary.
 var errBinary = errors.New("the file looks binary")
 
 // decode reads raw bytes as text. declared is the host's encoding for the path (nil for
@@ -261,7 +261,7 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 
 // shareString returns b as a string without copying it. The baseline's bytes are never
 // modified (Baseline.Bytes says so), and a decoded copy belongs to the text alone, so
-// the string stays immutable; a 200,000-line file is then held once, not twice (PERF3).
+// the string stays immutable; a 200,000-line file is then held once, not twice.
 func shareString(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -306,7 +306,7 @@ func (c *codec) firstBadLine(text string, raw []byte) int {
 }
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
-// an [*EncodingError], never a replacement (T3).
+// an [*EncodingError], never a replacement.
 func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {

@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// Tool argument names (H1): patchText is the one the schema advertises; input is accepted
+// Tool argument names: patchText is the one the schema advertises; input is accepted
 // as an alias, the name Codex gives the same argument.
 const (
 	argPatchText = "patchText"
 	argInput     = "input"
 )
 
-// An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH} (H2).
+// An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH}.
 // Its message says what to send instead. Nothing was parsed, resolved or written.
 //
 // Test for it with errors.As, or with errors.As(err, new(*ArgumentError)).
@@ -25,7 +25,7 @@ type ArgumentError struct {
 
 func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Msg }
 
-// Messages of the argument checks (H2), each saying what to send instead.
+// Messages of the argument checks, each saying what to send instead.
 const (
 	msgNotObject = `the arguments must be a JSON object with one string property, ` +
 		`{"patchText": "*** Begin Patch\n...\n*** End Patch"}`
@@ -39,7 +39,7 @@ const (
 )
 
 // ParseToolArgs validates the JSON arguments of an apply_patch tool call and returns the
-// patch text (H2). The arguments must be a JSON object with exactly one property,
+// patch text. The arguments must be a JSON object with exactly one property,
 // "patchText" (or its alias "input"), holding a non-blank string. Anything else is an
 // [*ArgumentError] whose message tells the model what to send instead.
 func ParseToolArgs(args json.RawMessage) (string, error) {

@@ -26,7 +26,7 @@ const (
 )
 
 // A step is one planned filesystem change of a transaction. The plan is computed before
-// the first write, so it can be checked as a whole (X2) and failed at any point in tests.
+// the first write, so it can be checked as a whole and failed at any point in tests.
 type step struct {
 	kind stepKind
 	name string      // resolved name
@@ -35,7 +35,7 @@ type step struct {
 	mode fs.FileMode // stepWrite: the new mode
 	base baseline    // the state the path must still be in just before the step
 	// from is the resolved source of a Move's destination, whose owner it keeps; owner
-	// is the owner and group the written file gets (T6), and its link count.
+	// is the owner and group the written file gets, and its link count.
 	from  string
 	owner fileOwner
 }
@@ -56,7 +56,7 @@ type state struct {
 func (s state) hash() string { return hashBytes(s.data) }
 
 // is reports whether the state is the baseline b: by bytes when the baseline keeps them,
-// else by hash, so a baseline that keeps only its hash (R12) is checked as well.
+// else by hash, so a baseline that keeps only its hash is checked as well.
 func (s state) is(b baseline) bool {
 	switch {
 	case s.err != nil:
@@ -105,7 +105,7 @@ func (s state) satisfiesAll(snaps []Snapshot) bool {
 }
 
 // done is one started step of the journal: what the path held just before it, so that
-// rollback can tell what this transaction wrote from what someone else wrote (X5).
+// rollback can tell what this transaction wrote from what someone else wrote.
 type done struct {
 	step   *step
 	before state
@@ -143,25 +143,25 @@ type txn struct {
 	plan []*step
 	done []*done
 	// root is the resolved workspace root, where the journal lives; jr is the journal of
-	// the running commit (X11).
+	// the running commit.
 	root  string
 	jr    *journal
 	dirs  []created // directories created, outermost first
 	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
-	// there (F1).
+	// there.
 	guard func(*step) error
 	// present holds directories known to exist.
 	present map[string]bool
-	// expected are the snapshots the host expects, by resolved name (X2).
+	// expected are the snapshots the host expects, by resolved name.
 	expected map[string][]Snapshot
 }
 
-// run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
+// run executes the plan as one transaction: the whole batch is checked
 // before the first write, each path again just before its own, and any failure rolls
 // back what was written.
 //
-// Before the first write the plan and the baselines are recorded in a journal (X11),
+// Before the first write the plan and the baselines are recorded in a journal,
 // removed when the commit ends, so that recovery can undo a commit that was interrupted.
 func (tx *txn) run(ctx context.Context) error {
 	before, err := tx.precheck()
@@ -194,11 +194,10 @@ func (tx *txn) abort(cause error) error {
 }
 
 // precheck checks every step of the batch before anything is written: each path must be
-// owned by the host (X8) and still hold its baseline and any snapshot the host expects
-// (X2).
+// owned by the host and still hold its baseline and any snapshot the host expects.
 //
 // It returns what each step's path holds, for the journal; a path whose owner or group
-// this process could not keep on a rewritten file is refused (T6).
+// this process could not keep on a rewritten file is refused.
 func (tx *txn) precheck() ([]state, error) {
 	var lost []string
 	stale := &ConflictError{Reason: ConflictChanged}
@@ -289,7 +288,7 @@ func appendNew(list []string, s string) []string {
 }
 
 // absent reports a path that does not exist: missing, or below a file (ENOTDIR), which
-// an earlier step of the plan may remove (X3).
+// an earlier step of the plan may remove.
 func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
@@ -352,18 +351,18 @@ func sameContent(f io.Reader, want []byte) (bool, error) {
 	}
 }
 
-// owns asks the host's owner predicate (X8).
+// owns asks the host's owner predicate.
 func (tx *txn) owns(name string) bool {
 	return tx.opts.Owner == nil || tx.opts.Owner.Owns(name)
 }
 
-// unsaved asks the buffer hook whether an open buffer of name has unsaved edits (X9).
+// unsaved asks the buffer hook whether an open buffer of name has unsaved edits.
 func (tx *txn) unsaved(name string) bool {
 	return tx.opts.Buffers != nil && tx.opts.Buffers.Unsaved(name)
 }
 
-// exec runs one step after checking, once more, the context, the fence (F1), the owner
-// (X8), the editor buffer (X9) and the path's state (X2).
+// exec runs one step after checking, once more, the context, the fence, the owner,
+// the editor buffer and the path's state.
 func (tx *txn) exec(ctx context.Context, st *step) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -409,7 +408,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 }
 
 // mkdirs creates the missing parents of a step's path one by one, recording each so
-// rollback can remove exactly those (X3, X5).
+// rollback can remove exactly those.
 func (tx *txn) mkdirs(st *step) error {
 	var missing []string
 	for d := filepath.Dir(st.name); !tx.present[d]; d = filepath.Dir(d) {
@@ -444,7 +443,7 @@ func (tx *txn) known(dir string) {
 }
 
 // display names a file or directory the transaction creates for a step, for errors: the
-// authored path's directory at the same depth, so no host path is disclosed (F5).
+// authored path's directory at the same depth, so no host path is disclosed.
 func (tx *txn) display(st *step, name string) string {
 	if rel, err := filepath.Rel(filepath.Dir(st.name), name); err == nil && filepath.IsLocal(rel) {
 		return path.Join(path.Dir(filepath.ToSlash(st.path)), filepath.ToSlash(rel))
@@ -476,7 +475,7 @@ func tempPrefix(base string) string {
 	return "." + base + tempPattern
 }
 
-// replace writes data to a step's path atomically where the filesystem allows (X4): a
+// replace writes data to a step's path atomically where the filesystem allows: a
 // temporary file in the same directory, its mode set, optionally synced, then renamed
 // over the path, and with Options.Sync the directory synced too. Where rename is
 // impossible (some afero layers say EPERM, a cross-device link EXDEV) it rewrites the
@@ -631,11 +630,11 @@ const (
 
 // rollback restores every journaled path to what it held before its step, newest first:
 // first the paths that did not exist, then it removes the temporary files and
-// directories the transaction created, then it puts back the paths that existed (X5),
-// so a file removed to make way for a directory (X3) finds its place free again. A
+// directories the transaction created, then it puts back the paths that existed,
+// so a file removed to make way for a directory finds its place free again. A
 // path that no longer holds what this transaction wrote was changed by someone else and
 // is left alone; it, and anything that cannot be restored, makes the error an
-// *IncompleteRollbackError wrapping cause (X6).
+// *IncompleteRollbackError wrapping cause.
 func (tx *txn) rollback(cause error) error {
 	lost := map[string]string{}
 	tx.restoreWhere(lost, func(d *done) bool { return !d.before.exists })
@@ -687,7 +686,7 @@ func (tx *txn) restore(d *done) string {
 	case !d.ours(cur):
 		return reasonChanged
 	case tx.unsaved(st.name):
-		return reasonUnsaved // restoring under an edited buffer would lose either (X6)
+		return reasonUnsaved // restoring under an edited buffer would lose either
 	}
 	var err error
 	switch {
