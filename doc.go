@@ -5,6 +5,21 @@
 // person review the change through a front end the host chooses, and writes the whole
 // change as one all-or-nothing transaction.
 //
+// # Where to start
+//
+//   - One call, no review: [Apply] (and [Check], its dry run). The [*Result] it returns
+//     renders what the model reads ([Result.Text]).
+//   - Review before writing: [ResolvePayload] (or [Parse] then [Resolve]) gives a
+//     [*Proposal]; [Review] hands it to a [Reviewer]; [Commit] writes a proposal as is.
+//   - An agent framework: [Tool], whose [Tool.Definition] registers "apply_patch" and whose
+//     [Tool.Call] and [Tool.CallResponses] handle a call.
+//   - A review front end: [Session], the live review a Reviewer drives ([Session.Rows],
+//     [Session.Toggle], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
+//     [ScriptReviewer] plays a review script.
+//   - Host policy: [Options] with an [Authorizer], an [OwnerPredicate] and a [BufferHook].
+//   - The errors: [*PatchError] lists every failing operation; the others are listed under
+//     Errors below.
+//
 // # Pipeline
 //
 // Four stages, each usable alone, over an [afero.Fs] so a host can run all of it in
@@ -68,11 +83,25 @@
 //
 // # Errors
 //
-// Errors are types for [errors.Is] and [errors.As]: [*ParseError], [*MatchError],
-// [*FileError], [*EncodingError], [*FenceError], [*LimitError], [*ConflictError],
-// [*ExpectedPathError], [*ConflictError], [*ConflictError], [*IncompleteRollbackError],
-// and [*PatchError], which lists every failing operation of a payload so a model can fix
-// them in one retry. Each message says what to do next.
+// Errors are types for [errors.As]: [*ParseError], [*MatchError], [*FileError],
+// [*EncodingError], [*FenceError], [*LimitError], [*ConflictError], [*ExpectedPathError],
+// [*IncompleteRollbackError] and [*PatchError], which lists every failing operation of a
+// payload so a model can fix them in one retry; a review refuses a request with a
+// [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as
+// errors.Is(err, &FileError{Reason: FileMissing}) does. A [*ConflictError] means nothing
+// was written and the proposal still works: deselect the paths in the way and submit
+// again. Each message says what to do next.
+//
+// # Pausing a review
+//
+// A Reviewer that cannot finish now (a person who will answer tomorrow, a web round trip)
+// saves the review and ends it; the host resumes it later, in this process or another:
+//
+//	data, err := s.Save(applypatch.SaveOptions{}) // inside the Reviewer, while the review is open
+//	s.Abort()                                     // the first Review call returns ErrAborted
+//	...
+//	s, err := applypatch.RestoreSession(ctx, fsys, data, opts) // every baseline checked again
+//	res, err := s.Run(ctx, reviewer)                           // or s.Submit(ctx) to apply as staged
 //
 // # Concurrency
 //

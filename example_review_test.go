@@ -149,3 +149,36 @@ func ExampleSession_Card() {
 	// Rejected: greet.go hunk 2
 	// true
 }
+
+// A review can pause: the Reviewer saves it and ends the call, and the host resumes it
+// later, here with a Reviewer that submits. The restored review checks every baseline
+// again before it writes.
+func ExampleRestoreSession() {
+	ctx := context.Background()
+	fsys := workspace()
+	pr, _ := applypatch.ResolvePayload(ctx, fsys, payload, nil)
+
+	var saved []byte
+	_, err := applypatch.Review(ctx, pr, applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		s.Deselect(applypatch.Target{File: 3}) // keep old.txt
+		saved, _ = s.Save(applypatch.SaveOptions{})
+		s.Abort() // the person answers later
+		return nil
+	}))
+	fmt.Println(err)
+
+	s, err := applypatch.RestoreSession(ctx, fsys, saved, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := s.Run(ctx, applypatch.AutoApprove)
+	fmt.Println(res.Text(), err)
+	// Output:
+	// Patch review aborted
+	// Applied patch: 2 changes
+	// Applied: greet.go hunk 1
+	// Fuzzy: greet.go hunk 1 matched while ignoring trailing whitespace
+	// Applied: docs/NOTES.md
+	// Rejected: old.txt <nil>
+}

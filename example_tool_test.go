@@ -32,28 +32,6 @@ func ExampleTool() {
 	// Error: invalid arguments: unknown argument "patch": the only argument is "patchText", a string holding the whole patch; remove the others
 }
 
-// An operation of the OpenAI Responses API's apply_patch tool becomes a Patch that runs
-// through the same pipeline as an enveloped payload.
-func ExampleParseOperation() {
-	p, err := applypatch.ParseOperation("update_file", "greet.go", "@@ func Greet() string {\n-\treturn \"hi\"\n+\treturn \"hello\"\n")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Print(applypatch.Format(p))
-
-	_, err = applypatch.ParseOperation("create_file", "notes.txt", "+first\nsecond\n")
-	fmt.Println(err)
-	// Output:
-	// *** Begin Patch
-	// *** Update File: greet.go
-	// @@ func Greet() string {
-	// -	return "hi"
-	// +	return "hello"
-	// *** End Patch
-	// invalid patch: line 2 "second": every line of an Add File section must start with '+' (a lone '+' is an empty line)
-}
-
 // A host on the OpenAI Responses API hands each apply_patch_call item to CallResponses
 // and sends the apply_patch_call_output back.
 func ExampleTool_CallResponses() {
