@@ -10,9 +10,6 @@ import (
 	"github.com/spf13/afero"
 )
 
-// ErrRejected is the error of a review that selected nothing and staged no feedback.
-var ErrRejected = errors.New("Patch rejected")
-
 // Commit writes the proposal's selected changes as one transaction, in payload order:
 // each path is checked against its baseline and any snapshot the host expects for
 // the whole batch before the first write and again just before its own, replaced

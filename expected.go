@@ -1,11 +1,9 @@
 package applypatch
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
@@ -89,27 +87,6 @@ func (f *fence) show(key string) string {
 		}
 	}
 	return "a path outside the workspace"
-}
-
-// An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
-// the payload does not name: a key that was meant for one of its paths but spells
-// another would otherwise check nothing. Nothing was written.
-type ExpectedPathError struct {
-	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
-	// the host gave them. The error's text shows those inside the workspace relative to
-	// it, and no other host path.
-	Keys []string
-
-	shown []string
-}
-
-func (e *ExpectedPathError) Error() string {
-	shown := e.shown
-	if shown == nil {
-		shown = e.Keys
-	}
-	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
-		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
 }
 
 // Snapshots returns the state Resolve captured at each path the proposal changes, keyed

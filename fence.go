@@ -68,87 +68,6 @@ type ClassifiedPath struct {
 // payload never named, so never show it to a model.
 func (p ClassifiedPath) Name() string { return p.name }
 
-// FenceReason says why the fence refused a path.
-type FenceReason int
-
-const (
-	// FenceForbidden: the path is forbidden; no mode, rule or Authorizer allows it.
-	FenceForbidden FenceReason = iota + 1
-	// FenceUnauthorized: the path is outside or protected, and neither an allow rule nor the
-	// Authorizer allowed it.
-	FenceUnauthorized
-	// FenceUnresolvable: following the path's links failed (a loop, or an unreadable directory).
-	FenceUnresolvable
-	// FenceAliased: the path is the same file as another path of the payload, through a link
-	// or spelled another way (relative and absolute).
-	FenceAliased
-	// FenceRedirected: at commit, the path no longer resolves where it did when it was
-	// classified (a link was created, removed or swapped). The error also matches
-	// [*ConflictError].
-	FenceRedirected
-)
-
-// A FenceError refuses one path of a payload. Its text names the path as
-// authored and nothing the payload did not name.
-type FenceError struct {
-	// Path is the path as authored.
-	Path string
-	// Class is where the path resolved; zero when it could not be resolved.
-	Class Class
-	// Reason says why it was refused.
-	Reason FenceReason
-	// Other is, for FenceAliased, the other path of the payload that names the same file.
-	Other string
-	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
-	Err error
-}
-
-// fenceText is what each refusal tells the reader to do next.
-var fenceText = map[FenceReason]string{
-	FenceForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
-		"which is never written; choose another path",
-	FenceUnresolvable: "the path cannot be resolved",
-	FenceAliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
-	FenceRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
-		"resolve the patch again from the current files",
-}
-
-// unauthorized is the text of Unauthorized, by class: what happened, then what to do.
-var unauthorized = map[Class][2]string{
-	ClassOutside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
-		"and the host did not allow it", "use a path inside the workspace"},
-	ClassProtected: {"the path is protected (such as .git/), and the host did not allow it",
-		"leave it alone, or ask the user to change it"},
-}
-
-func (e *FenceError) Error() string {
-	shown := showPath(e.Path)
-	if e.Reason == FenceUnauthorized {
-		text := unauthorized[e.Class]
-		if e.Err != nil {
-			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
-		}
-		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
-	}
-	if e.Reason == FenceAliased {
-		return shown + ": " + fmt.Sprintf(fenceText[FenceAliased], showPath(e.Other))
-	}
-	msg := shown + ": " + fenceText[e.Reason]
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the cause.
-func (e *FenceError) Unwrap() error { return e.Err }
-
-// Is reports whether target is a *FenceError with the same Reason, or with no Reason.
-func (e *FenceError) Is(target error) bool {
-	t, ok := target.(*FenceError)
-	return ok && (t.Reason == 0 || t.Reason == e.Reason)
-}
-
 // A fence resolves payload paths against the workspace and classifies them.
 // The same fence resolves a path when it is classified, when it is resolved for review
 // and again just before it is written.
@@ -273,20 +192,6 @@ func within(root, name string) (string, bool) {
 }
 
 func slashComponents(name string) []string { return components(filepath.ToSlash(name)) }
-
-// An OwnerPredicate tells whether the host still owns a path: a commit asks it before
-// every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.
-type OwnerPredicate interface {
-	Owns(name string) bool
-}
-
-// A BufferHook connects an editor's open buffers to a commit.
-type BufferHook interface {
-	// Unsaved reports whether an open buffer of name has edits not yet saved.
-	Unsaved(name string) bool
-	// Refresh reloads an open, unmodified buffer of name after a commit.
-	Refresh(name string) error
-}
 
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
 var errNoFence = errors.New("applypatch: the proposal has no filesystem")

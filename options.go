@@ -182,3 +182,17 @@ type OwnerFunc func(name string) bool
 
 // Owns calls f.
 func (f OwnerFunc) Owns(name string) bool { return f(name) }
+
+// An OwnerPredicate tells whether the host still owns a path: a commit asks it before
+// every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.
+type OwnerPredicate interface {
+	Owns(name string) bool
+}
+
+// A BufferHook connects an editor's open buffers to a commit.
+type BufferHook interface {
+	// Unsaved reports whether an open buffer of name has edits not yet saved.
+	Unsaved(name string) bool
+	// Refresh reloads an open, unmodified buffer of name after a commit.
+	Refresh(name string) error
+}

@@ -24,24 +24,6 @@ const (
 const validHeaders = "valid section headers are '*** Add File: PATH', '*** Update File: PATH' " +
 	"(optionally followed by '*** Move to: PATH') and '*** Delete File: PATH'"
 
-// A ParseError reports a payload that cannot be read. Line is the 1-based line of the
-// payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
-// form was expected. Nothing is resolved or written when parsing fails.
-//
-// Test for it with errors.As, or with errors.As(err, new(*ParseError)).
-type ParseError struct {
-	Line int
-	Text string
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return clip("invalid patch: "+e.Msg, errorBudget)
-	}
-	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
-}
-
 // payloadLine is one line of the payload with its 1-based number, CR before LF removed.
 type payloadLine struct {
 	n    int

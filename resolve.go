@@ -17,22 +17,6 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// A baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes.
-type baseline struct {
-	Exists bool        `json:"exists"`
-	Dir    bool        `json:"dir,omitempty"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
-	// large file costs less than hashing it; Baseline.Sum computes it, and a baseline
-	// restored without its bytes is checked by it.
-	Hash string `json:"hash,omitempty"`
-	// Bytes is the file's content; nil for an absent path or a directory. It must not be
-	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
-	// Bytes is the link's target as stored.
-	Bytes []byte `json:"bytes,omitempty"`
-}
-
 // IsLink reports whether the baseline is a symbolic link itself, not the file it points
 // to: the path of a Delete that is a link.
 func (b baseline) isLink() bool { return b.Mode&fs.ModeSymlink != 0 }
@@ -45,14 +29,6 @@ func (b baseline) sum() string {
 	return hashBytes(b.Bytes)
 }
 
-// A Snapshot is an expected-before state a host supplies for a path: what it last
-// saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
-type Snapshot struct {
-	Exists bool        `json:"exists"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	Hash   string      `json:"hash,omitempty"`
-}
-
 // Snapshot returns the baseline as a snapshot.
 func (b baseline) snapshot() Snapshot {
 	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.sum()}
@@ -61,59 +37,6 @@ func (b baseline) snapshot() Snapshot {
 func hashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// A Proposal is a resolved patch: every path fenced and classified, every baseline
-// captured, every hunk placed and every result derived. Nothing has been written. A
-// review changes its selection, feedback and revisions; [Commit] writes it.
-type Proposal struct {
-	// Patch is the parsed payload.
-	patch *Patch
-	// Changes are the resolved operations, in payload order.
-	changes []*change
-	// Feedback is whole-patch feedback staged in review.
-	feedback string
-
-	fsys   afero.Fs
-	opts   Options
-	fenced *fence // the resolver and classes of F1–F4, built by Resolve
-}
-
-// A change is one resolved operation.
-type change struct {
-	// Op is the operation as parsed; its Hunks are mirrored, with their review state, in
-	// Hunks.
-	Op Operation
-	// Class is the class of Op.Path; MoveClass of Op.MoveTo.
-	Class, MoveClass Class
-	// Base is the baseline of the path; Dest of the Move destination.
-	Base, Dest baseline
-	// Hunks are the Update's hunks with their placements and review state.
-	Hunks []*hunkChange
-	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.
-	// An Update's selection lives on its hunks.
-	Selected bool
-	// Feedback is feedback on the whole operation.
-	Feedback string
-	// Revised is set when a person replaced the operation's content in review.
-	Revised bool
-
-	name, moveName string // resolved names in the filesystem
-	// parentErr and destParentErr are set when a parent of the path an Add or a Move
-	// creates is a file on disk: an error unless an earlier operation removes it.
-	parentErr, destParentErr error
-	text                     *text
-	codec                    *codec
-	derived                  derivedResult
-}
-
-// A hunkChange is one hunk of an Update with where it landed and its review state.
-type hunkChange struct {
-	Hunk
-	Place    placement
-	Selected bool
-	Feedback string
-	Revised  bool
 }
 
 // Name returns the resolved name of the change's path in the filesystem. It may disclose

@@ -55,11 +55,6 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ErrNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
-// host must give one, or choose [ModeEdits] or [ModeFullAuto].
-var ErrNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
-	"the host must give it a Reviewer, or use the edits or full-auto mode")
-
 // errNoFS is the error of a call on a [Tool] without a filesystem.
 var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS (for example afero.NewOsFs())")
 

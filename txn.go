@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -533,24 +532,6 @@ func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own fileOwner) error 
 	}
 	return tx.fsys.Chmod(name, mode)
 }
-
-// A LinkedFileError refuses to rewrite in place a file that has several hard links:
-// the filesystem cannot rename over it here, and writing into it would change every
-// other name of the file too, possibly outside the workspace. The commit was rolled back.
-type LinkedFileError struct {
-	// Path is the path, as authored; Links its number of hard links.
-	Path  string
-	Links uint64
-	// Err is why the file could not be replaced by rename.
-	Err error
-}
-
-func (e *LinkedFileError) Error() string {
-	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
-		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
-}
-
-func (e *LinkedFileError) Unwrap() error { return e.Err }
 
 // renameImpossible reports a rename the filesystem cannot do at all, as opposed to one
 // that failed.

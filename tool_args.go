@@ -15,16 +15,6 @@ const (
 	argInput     = "input"
 )
 
-// An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH}.
-// Its message says what to send instead. Nothing was parsed, resolved or written.
-//
-// Test for it with errors.As, or with errors.As(err, new(*ArgumentError)).
-type ArgumentError struct {
-	Msg string
-}
-
-func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Msg }
-
 // Messages of the argument checks, each saying what to send instead.
 const (
 	msgNotObject = `the arguments must be a JSON object with one string property, ` +

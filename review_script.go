@@ -57,23 +57,6 @@ type scriptAction struct {
 	Text string
 }
 
-// A ScriptError reports a review script line that cannot be read or played.
-type ScriptError struct {
-	Name string
-	Line int
-	Err  error
-}
-
-func (e *ScriptError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("review script %s: %v", e.Name, e.Err)
-	}
-	return fmt.Sprintf("review script %s, line %d: %v", e.Name, e.Line, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ScriptError) Unwrap() error { return e.Err }
-
 // LoadReviewScript reads the review script name from fsys; the files of revise actions
 // are read from fsys too, relative to the script's directory.
 func LoadReviewScript(fsys fs.FS, name string) (*ScriptReviewer, error) {

@@ -362,21 +362,3 @@ func placedAt(t *text, h *hunkChange) bool {
 	}
 	return true
 }
-
-// A StateError reports saved review state that cannot be restored: malformed, from
-// another version, or not matching its own baselines. Resolve the patch again.
-type StateError struct {
-	Msg string
-	Err error
-}
-
-func (e *StateError) Error() string {
-	msg := "cannot restore the review: " + e.Msg
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the underlying error, if any.
-func (e *StateError) Unwrap() error { return e.Err }
