@@ -12,6 +12,7 @@ import (
 // R3: gutter numbers against the baseline, as in the worked example of mevedel §2.7:
 // baseline a,old1,c,d,old2 with hunks "@@ a" (−old1 +new1 +extra) and "@@ d" (−old2
 // +new2) start at 2/2 and 5/6; repeated lines resolve in hunk order (x,a,x,b: 2 and 3).
+// Old and New are the two-column gutter: a context line has both.
 func TestGutterNumbers(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, payload string
@@ -22,24 +23,24 @@ func TestGutterNumbers(t *testing.T) {
 		payload: patch("*** Update File: f.txt", "@@ a", "-old1", "+new1", "+extra",
 			"@@ d", "-old2", "+new2"),
 		want: [][]DiffLine{
-			{{Remove, 2, "old1", false}, {Insert, 2, "new1", false}, {Insert, 3, "extra", false}},
-			{{Remove, 5, "old2", false}, {Insert, 6, "new2", false}},
+			{gl(Remove, 2, 2, 0, "old1"), gl(Insert, 2, 0, 2, "new1"), gl(Insert, 3, 0, 3, "extra")},
+			{gl(Remove, 5, 5, 0, "old2"), gl(Insert, 6, 0, 6, "new2")},
 		},
 	}, {
 		name:    "repeated lines in hunk order",
 		file:    "x\na\nx\nb\n",
 		payload: patch("*** Update File: f.txt", "@@", "-a", "+A", "@@", "-x", "+X"),
 		want: [][]DiffLine{
-			{{Remove, 2, "a", false}, {Insert, 2, "A", false}},
-			{{Remove, 3, "x", false}, {Insert, 3, "X", false}},
+			{gl(Remove, 2, 2, 0, "a"), gl(Insert, 2, 0, 2, "A")},
+			{gl(Remove, 3, 3, 0, "x"), gl(Insert, 3, 0, 3, "X")},
 		},
 	}, {
 		name:    "context counts on both sides",
 		file:    "1\n2\n3\n4\n5\n6\n",
 		payload: patch("*** Update File: f.txt", "@@", " 1", "+1.5", " 2", "@@", " 4", "-5", " 6"),
 		want: [][]DiffLine{
-			{{Context, 1, "1", false}, {Insert, 2, "1.5", false}, {Context, 2, "2", false}},
-			{{Context, 4, "4", false}, {Remove, 5, "5", false}, {Context, 6, "6", false}},
+			{gl(Context, 1, 1, 1, "1"), gl(Insert, 2, 0, 2, "1.5"), gl(Context, 2, 2, 3, "2")},
+			{gl(Context, 4, 4, 5, "4"), gl(Remove, 5, 5, 0, "5"), gl(Context, 6, 6, 6, "6")},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +55,11 @@ func TestGutterNumbers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gl is a diff line with its gutter: Num, and the Old and New columns.
+func gl(kind LineKind, num, old, new int, text string) DiffLine {
+	return DiffLine{Kind: kind, Num: num, Old: old, New: new, Text: text}
 }
 
 // R3: new-file numbers count every earlier hunk, selected or not, so they stay put while
