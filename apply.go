@@ -122,13 +122,19 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		return nil, err
 	}
 	b := make([]byte, 0, estimateSize(t, hunks))
+	var last eol // the terminator written last
+	end := func(line string, e eol) {
+		b = append(b, line...)
+		e = unmerged(last, line, e)
+		b = append(b, eolBytes[e]...)
+		last = e
+	}
 	emit := func(i int) {
-		b = append(b, t.lines[i]...)
 		e := t.eols[i]
 		if e == eolNone {
 			e = t.style
 		}
-		b = append(b, eolBytes[e]...)
+		end(t.lines[i], e)
 	}
 	done := 0 // baseline lines emitted
 	for _, r := range regs {
@@ -143,8 +149,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 			case Remove:
 				done++
 			case Insert:
-				b = append(b, l.Text...)
-				b = append(b, eolBytes[t.style]...)
+				end(l.Text, t.style)
 			}
 		}
 	}
@@ -152,6 +157,16 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		emit(done)
 	}
 	return b, nil
+}
+
+// unmerged is the terminator of a line written after one that ended in last: its own,
+// except that an empty line ending in LF after a lone CR would read back as one CRLF,
+// losing the empty line (T2), so it ends in a lone CR too.
+func unmerged(last eol, line string, e eol) eol {
+	if last == eolCR && line == "" && e == eolLF {
+		return eolCR
+	}
+	return e
 }
 
 // A region is what one hunk changes: baseline lines [start, end) and the hunk's lines

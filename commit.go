@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/spf13/afero"
 )
@@ -26,11 +25,20 @@ var ErrRejected = errors.New("Patch rejected")
 // X8) or an [*UnsavedBufferError] (X9) found before the first write writes nothing and
 // leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
-// by someone else, makes the error an [*IncompleteRollbackError] (X6). Commits on one
-// filesystem value are serialised. A review that selected nothing returns [ErrRejected]
-// unless feedback was staged, which is a revision request that writes nothing.
+// by someone else, makes the error an [*IncompleteRollbackError] (X6); any other error
+// after the first write means every written path was restored. A path whose owner
+// this process could not keep is refused with an [*OwnershipError] before any write.
+//
+// Commit holds the workspace's lock (see [WorkspaceLocker]) from its check through its
+// last write and any rollback, waiting for it as long as ctx allows; a commit that
+// finds its baselines changed by the one it waited for reports a conflict. Before its
+// first write it records a journal that [Recover] uses to undo it if the process dies
+// midway; a commit first recovers any journal left by an interrupted one. A review that
+// selected nothing returns [ErrRejected] unless feedback was staged, which is a revision
+// request that writes nothing.
 func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err := ctx.Err(); err != nil {
+		err = unwritten(err)
 		return errorResult(err), err
 	}
 	applied, _ := pr.tally()
@@ -40,8 +48,28 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 		}
 		return pr.result(), nil
 	}
-	unlock := lockFs(pr.fsys)
+	f, err := pr.fencer()
+	if err != nil {
+		return errorResult(err), err
+	}
+	unlock, err := lockWorkspace(ctx, pr.fsys, f, &pr.opts)
+	if err != nil {
+		err = lockError(err)
+		return errorResult(err), err
+	}
 	defer unlock()
+	return pr.commitLocked(ctx)
+}
+
+// commitLocked is Commit with the workspace's lock held.
+func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
+	f, err := pr.fencer()
+	if err != nil {
+		return errorResult(err), err
+	}
+	if _, err := recoverJournal(f.files, f.real); err != nil {
+		return errorResult(err), err
+	}
 	plan, err := pr.plan()
 	if err != nil {
 		return errorResult(err), err
@@ -56,7 +84,7 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected}
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.real}
 	if err := tx.run(ctx); err != nil {
 		return errorResult(err), err
 	}
@@ -100,7 +128,7 @@ func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
 	case c.Op.Kind == Delete:
 		return []*step{{kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
 	case c.Op.MoveTo != "":
-		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, data: data, mode: c.Base.Mode, base: c.Dest}
+		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, data: data, mode: c.Base.Mode, base: c.Dest, from: c.name}
 		return []*step{dst, {kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
 	case bytes.Equal(data, c.Base.Bytes):
 		return nil, nil
@@ -179,43 +207,6 @@ func (e *UnsavedBufferError) Is(target error) bool {
 	return ok
 }
 
-// fsLocks serialises commits per filesystem (a transaction mutex): afero's MemMapFs does
-// not survive a concurrent write and rename of one path, and two commits must not
-// interleave their checks and writes. Entries live only while a commit holds or waits
-// for them, so a filesystem is never kept alive by the map.
-var fsLocks = struct {
-	sync.Mutex
-	m map[any]*fsLock
-}{m: map[any]*fsLock{}}
-
-type fsLock struct {
-	sync.Mutex
-	refs int
-}
-
-// lockFs locks fsys for one commit and returns the unlock function. Every *afero.OsFs
-// shares one lock, as they share one filesystem.
-func lockFs(fsys afero.Fs) func() {
-	key := lockKey(fsys)
-	fsLocks.Lock()
-	l := fsLocks.m[key]
-	if l == nil {
-		l = &fsLock{}
-		fsLocks.m[key] = l
-	}
-	l.refs++
-	fsLocks.Unlock()
-	l.Lock()
-	return func() {
-		l.Unlock()
-		fsLocks.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(fsLocks.m, key)
-		}
-		fsLocks.Unlock()
-	}
-}
-
 // lockKey is the map key of a filesystem: the value itself when it can be one, else
 // its type.
 func lockKey(fsys afero.Fs) any {
@@ -243,15 +234,32 @@ func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 }
 
 // Apply is the common agent call: parse the payload, resolve it on fsys, and commit every
-// change without interactive review. It returns the result for the model; on failure the
+// change without interactive review. It takes the workspace's lock before it reads the
+// baselines, so two concurrent Apply calls of compatible patches both apply, the second
+// on what the first wrote. It returns the result for the model; on failure the
 // result is an error result and the error says what went wrong. Nothing is written unless
 // everything applies.
 func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
-	pr, err := ResolvePayload(ctx, fsys, payload, opts)
+	unlock, err := lockFor(ctx, fsys, opts)
 	if err != nil {
+		err = lockError(err)
 		return errorResult(err), err
 	}
-	return Commit(ctx, pr)
+	defer unlock()
+	if err := recoverFor(fsys, opts); err != nil {
+		return errorResult(err), err
+	}
+	pr, err := ResolvePayload(ctx, fsys, payload, opts)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = unwritten(err) // cancelled before the commit began
+		}
+		return errorResult(err), err
+	}
+	if applied, _ := pr.tally(); applied == 0 {
+		return Commit(ctx, pr)
+	}
+	return pr.commitLocked(ctx)
 }
 
 // ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size

@@ -250,6 +250,8 @@ func (f *fence) classOf(authored, name string) (Class, bool) {
 	switch {
 	case f.forbidden.anywhere(landed) || f.forbidden.anywhere(written):
 		return Forbidden, !inside
+	case inJournal(landed) || inJournal(written):
+		return Forbidden, !inside
 	case f.protected.anywhere(landed) || f.protected.anywhere(written):
 		return Protected, !inside
 	case !inside:

@@ -103,8 +103,10 @@ func TestAmbiguityErrorBounded(t *testing.T) {
 func TestErrorTextBudget(t *testing.T) {
 	long := strings.Repeat("d/", 10_000) + "f.txt"
 	var errs []error
+	var paths []string
 	for i := range 2000 {
 		errs = append(errs, &FileError{Path: fmt.Sprint(long, i), Reason: FileMissing})
+		paths = append(paths, fmt.Sprint(long, i))
 	}
 	_, perr := Parse("*** Begin Patch\n*** Add File: a\n" + strings.Repeat("x", 1<<20) + "\n*** End Patch")
 	for name, err := range map[string]error{
@@ -112,6 +114,8 @@ func TestErrorTextBudget(t *testing.T) {
 		"one problem":   &PatchError{Errs: errs[:1]},
 		"parse line":    perr,
 		"conflict":      &ConflictError{Paths: []string{long, long}},
+		"ownership":     &OwnershipError{Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},
+		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: reasonChanged}}).String()),
 	} {
 		if n := len(err.Error()); n >= 64<<10 {
 			t.Errorf("%s: %d bytes of error text", name, n)

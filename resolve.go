@@ -98,9 +98,12 @@ type Change struct {
 	Revised bool
 
 	name, moveName string // resolved names in the filesystem
-	text           *text
-	codec          *codec
-	derived        derivedResult
+	// parentErr and destParentErr are set when a parent of the path an Add or a Move
+	// creates is a file on disk: an error unless an earlier operation removes it (X3).
+	parentErr, destParentErr error
+	text                     *text
+	codec                    *codec
+	derived                  derivedResult
 }
 
 // A HunkChange is one hunk of an Update with where it landed and its review state.
@@ -145,21 +148,36 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 		}
 		errs = append(errs, pr.prepare(c)...)
 	}
+	if len(errs) == 0 {
+		errs = pr.checkOrder()
+	}
 	if len(errs) > 0 {
 		return nil, &PatchError{Errs: errs}
 	}
 	return pr, nil
 }
 
+// belowFile reports the error of a path below a file: absent for now, and creatable
+// once an earlier operation removes that file (X3).
+func belowFile(err error) bool {
+	return errors.Is(err, &FileError{Reason: FileParentNotDir})
+}
+
 // prepare captures a change's baselines, decodes and places its hunks.
 func (pr *Proposal) prepare(c *Change) []error {
 	var err error
 	if c.Base, err = pr.captureEntry(c); err != nil {
-		return []error{err}
+		if c.Op.Kind != Add || !belowFile(err) {
+			return []error{err}
+		}
+		c.parentErr = err
 	}
 	if c.Op.MoveTo != "" {
 		if c.Dest, err = pr.capture(c.moveName, c.Op.MoveTo); err != nil {
-			return []error{err}
+			if !belowFile(err) {
+				return []error{err}
+			}
+			c.destParentErr = err
 		}
 	}
 	if err := checkPresence(c); err != nil {
@@ -211,7 +229,7 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
-	return Baseline{Exists: true, Mode: fi.Mode().Perm(), Bytes: b}, nil
+	return Baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
 }
 
 // readError is the error of a path that cannot be read. When a parent of it is a file

@@ -158,6 +158,10 @@ func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 	case <-ctx.Done():
 		s.Abort()
 	case err := <-errc:
+		if ctx.Err() != nil {
+			s.Abort() // the reviewer stopped for the cancellation: that is the outcome
+			break
+		}
 		if err != nil {
 			s.fail(err)
 			break

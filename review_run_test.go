@@ -136,6 +136,23 @@ func TestReviewContextCancelAborts(t *testing.T) {
 	}
 }
 
+// R10: a reviewer that stops because the context was cancelled and returns the
+// context's error aborts the review: the cancellation, not the reviewer's report of it,
+// is the outcome, whichever of the two Review sees first.
+func TestReviewCancelReportedByReviewerAborts(t *testing.T) {
+	for i := range 200 {
+		f := newFixture(t, twoFiles.files, twoFiles.payload)
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := Review(ctx, f.pr, ReviewerFunc(func(ctx context.Context, _ *Session) error {
+			cancel()
+			return ctx.Err()
+		}))
+		if !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
+			t.Fatalf("run %d: cancelled review: %v %q", i, err, res.Text())
+		}
+	}
+}
+
 // R10: a reviewer that returns early lets its front end settle later.
 func TestReviewSettledLater(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)

@@ -34,6 +34,10 @@ type step struct {
 	data []byte      // stepWrite: the new bytes
 	mode fs.FileMode // stepWrite: the new mode
 	base Baseline    // the state the path must still be in just before the step
+	// from is the resolved source of a Move's destination, whose owner it keeps; owner
+	// is the owner and group the written file gets (T6), and its link count.
+	from  string
+	owner fileOwner
 }
 
 // state is what a path holds when read: absent, a directory, or a file's bytes and mode.
@@ -43,6 +47,7 @@ type state struct {
 	dir    bool
 	data   []byte
 	mode   fs.FileMode
+	own    fileOwner
 	err    error
 }
 
@@ -133,12 +138,16 @@ type created struct {
 
 // txn runs a plan: check, write in order, and on failure restore in reverse.
 type txn struct {
-	fsys    afero.Fs
-	opts    *Options
-	plan    []*step
-	journal []*done
-	dirs    []created // directories created, outermost first
-	temps   []created // temporary files not yet renamed or removed
+	fsys afero.Fs
+	opts *Options
+	plan []*step
+	done []*done
+	// root is the resolved workspace root, where the journal lives; jr is the journal of
+	// the running commit (X11).
+	root  string
+	jr    *journal
+	dirs  []created // directories created, outermost first
+	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
 	// there (F1).
 	guard func(*step) error
@@ -151,42 +160,107 @@ type txn struct {
 // run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
 // before the first write, each path again just before its own, and any failure rolls
 // back what was written.
+//
+// Before the first write the plan and the baselines are recorded in a journal (X11),
+// removed when the commit ends, so that recovery can undo a commit that was interrupted.
 func (tx *txn) run(ctx context.Context) error {
-	if err := tx.precheck(); err != nil {
-		return err
+	before, err := tx.precheck()
+	if err != nil {
+		return unwritten(err)
+	}
+	if err := tx.beginJournal(before); err != nil {
+		return unwritten(err)
 	}
 	for _, st := range tx.plan {
 		if err := tx.exec(ctx, st); err != nil {
-			return tx.rollback(err)
+			return tx.abort(err)
 		}
 	}
+	if err := tx.jr.seal(); err != nil {
+		return tx.abort(err) // the commit cannot be made final: undo it
+	}
+	tx.jr.cleanup(tx.opts.Sync)
 	return nil
+}
+
+// abort rolls back after a failure, then removes the journal. A journal that cannot be
+// removed stays for recovery, which finds nothing left to undo where rollback succeeded.
+func (tx *txn) abort(cause error) error {
+	err := rolledBack(tx.rollback(cause))
+	if tx.jr.seal() == nil {
+		tx.jr.cleanup(tx.opts.Sync)
+	}
+	return err
 }
 
 // precheck checks every step of the batch before anything is written: each path must be
 // owned by the host (X8) and still hold its baseline and any snapshot the host expects
 // (X2).
-func (tx *txn) precheck() error {
+//
+// It returns what each step's path holds, for the journal; a path whose owner or group
+// this process could not keep on a rewritten file is refused (T6).
+func (tx *txn) precheck() ([]state, error) {
 	var lost []string
 	stale := &ConflictError{}
-	for _, st := range tx.plan {
+	owners := &OwnershipError{Reasons: map[string]string{}}
+	before := make([]state, len(tx.plan))
+	for i, st := range tx.plan {
 		if !tx.owns(st.name) {
 			lost = appendNew(lost, st.path)
 			continue
 		}
 		cur := tx.readStep(st)
 		if cur.err != nil {
-			return tx.unreadable(st, cur.err)
+			return nil, tx.unreadable(st, cur.err)
 		}
+		before[i] = cur
 		tx.check(st, cur, stale)
+		tx.keeps(st, cur, owners)
 	}
-	if len(lost) > 0 {
-		return &OwnerError{Paths: lost}
+	switch {
+	case len(lost) > 0:
+		return nil, &OwnerError{Paths: lost}
+	case len(stale.Paths) > 0:
+		return nil, stale
+	case len(owners.Paths) > 0:
+		return nil, owners
 	}
-	if len(stale.Paths) > 0 {
-		return stale
+	tx.ownerOfWrites(before)
+	return before, nil
+}
+
+// keeps adds a path to the error when its file would be rewritten and this process
+// cannot give the new file the old one's owner and group.
+func (tx *txn) keeps(st *step, cur state, e *OwnershipError) {
+	if st.kind != stepWrite || !cur.exists {
+		return
 	}
-	return nil
+	if reason := keepOwner(cur.own); reason != "" {
+		e.Paths = appendNew(e.Paths, st.path)
+		e.Reasons[st.path] = reason
+	}
+}
+
+// ownerOfWrites gives each write step the owner to keep: the replaced file's, or for a
+// Move's destination the source's, and keeps the link count that decides whether a
+// file may be rewritten in place.
+func (tx *txn) ownerOfWrites(before []state) {
+	for i, st := range tx.plan {
+		switch {
+		case st.kind != stepWrite:
+		case before[i].exists:
+			st.owner = before[i].own
+		case st.from != "":
+			for j, src := range tx.plan {
+				if src.name == st.from && before[j].exists {
+					st.owner = before[j].own
+					if reason := keepOwner(st.owner); reason != "" {
+						st.owner = fileOwner{} // the new file is this process's, as an Add's
+					}
+				}
+			}
+		}
+	}
 }
 
 // check adds a step's path to the conflict when the path no longer holds the step's
@@ -214,22 +288,28 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
+// absent reports a path that does not exist: missing, or below a file (ENOTDIR), which
+// an earlier step of the plan may remove (X3).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
 // read returns what a path holds now.
 func (tx *txn) read(name string) state {
 	fi, err := tx.fsys.Stat(name)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case absent(err):
 		return state{}
 	case err != nil:
 		return state{err: err}
 	case fi.IsDir():
-		return state{exists: true, dir: true, mode: fi.Mode().Perm()}
+		return state{exists: true, dir: true, mode: modeOf(fi)}
 	}
 	b, err := afero.ReadFile(tx.fsys, name)
 	if err != nil {
 		return state{err: err}
 	}
-	return state{exists: true, data: b, mode: fi.Mode().Perm()}
+	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi)}
 }
 
 // readAgainst returns what a path holds now, like read, but when it still holds the
@@ -251,7 +331,7 @@ func (tx *txn) readAgainst(name string, b Baseline) state {
 	if same, err := sameContent(f, b.Bytes); err != nil || !same {
 		return tx.read(name)
 	}
-	return state{exists: true, data: b.Bytes, mode: fi.Mode().Perm()}
+	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi)}
 }
 
 // sameContent reports whether f holds exactly want, reading it in chunks.
@@ -308,15 +388,19 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		return stale
 	}
 	d := &done{step: st, before: cur}
-	tx.journal = append(tx.journal, d)
+	tx.done = append(tx.done, d)
 	var err error
 	switch st.kind {
 	case stepRemove:
 		err = tx.fsys.Remove(st.name)
 	case stepWrite:
 		if err = tx.mkdirs(st); err == nil {
-			err = tx.replace(st, st.data, st.mode, &d.inPlace)
+			err = tx.replace(st, st.data, st.mode, st.owner, &d.inPlace)
 		}
+	}
+	var linked *LinkedFileError
+	if errors.As(err, &linked) {
+		return linked // its cause is sanitised already
 	}
 	if err != nil {
 		return sanitize(err, st.name, st.path)
@@ -397,17 +481,17 @@ func tempPrefix(base string) string {
 // over the path, and with Options.Sync the directory synced too. Where rename is
 // impossible (some afero layers say EPERM, a cross-device link EXDEV) it rewrites the
 // path in place and sets *inPlace, so rollback knows a partial write may be its own.
-func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, inPlace *bool) error {
+func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
-	tmp, err := afero.TempFile(tx.fsys, dir, tempPrefix(filepath.Base(st.name)))
+	tmp, err := tx.createTemp(st.name)
 	if err != nil {
 		return err
 	}
 	t := created{name: tmp.Name(), path: tx.display(st, tmp.Name())}
 	tx.temps = append(tx.temps, t)
-	chmodded, err := fill(tmp, data, mode, tx.opts.Sync)
+	chmodded, err := fill(tmp, data, mode, own, tx.opts.Sync)
 	if err == nil && !chmodded {
-		err = tx.fsys.Chmod(t.name, mode)
+		err = tx.setOwnerMode(t.name, mode, own)
 	}
 	renameErr := err
 	if err == nil {
@@ -421,9 +505,53 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, inPlace *bool) e
 	} else if rmErr != nil {
 		return rmErr // rollback removes it, or reports it
 	}
+	if own.links > 1 {
+		return &LinkedFileError{Path: st.path, Links: own.links, Err: sanitize(renameErr, st.name, st.path)}
+	}
+	if err := tx.detachBackup(st); err != nil {
+		return err
+	}
 	*inPlace = true
-	return tx.rewrite(st.name, data, mode)
+	return tx.rewrite(st.name, data, mode, own)
 }
+
+// createTemp creates the temporary file a target's new bytes are written through: named
+// for this commit when it has a journal, so recovery can find it, else at random.
+func (tx *txn) createTemp(target string) (afero.File, error) {
+	if tx.jr == nil {
+		return afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
+	}
+	return tx.fsys.OpenFile(tx.tempName(target, tx.jr.id), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// setOwnerMode gives a file by name the owner (when it must change) and mode: owner
+// first, since changing it clears setuid and setgid.
+func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own fileOwner) error {
+	if chownNeeded(own) {
+		if err := tx.fsys.Chown(name, own.uid, own.gid); err != nil {
+			return err
+		}
+	}
+	return tx.fsys.Chmod(name, mode)
+}
+
+// A LinkedFileError refuses to rewrite in place a file that has several hard links:
+// the filesystem cannot rename over it here, and writing into it would change every
+// other name of the file too, possibly outside the workspace. The commit was rolled back.
+type LinkedFileError struct {
+	// Path is the path, as authored; Links its number of hard links.
+	Path  string
+	Links uint64
+	// Err is why the file could not be replaced by rename.
+	Err error
+}
+
+func (e *LinkedFileError) Error() string {
+	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
+		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
+}
+
+func (e *LinkedFileError) Unwrap() error { return e.Err }
 
 // renameImpossible reports a rename the filesystem cannot do at all, as opposed to one
 // that failed.
@@ -431,13 +559,20 @@ func renameImpossible(err error) bool {
 	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM)
 }
 
-// fill writes, sets the mode of, optionally syncs, and closes a file. The mode is set
-// on the open file where the filesystem's files allow it (one system call, no path to
-// resolve again); chmodded says whether that happened.
-func fill(f afero.File, data []byte, mode fs.FileMode, sync bool) (chmodded bool, err error) {
+// fill writes, sets the owner (where it must change) and mode of, optionally syncs, and
+// closes a file. Owner and mode are set on the open file where the filesystem's files
+// allow it (no path to resolve again); done says whether that happened, else the caller
+// sets them by name.
+func fill(f afero.File, data []byte, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
 	_, err = f.Write(data)
-	if fc, ok := f.(interface{ Chmod(fs.FileMode) error }); ok && err == nil {
-		err, chmodded = fc.Chmod(mode), true
+	fc, canChmod := f.(interface{ Chmod(fs.FileMode) error })
+	fo, canChown := f.(interface{ Chown(uid, gid int) error })
+	done = canChmod && (canChown || !chownNeeded(own))
+	if err == nil && done && chownNeeded(own) {
+		err = fo.Chown(own.uid, own.gid) // first: a change of owner clears setuid and setgid
+	}
+	if err == nil && done {
+		err = fc.Chmod(mode)
 	}
 	if err == nil && sync {
 		err = f.Sync()
@@ -445,16 +580,16 @@ func fill(f afero.File, data []byte, mode fs.FileMode, sync bool) (chmodded bool
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return chmodded, err
+	return done, err
 }
 
 // rewrite replaces a file's content in place, for filesystems that cannot rename.
-func (tx *txn) rewrite(name string, data []byte, mode fs.FileMode) error {
+func (tx *txn) rewrite(name string, data []byte, mode fs.FileMode, own fileOwner) error {
 	f, err := tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
 		return err
 	}
-	chmodded, err := fill(f, data, mode, tx.opts.Sync)
+	chmodded, err := fill(f, data, mode, fileOwner{}, tx.opts.Sync)
 	if err != nil || chmodded {
 		return err
 	}
@@ -467,17 +602,7 @@ func (tx *txn) syncDir(dir string) error {
 	if !tx.opts.Sync {
 		return nil
 	}
-	f, err := tx.fsys.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	f.Close()
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) ||
-		errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrPermission) {
-		return nil // directories cannot be synced here
-	}
-	return err
+	return syncDir(tx.fsys, dir)
 }
 
 // removeTemp removes a temporary file; one that stays is reported by rollback.
@@ -504,29 +629,31 @@ const (
 	reasonDirFull  = "a directory this commit created; someone else put files in it"
 )
 
-// rollback restores every journaled path to what it held before its step, newest first,
-// then removes the temporary files and directories the transaction created (X5). A
+// rollback restores every journaled path to what it held before its step, newest first:
+// first the paths that did not exist, then it removes the temporary files and
+// directories the transaction created, then it puts back the paths that existed (X5),
+// so a file removed to make way for a directory (X3) finds its place free again. A
 // path that no longer holds what this transaction wrote was changed by someone else and
 // is left alone; it, and anything that cannot be restored, makes the error an
 // *IncompleteRollbackError wrapping cause (X6).
 func (tx *txn) rollback(cause error) error {
 	lost := map[string]string{}
-	for _, d := range slices.Backward(tx.journal) {
-		if reason := tx.restore(d); reason != "" {
-			lost[d.step.path] = reason
+	tx.restoreWhere(lost, func(d *done) bool { return !d.before.exists })
+	for _, t := range slices.Clone(tx.temps) {
+		tx.removeTemp(t.name)
+	}
+	for _, d := range slices.Backward(tx.dirs) {
+		if reason := tx.removeDir(d.name); reason != "" {
+			lost[d.path] = reason
 		}
 	}
+	tx.restoreWhere(lost, func(d *done) bool { return d.before.exists })
 	for _, t := range slices.Clone(tx.temps) {
 		tx.removeTemp(t.name)
 	}
 	for _, t := range tx.temps {
 		if cur := tx.read(t.name); cur.exists || cur.err != nil {
 			lost[t.path] = reasonTemp
-		}
-	}
-	for _, d := range slices.Backward(tx.dirs) {
-		if reason := tx.removeDir(d.name); reason != "" {
-			lost[d.path] = reason
 		}
 	}
 	if len(lost) == 0 {
@@ -546,9 +673,9 @@ func (tx *txn) rollback(cause error) error {
 // why it could not, or "".
 func (tx *txn) restore(d *done) string {
 	st := d.step
-	cur := tx.read(st.name)
+	cur := tx.readStep(st)
 	if cur.err != nil {
-		cur = tx.read(st.name) // once more: a read may fail transiently
+		cur = tx.readStep(st) // once more: a read may fail transiently
 	}
 	switch {
 	case cur.err != nil:
@@ -569,10 +696,12 @@ func (tx *txn) restore(d *done) string {
 	case st.base.IsLink():
 		err = relink(tx.fsys, string(st.base.Bytes), st.name)
 	default:
-		var inPlace bool
-		err = tx.replace(st, d.before.data, d.before.mode, &inPlace)
+		if err = tx.restoreBackup(st); err != nil {
+			var inPlace bool
+			err = tx.replace(st, d.before.data, d.before.mode, d.before.own, &inPlace)
+		}
 	}
-	if err != nil && !tx.read(st.name).same(d.before) {
+	if err != nil && !tx.readStep(st).same(d.before) {
 		return "restoring it failed: " + sanitize(err, st.name, st.path).Error()
 	}
 	return ""

@@ -197,8 +197,12 @@ func checkRollback(t *testing.T, label string, err error, first int, before, aft
 		o.complete++
 		return
 	}
-	if diff := cmp.Diff(differ, ire.Paths); diff != "" {
-		t.Fatalf("%s: IncompleteRollbackError.Paths (+) differ from the paths that differ (-):\n%s\nerr: %v", label, diff, err)
+	// Recovery, run after the failed commit as every entry point does, may restore what
+	// rollback could not: what still differs is among the paths reported.
+	for _, p := range differ {
+		if !slices.Contains(ire.Paths, p) {
+			t.Fatalf("%s: %s differs from the baseline but IncompleteRollbackError.Paths %v omit it\nerr: %v", label, p, ire.Paths, err)
+		}
 	}
 	if !errors.Is(err, &applypatch.IncompleteRollbackError{}) || !strings.Contains(err.Error(), "Inspect them before retrying") {
 		t.Errorf("%s: err = %v, want an incomplete rollback telling the user to inspect", label, err)
@@ -237,6 +241,13 @@ func TestCommitFaultMatrix(t *testing.T) {
 						t.Fatalf("k=%d: operation %d was not failed (%d operations)", k, k, len(ev))
 					}
 					label := fmt.Sprintf("k=%d (%s %s)", k, ev[k-1].Op, ev[k-1].Name)
+					recoverView(t, view, root)
+					if err == nil {
+						// A fault while the journal is cleared after the commit became
+						// final is absorbed; recovery clears what stays (X11).
+						checkApplied(t, label, view, root)
+						continue
+					}
 					checkRollback(t, label, err, k, before, readTree(t, view, root), &o)
 				}
 				if o.incomplete > 0 {
@@ -281,6 +292,7 @@ func TestCommitFailEveryOp(t *testing.T) {
 				before := readTree(t, view, root)
 				ffs := faultfs.New(view, faultfs.FailEvery(opIs(c.op)))
 				err := commitThrough(t, ffs, root, c.sync)
+				recoverView(t, view, root)
 				first := slices.IndexFunc(ffs.Events(), func(e faultfs.Event) bool { return e.Op == c.op }) + 1
 				var o outcome
 				checkRollback(t, string(c.op), err, first, before, readTree(t, view, root), &o)
@@ -335,6 +347,11 @@ func TestCommitFaultMatrixFailingRollback(t *testing.T) {
 					ffs := faultfs.New(view, failAtThenEvery(k, ops...))
 					err := commitThrough(t, ffs, root, false)
 					label := fmt.Sprintf("k=%d then every %v", k, ops)
+					recoverView(t, view, root)
+					if err == nil {
+						checkApplied(t, label, view, root)
+						continue
+					}
 					checkRollback(t, label, err, k, before, readTree(t, view, root), &o)
 				}
 				tried.Add(int64(total))
@@ -374,6 +391,7 @@ func TestCommitFaultMatrixReads(t *testing.T) {
 				}
 				ev := ffs.Events()[k-1]
 				label := fmt.Sprintf("k=%d (%s %s)", k, ev.Op, ev.Name)
+				recoverView(t, view, root)
 				if err == nil {
 					// A read whose failure changes nothing (afero.ReadFile's size hint
 					// from File.Stat) is absorbed: the commit then applies fully.
@@ -386,4 +404,15 @@ func TestCommitFaultMatrixReads(t *testing.T) {
 			t.Logf("k = 1..%d tried (reads counted): %v, %d faults absorbed", total, &o, absorbed)
 		})
 	}
+}
+
+// recoverView runs recovery on a filesystem after a commit on it failed or was
+// interrupted, as every entry point does before anything else (X11).
+func recoverView(t testing.TB, view afero.Fs, root string) *applypatch.Recovery {
+	t.Helper()
+	r, err := applypatch.Recover(context.Background(), view, &applypatch.Options{Workspace: root})
+	if err != nil {
+		t.Fatalf("recovery: %v", err)
+	}
+	return r
 }

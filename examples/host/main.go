@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/applypatch/applypatch"
 	"github.com/spf13/afero"
@@ -32,7 +34,9 @@ submit`
 const greet = "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"Hello \" + name\n}\n"
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		os.Exit(1)
 	}
@@ -49,6 +53,10 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+	// A host undoes a commit its last run left interrupted before it serves the model.
+	if _, err := applypatch.Recover(ctx, fsys, &tool.Options); err != nil {
+		return err
+	}
 
 	def := tool.Definition() // what the host registers with its model
 	fmt.Fprintf(w, "registered %s (%d-byte description)\n", def.Name, len(def.Description))

@@ -21,8 +21,10 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
@@ -40,11 +42,27 @@ func main() {
 		os.Exit(2)
 	}
 	defer closeWorkspace()
-	text, err := agent.Run(context.Background(), task)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := recoverWorkspace(ctx, agent.Tool, os.Stderr); err != nil {
+		log.Fatal(err)
+	}
+	text, err := agent.Run(ctx, task)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(text)
+}
+
+// recoverWorkspace undoes a commit an earlier run left interrupted in the tool's
+// workspace (killed, or the machine stopped) before the model sees any file, and says
+// on log what it did.
+func recoverWorkspace(ctx context.Context, tool *applypatch.Tool, log io.Writer) error {
+	r, err := applypatch.Recover(ctx, tool.FS, &tool.Options)
+	if msg := r.String(); msg != "" {
+		fmt.Fprintln(log, "openai:", msg)
+	}
+	return err
 }
 
 // modes maps the -mode values; ask needs a person, which this command has no way to ask.

@@ -17,9 +17,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/examples/tui/tui"
@@ -36,7 +38,10 @@ const (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tui.Reviewer{}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tui.Reviewer{})
+	stop()
+	os.Exit(code)
 }
 
 // config is the parsed command line.
@@ -104,6 +109,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer confined.Close()
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask, Authorizer: cfg.authorizer()}
+	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
+		fmt.Fprintln(stderr, "tui:", err)
+		return exitRejected
+	} else if msg := r.String(); msg != "" {
+		fmt.Fprintln(stderr, "tui:", msg)
+	}
 	res, err := review(ctx, payload, opts, rv)
 	return report(res, err, cfg.json, stdout)
 }

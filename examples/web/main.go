@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/examples/web/webreview"
@@ -26,7 +27,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
@@ -81,6 +82,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}}
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask}
+	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
+		fmt.Fprintln(stderr, "web:", err)
+		return exitRejected
+	} else if msg := r.String(); msg != "" {
+		fmt.Fprintln(stderr, "web:", msg)
+	}
 	res, err := review(ctx, afero.NewOsFs(), string(payload), opts, rv)
 	fmt.Fprintln(stdout, res.Text())
 	switch {

@@ -61,6 +61,7 @@ type config struct {
 	allowOutside   bool
 	allowProtected bool
 	reviewScript   string
+	recover        bool
 	expect         expectations
 	encodings      encodingFlags
 	args           []string
@@ -94,6 +95,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
 	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
 	fl.BoolVar(&cfg.diff, "diff", false, "with --check, also print the unified diff the patch would apply")
+	fl.BoolVar(&cfg.recover, "recover", false, "only undo a commit that was interrupted in the workspace, and say what was done")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
@@ -137,17 +139,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		fmt.Fprintln(stderr, "applypatch:", err)
 		return exitUsage
 	}
-	if len(cfg.args) == 0 && isTerminal(stdin) {
-		fmt.Fprintln(stderr, "applypatch:", errNoPayload)
-		return exitUsage
-	}
-	payload, err := readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
-	if errors.Is(err, &applypatch.LimitError{}) {
-		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "applypatch:", err)
-		return exitUsage
+	ctx, stop := interruptible()
+	defer stop()
+	var payload string
+	if !cfg.recover {
+		if len(cfg.args) == 0 && isTerminal(stdin) {
+			fmt.Fprintln(stderr, "applypatch:", errNoPayload)
+			return exitUsage
+		}
+		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
+		if errors.Is(err, &applypatch.LimitError{}) {
+			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "applypatch:", err)
+			return exitUsage
+		}
 	}
 	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
@@ -160,7 +167,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		return exitUsage
 	}
 	defer confined.Close()
-	var ws afero.Fs = confined
+	if cfg.recover {
+		return recoverOnly(ctx, root, confined, stdout)
+	}
+	if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
+		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+	}
+	ws := slowed(confined)
 	if wrap != nil {
 		ws = wrap(ws)
 	}
@@ -171,7 +184,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			return exitUsage
 		}
 	}
-	res, err := cfg.apply(root, ws, payload, script)
+	res, err := cfg.apply(ctx, root, ws, payload, script)
 	if msg := cfg.reword(err); msg != "" {
 		err = &reworded{msg: msg, err: err}
 		res = applypatch.ErrorResult(err)
@@ -206,13 +219,13 @@ func workspaceRoot(dir string) (string, error) {
 // through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
-func (cfg *config) apply(root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
+func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
 		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
 	if script == nil {
-		res, err := execute(context.Background(), hostFs(), payload, opts, cfg.check)
+		res, err := execute(ctx, hostFs(), payload, opts, cfg.check)
 		if err == nil && cfg.diff {
-			cfg.unified, err = unifiedDiff(context.Background(), hostFs(), payload, opts)
+			cfg.unified, err = unifiedDiff(ctx, hostFs(), payload, opts)
 			if err != nil {
 				res = applypatch.ErrorResult(err)
 			}
@@ -220,7 +233,7 @@ func (cfg *config) apply(root string, confined afero.Fs, payload string, script 
 		return res, err
 	}
 	opts.Mode = applypatch.Ask
-	return review(context.Background(), hostFs(), payload, opts, script)
+	return review(ctx, hostFs(), payload, opts, script)
 }
 
 // hostFs returns the operating system's filesystem, on which payload paths are resolved

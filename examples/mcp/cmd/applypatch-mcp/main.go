@@ -26,7 +26,9 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
@@ -50,7 +52,16 @@ func main() {
 		log.Fatal(err)
 	}
 	defer closeWorkspace()
-	if err := NewServer(*cfg).Run(context.Background(), &mcp.StdioTransport{MaxLineLength: maxFrame}); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := applypatch.Recover(ctx, cfg.FS, &applypatch.Options{Workspace: cfg.Workspace, WorkspaceFs: cfg.WorkspaceFs})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if msg := r.String(); msg != "" {
+		log.Print(msg)
+	}
+	if err := NewServer(*cfg).Run(ctx, &mcp.StdioTransport{MaxLineLength: maxFrame}); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -1,0 +1,348 @@
+package applypatch
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/afero"
+)
+
+// journalFile is the record, in the journal directory, of a commit that may have written:
+// while it exists, recovery puts every path back to its baseline. It is written, and
+// synced, before the first write, and removed first when the commit ends.
+const journalFile = "journal.json"
+
+// journalRecord is what recovery needs of an interrupted commit.
+type journalRecord struct {
+	Version int            `json:"version"`
+	Steps   []journalEntry `json:"steps"`
+	// Temps are the temporary files the commit may create, Dirs the directories,
+	// outermost first.
+	Temps []string `json:"temps,omitempty"`
+	Dirs  []string `json:"dirs,omitempty"`
+}
+
+// journalEntry is one planned step: the path, what it held, and what the step writes.
+type journalEntry struct {
+	Name    string `json:"name"` // resolved
+	Path    string `json:"path"` // as authored
+	Existed bool   `json:"existed,omitempty"`
+	// Backup names the baseline's copy in the journal directory: a hard link to the
+	// original file when Linked, else a copy, whose mode and owner are below.
+	Backup string      `json:"backup,omitempty"`
+	Linked bool        `json:"linked,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	UID    int         `json:"uid,omitempty"`
+	GID    int         `json:"gid,omitempty"`
+	Owned  bool        `json:"owned,omitempty"`
+	// Target is the target of a symbolic link the step removes (Mode has
+	// fs.ModeSymlink): recovery puts the link itself back, so it has no backup.
+	Target string `json:"target,omitempty"`
+	// Wrote is the hex SHA-256 of what the step writes; empty for a removal.
+	Wrote string `json:"wrote,omitempty"`
+}
+
+const journalVersion = 1
+
+// journal is the durable record of one running commit.
+type journal struct {
+	fsys afero.Fs
+	dir  string // resolved name of the journal directory
+	id   string // names this commit's temporary files
+	rec  journalRecord
+	// backups are the backups by step, nil where the path did not exist.
+	backups map[*step]*journalEntry
+}
+
+// journalOf is the journal directory of a workspace root.
+func journalOf(root string) string { return filepath.Join(root, journalDir) }
+
+// beginJournal records the plan durably before its first write: the directory, a backup
+// of each baseline (a hard link where the filesystem has them, else a copy), then the
+// record, synced with its directory and the workspace's. On failure what it made is
+// removed and nothing else was written.
+func (tx *txn) beginJournal(before []state) (err error) {
+	j := &journal{fsys: tx.fsys, dir: journalOf(tx.root), id: newTempID(), backups: map[*step]*journalEntry{}}
+	if err := tx.fsys.Mkdir(j.dir, 0o700); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return errJournalLeft
+		}
+		return fmt.Errorf("the commit journal could not be created: %w", sanitize(err, j.dir, journalDir))
+	}
+	defer func() {
+		if err != nil {
+			j.remove()
+		}
+	}()
+	j.rec = journalRecord{Version: journalVersion, Dirs: tx.plannedDirs()}
+	for i, st := range tx.plan {
+		e := journalEntry{Name: st.name, Path: st.path, Existed: before[i].exists}
+		if st.kind == stepWrite {
+			e.Wrote = hashBytes(st.data)
+			j.rec.Temps = append(j.rec.Temps, tx.tempName(st.name, j.id))
+		}
+		if e.Existed {
+			if err := j.backup(&e, i, st, before[i]); err != nil {
+				return err
+			}
+		}
+		j.rec.Steps = append(j.rec.Steps, e)
+	}
+	for i, st := range tx.plan {
+		if j.rec.Steps[i].Backup != "" {
+			j.backups[st] = &j.rec.Steps[i]
+		}
+	}
+	if err := j.write(); err != nil {
+		return err
+	}
+	tx.jr = j
+	return nil
+}
+
+// errJournalLeft is the error of a commit that finds the journal of an interrupted one
+// that recovery could not clear.
+var errJournalLeft = errors.New("an interrupted commit's journal is still in the workspace and could not be recovered; " +
+	"nothing was applied. Run recovery (applypatch --recover) and retry")
+
+// backup keeps the baseline of step i: a hard link where possible, else a copy. A
+// symbolic link that the step removes is kept as its target, which is all it holds (F1).
+func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
+	if st.base.IsLink() {
+		e.Mode, e.Target = cur.mode, string(cur.data)
+		return nil
+	}
+	e.Backup = "b" + strconv.Itoa(i)
+	e.Mode, e.UID, e.GID, e.Owned = cur.mode, cur.own.uid, cur.own.gid, cur.own.known
+	name := filepath.Join(j.dir, e.Backup)
+	if linkFile(j.fsys, st.name, name) == nil {
+		e.Linked = true
+		return nil
+	}
+	data := cur.data
+	if data == nil && st.base.Bytes != nil {
+		data = st.base.Bytes
+	}
+	f, err := j.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = fill(f, data, 0o600, fileOwner{}, true)
+	}
+	if err != nil {
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, sanitize(err, name, st.path))
+	}
+	return nil
+}
+
+// write writes the record and makes it, the backups and the journal directory durable.
+func (j *journal) write() error {
+	data, err := json.Marshal(&j.rec)
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(j.dir, journalFile)
+	f, err := j.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = fill(f, data, 0o600, fileOwner{}, true)
+	}
+	if err == nil {
+		err = syncDir(j.fsys, j.dir)
+	}
+	if err == nil {
+		err = syncDir(j.fsys, filepath.Dir(j.dir))
+	}
+	if err != nil {
+		return fmt.Errorf("the commit journal could not be written: %w", sanitize(err, name, journalDir))
+	}
+	return nil
+}
+
+// seal removes the journal's record: from then on the commit is final (or, after a
+// rollback, over), and an interruption leaves nothing for recovery to undo. A failed
+// removal is tried once more.
+func (j *journal) seal() error {
+	name := filepath.Join(j.dir, journalFile)
+	err := j.fsys.Remove(name)
+	if err != nil && !absent(err) && j.fsys.Remove(name) == nil {
+		err = nil
+	}
+	if err != nil && !absent(err) {
+		return fmt.Errorf("the commit journal could not be removed: %w", sanitize(err, name, journalDir))
+	}
+	return nil
+}
+
+// cleanup removes the backups and the journal directory once the record is gone, trying
+// a failed removal once more; what stays is removed by the next recovery. sync makes the
+// removal of the record durable first.
+func (j *journal) cleanup(sync bool) {
+	if sync {
+		syncDir(j.fsys, j.dir)
+	}
+	if j.remove() != nil {
+		j.remove()
+	}
+}
+
+// remove removes the journal directory and what is in it.
+func (j *journal) remove() error {
+	return removeJournalDir(j.fsys, j.dir)
+}
+
+// removeJournalDir removes a journal directory's files, then the directory.
+func removeJournalDir(fsys afero.Fs, dir string) error {
+	names, err := readDirNames(fsys, dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, n := range names {
+		if err := fsys.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := fsys.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// plannedDirs are the directories the plan's writes may create, outermost first: each
+// missing parent, and each parent that is a file now (an earlier step removes it, X3).
+func (tx *txn) plannedDirs() []string {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, st := range tx.plan {
+		if st.kind != stepWrite {
+			continue
+		}
+		var missing []string
+		for d := filepath.Dir(st.name); !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+			if fi, err := tx.fsys.Stat(d); err == nil && fi.IsDir() {
+				break
+			}
+			missing = append(missing, d)
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			dirs = append(dirs, missing[i])
+		}
+	}
+	return dirs
+}
+
+// tempName is the temporary file a commit writes a target's new bytes through: hidden,
+// beside the target, and named for the commit, so recovery knows it.
+func (tx *txn) tempName(target, id string) string {
+	return filepath.Join(filepath.Dir(target), tempPrefix(filepath.Base(target))+id)
+}
+
+// newTempID is a random name part for one commit's temporary files.
+func newTempID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// linkFile makes newname a hard link to oldname where the filesystem has hard links.
+func linkFile(fsys afero.Fs, oldname, newname string) error {
+	switch l := fsys.(type) {
+	case *afero.OsFs:
+		return os.Link(oldname, newname)
+	case interface {
+		Link(oldname, newname string) error
+	}:
+		return l.Link(oldname, newname)
+	}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+}
+
+// syncDir syncs a directory where the platform can, making the names in it durable.
+func syncDir(fsys afero.Fs, dir string) error {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	f.Close()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) ||
+		errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrPermission) {
+		return nil // directories cannot be synced here
+	}
+	return err
+}
+
+// errNoBackup says a step has no backup in the journal to restore from.
+var errNoBackup = errors.New("no backup of the baseline")
+
+// restoreBackup puts a path's baseline back from its backup in the journal, by rename: a
+// hard link brings back the very file, with its owner, mode and other links; a copy gets
+// the baseline's owner and mode first.
+func (tx *txn) restoreBackup(st *step) error {
+	if tx.jr == nil || tx.jr.backups[st] == nil {
+		return errNoBackup
+	}
+	e := tx.jr.backups[st]
+	b := filepath.Join(tx.jr.dir, e.Backup)
+	if !e.Linked {
+		if err := tx.setOwnerMode(b, e.Mode, e.owner()); err != nil {
+			return err
+		}
+	}
+	return tx.fsys.Rename(b, st.name)
+}
+
+// owner is the owner and group the entry's baseline had.
+func (e *journalEntry) owner() fileOwner {
+	return fileOwner{uid: e.UID, gid: e.GID, known: e.Owned}
+}
+
+// restoreWhere restores, newest first, the started steps that which selects, recording
+// in lost each path it could not restore and why.
+func (tx *txn) restoreWhere(lost map[string]string, which func(*done) bool) {
+	for _, d := range slices.Backward(tx.done) {
+		if !which(d) {
+			continue
+		}
+		if reason := tx.restore(d); reason != "" {
+			lost[d.step.path] = reason
+		}
+	}
+}
+
+// detachBackup turns a step's backup from a hard link into a copy before the file is
+// rewritten in place, which would change the link too. The copy is synced before the
+// rewrite starts.
+func (tx *txn) detachBackup(st *step) error {
+	if tx.jr == nil || tx.jr.backups[st] == nil || !tx.jr.backups[st].Linked {
+		return nil
+	}
+	e := tx.jr.backups[st]
+	name := filepath.Join(tx.jr.dir, e.Backup)
+	data, err := afero.ReadFile(tx.fsys, name)
+	if err == nil {
+		err = tx.fsys.Remove(name)
+	}
+	var f afero.File
+	if err == nil {
+		f, err = tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	}
+	if err == nil {
+		_, err = fill(f, data, 0o600, fileOwner{}, true)
+	}
+	if err != nil {
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, sanitize(err, name, st.path))
+	}
+	e.Linked = false
+	return nil
+}
