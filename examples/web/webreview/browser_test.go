@@ -35,8 +35,9 @@ func TestBrowserReview(t *testing.T) {
 	}{
 		{"open the page", chromedp.Navigate(page)},
 		{"see the header", chromedp.WaitVisible(chromedp.ID("header"))},
+		{"mark the page the expand leaves", markLeft},
 		{"expand every file", chromedp.Click(chromedp.ID("expand-all"))},
-		{"see the hunk rows", chromedp.WaitVisible(chromedp.CSS("#row-1-2 table.diff"))},
+		{"see the hunk rows", chromedp.WaitVisible(chromedp.CSS("body:not([data-left]) #row-1-2 table.diff"))},
 		{"deselect the second hunk", chromedp.Click(chromedp.CSS("#row-1-2 button.select"))},
 		{"see it dimmed", chromedp.WaitVisible(chromedp.CSS("#row-1-2.dim"))},
 		{"open its feedback", chromedp.Click(chromedp.CSS("#row-1-2 details.write summary"))},
@@ -95,6 +96,15 @@ func TestBrowserReview(t *testing.T) {
 		}
 	}
 }
+
+// markLeft marks the current document before a form post, so that a wait for
+// "body:not([data-left]) ..." matches only on the page the post loads: a row the first
+// page already shows would otherwise satisfy the wait while the reload is under way, and
+// the next click would reach a node the reload removed.
+var markLeft = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	_, err := chromedp.Evaluate[bool](`(document.body.dataset.left = "1", true)`)(ctx, t)
+	return err
+})
 
 // text returns the rendered text of the first element sel matches.
 func text[S chromedp.Selectable](ctx context.Context, t *testing.T, sel S) string {
