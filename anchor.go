@@ -196,7 +196,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		sc := scope{pass: max(parent.pass, p)}
 		for _, c := range cands {
-			section := len(pl.t.lines)
+			section := pl.t.count()
 			if i := sort.SearchInts(named, c+1); i < len(named) {
 				section = named[i]
 			}
@@ -215,7 +215,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 	var out []int
 	for _, c := range cands {
-		if normalize[p](pl.t.lines[c]) == want {
+		if normalize[p](pl.t.line(c)) == want {
 			out = append(out, c)
 		}
 	}
@@ -227,7 +227,7 @@ func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 // or after the cursor (M3), nearest the line hint (M7). No step empties the set or
 // overrides a unique start. It returns the one start, or the error that refuses them.
 func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchError) {
-	lo, hi := sc.first()+1, len(pl.t.lines)
+	lo, hi := sc.first()+1, pl.t.count()
 	v := sc.view(ms, lo, hi)
 	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
 		err := sc.ambiguous(p)

@@ -39,8 +39,28 @@ func (c *Change) derive() ([]byte, error) {
 	return out, nil
 }
 
-// derivedResult remembers the last result derived and the hunks it applied, so that
-// Resolve's validation and Commit's plan derive a large file once, not twice. Hunks are
+// validate reports what derive would refuse, building the result only where finding it
+// needs the result: an overlap of the selected hunks needs only their regions, a
+// character the file's encoding cannot hold needs the encoded bytes. Resolve validates,
+// and the result is built once, when a commit or a caller asks for it (PERF3).
+func (c *Change) validate() error {
+	if c.codec != nil && c.codec.enc != nil {
+		_, err := c.derive()
+		return err
+	}
+	sel := c.selectedHunks()
+	if len(sel) == 0 || c.text == nil {
+		return nil
+	}
+	if err := overlapping(regionsOf(sel)); err != nil {
+		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
+		return err
+	}
+	return nil
+}
+
+// derivedResult remembers the last result derived and the hunks it applied, so that a
+// caller's Result, a review and Commit's plan derive a large file once, not each time. Hunks are
 // replaced, never edited in place, when a review changes them.
 type derivedResult struct {
 	hunks []*HunkChange
@@ -129,22 +149,29 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		b = append(b, eolBytes[e]...)
 		last = e
 	}
-	emit := func(i int) {
-		e := t.eols[i]
-		if e == eolNone {
-			e = t.style
+	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
+		if lo < hi && unmerged(last, t.line(lo), t.eol(lo)) != t.eol(lo) {
+			end("", eolCR) // an empty line after a written lone CR; inside a run the file keeps them apart
+			lo++
 		}
-		end(t.lines[i], e)
+		if lo == hi {
+			return
+		}
+		b = append(b, t.raw(lo, hi)...)
+		last = t.eol(hi - 1)
+		if last == eolNone {
+			last = t.style
+			b = append(b, eolBytes[last]...)
+		}
 	}
 	done := 0 // baseline lines emitted
 	for _, r := range regs {
-		for ; done < r.start; done++ {
-			emit(done)
-		}
+		keep(done, max(done, r.start)) // regions never overlap: r.start is at or after done
+		done = max(done, r.start)
 		for _, l := range r.ops {
 			switch l.Kind {
 			case Context:
-				emit(done)
+				keep(done, done+1)
 				done++
 			case Remove:
 				done++
@@ -153,9 +180,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 			}
 		}
 	}
-	for ; done < len(t.lines); done++ {
-		emit(done)
-	}
+	keep(done, t.count())
 	return b, nil
 }
 
@@ -246,10 +271,7 @@ func oldCount(lines []Line) int {
 // estimateSize is the result's size when no line ending grows: the text's own size plus
 // the inserted lines.
 func estimateSize(t *text, hunks []placedHunk) int {
-	n := len(t.lines) // room for terminators that a missing final newline may need
-	for i, l := range t.lines {
-		n += len(l) + len(eolBytes[t.eols[i]])
-	}
+	n := len(t.s) + len(eolBytes[t.style]) // room for a missing final newline
 	for _, h := range hunks {
 		for _, l := range h.Lines {
 			if l.Kind == Insert {

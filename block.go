@@ -11,7 +11,7 @@ import (
 // next heading of the same or a higher level. It is computed for the whole file in one
 // pass, on first use.
 type blocks struct {
-	lines    []string
+	t        *text
 	markdown bool
 	end      []int32 // end[i] is the last line of line i's block; i when it has none
 }
@@ -19,9 +19,10 @@ type blocks struct {
 // blockEnd returns the last line (0-based, inclusive) of the block line at opens.
 func (b *blocks) blockEnd(at int) int {
 	if b.end == nil {
-		b.end = indentBlocks(b.lines)
+		lines := b.t.strings()
+		b.end = indentBlocks(lines)
 		if b.markdown {
-			headingBlocks(b.lines, b.end)
+			headingBlocks(lines, b.end)
 		}
 	}
 	return int(b.end[at])

@@ -58,6 +58,7 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 		return errorResult(err), err
 	}
 	defer unlock()
+	defer batch(pr.files())() // directories kept open only while the lock is held
 	return pr.commitLocked(ctx)
 }
 

@@ -192,8 +192,8 @@ func TestWorkspaceFsCarriesWorkspaceIO(t *testing.T) {
 // errBackend is the cause a leaky filesystem wraps in its own error text.
 var errBackend = errors.New("backend failure")
 
-// leakyFs fails Stat with an error that spells the host path in its text, as some
-// filesystems do, rather than in a path field.
+// leakyFs fails Stat and Open with an error that spells the host path in its text, as
+// some filesystems do, rather than in a path field.
 type leakyFs struct {
 	afero.Fs
 	fail string
@@ -204,6 +204,13 @@ func (l leakyFs) Stat(name string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("backend could not stat %s: %w", name, errBackend)
 	}
 	return l.Fs.Stat(name)
+}
+
+func (l leakyFs) Open(name string) (afero.File, error) {
+	if strings.HasSuffix(name, l.fail) {
+		return nil, fmt.Errorf("backend could not stat %s: %w", name, errBackend)
+	}
+	return l.Fs.Open(name)
 }
 
 // TestErrorTextsNameNoHostPaths checks F5 on every kind of failure the fence and the

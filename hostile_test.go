@@ -185,7 +185,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 		}
 		text := splitText(strings.Join(lines, "\n") + "\n")
 		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: Remove, Text: old[0]}}}, {Lines: linesOf(old)}})
-		n := len(text.lines)
+		n := text.count()
 		for _, p := range passes {
 			for _, eof := range []int{-1, n - len(old)} {
 				want := x.find(old, p, eof)

@@ -122,7 +122,7 @@ func firstNonASCII(s string) int {
 // candidates hold those of the fuzzy passes between, which are told apart by comparing
 // the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
-	lines   []string
+	t       *text
 	want    []string // the hunks' context and removed lines, raw
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
@@ -133,8 +133,8 @@ type lineIndex struct {
 
 // level is the index of one pass.
 type level struct {
-	pass  Pass
-	lines []string
+	pass Pass
+	t    *text
 	// occ maps each wanted line, normalised, to the positions of the file lines equal to
 	// it after normalisation, in file order.
 	occ map[string][]int32
@@ -153,7 +153,12 @@ type prefixed struct {
 
 // newLineIndex indexes a file for the given hunks.
 func newLineIndex(t *text, hunks []Hunk) *lineIndex {
-	x := &lineIndex{lines: t.lines}
+	x := &lineIndex{t: t}
+	n := 0
+	for i := range hunks {
+		n += len(hunks[i].Lines)
+	}
+	x.want = make([]string, 0, n)
 	for i := range hunks {
 		for _, l := range hunks[i].Lines {
 			if l.Kind != Insert {
@@ -174,7 +179,7 @@ func (x *lineIndex) at(p Pass) *level {
 }
 
 func buildLevel(x *lineIndex, p Pass) *level {
-	lv := &level{pass: p, lines: x.lines, anchors: x.anchors}
+	lv := &level{pass: p, t: x.t, anchors: x.anchors}
 	if p != Exact && p != Punctuation {
 		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
@@ -183,8 +188,8 @@ func buildLevel(x *lineIndex, p Pass) *level {
 		lv.occ[normalize[p](w)] = nil
 	}
 	norm := normalize[p]
-	for i, l := range x.lines {
-		n := norm(l)
+	for i := range x.t.count() {
+		n := norm(x.t.line(i))
 		if ps, ok := lv.occ[n]; ok {
 			lv.occ[n] = append(ps, int32(i))
 		}
@@ -270,12 +275,12 @@ func (lv *level) find(want []string, eofStart int) []int {
 
 // matchesAt reports whether the file holds want, normalised, from line s.
 func (lv *level) matchesAt(want []string, s int) bool {
-	if s < 0 || s+len(want) > len(lv.lines) {
+	if s < 0 || s+len(want) > lv.t.count() {
 		return false
 	}
 	norm := normalize[lv.pass]
 	for k, w := range want {
-		if norm(lv.lines[s+k]) != w {
+		if norm(lv.t.line(s+k)) != w {
 			return false
 		}
 	}
@@ -320,8 +325,8 @@ func (lv *level) buildPrefixed() {
 	for _, a := range anchors {
 		keys[a[:key]] = true
 	}
-	for i, l := range lv.lines {
-		if n := norm(l); len(n) >= key && keys[n[:key]] {
+	for i := range lv.t.count() {
+		if n := norm(lv.t.line(i)); len(n) >= key && keys[n[:key]] {
 			lv.prefixed = append(lv.prefixed, prefixed{norm: n, pos: int32(i)})
 		}
 	}

@@ -51,8 +51,8 @@ func (pl *placer) nearMiss(old []string) *NearMiss {
 		best += d
 	}
 	n := min(len(old), nearMissCompare)
-	lo, hi := max(best, 0), min(max(best, 0)+n, len(pl.t.lines))
-	diff, agree := nearDiff(old[:n], pl.t.lines[lo:hi], lo)
+	lo, hi := max(best, 0), min(max(best, 0)+n, pl.t.count())
+	diff, agree := nearDiff(old[:n], pl.t.span(lo, hi), lo)
 	if n < len(old) {
 		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
 	}
@@ -86,7 +86,8 @@ func (pl *placer) wordVotes(want []string) map[int]float64 {
 		return nil
 	}
 	common := map[string]bool{}
-	for p, l := range pl.t.lines {
+	for p := range pl.t.count() {
+		l := pl.t.line(p)
 		for _, w := range words(fold(l)) {
 			ps, ok := wanted[w]
 			if !ok || common[w] || (len(ps) > 0 && ps[len(ps)-1] == int32(p)) {
@@ -152,8 +153,8 @@ func (pl *placer) bestNear(w string, p int) (float64, int) {
 	best, at := 0.0, 0
 	for d := range 2*nearMissSlack + 1 {
 		d -= nearMissSlack
-		if q := p + d; q >= 0 && q < len(pl.t.lines) {
-			sim := lineSimilarity(w, normalize[Punctuation](pl.t.lines[q])) * (1 - 0.05*float64(nearAbs(d)))
+		if q := p + d; q >= 0 && q < pl.t.count() {
+			sim := lineSimilarity(w, normalize[Punctuation](pl.t.line(q))) * (1 - 0.05*float64(nearAbs(d)))
 			if sim > best || (sim == best && nearAbs(d) < nearAbs(at)) {
 				best, at = sim, d
 			}

@@ -37,7 +37,7 @@ type placer struct {
 
 // newPlacer prepares to place hunks in t.
 func newPlacer(t *text, hunks []Hunk) *placer {
-	return &placer{t: t, idx: newLineIndex(t, hunks), blocks: blocks{lines: t.lines}}
+	return &placer{t: t, idx: newLineIndex(t, hunks), blocks: blocks{t: t}}
 }
 
 // place finds the one place for h. On success the cursor moves past it; on failure it
@@ -92,7 +92,7 @@ func trailingEmpty(h *Hunk) int {
 // anchored to the end, then anywhere (M4).
 func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, sc, len(pl.t.lines)-len(old)); err == nil || !err.missing() {
+		if got, err := pl.ladder(h, old, sc, pl.t.count()-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
@@ -105,7 +105,7 @@ func (pl *placer) search(h *Hunk, old []string, sc scope) (Placement, *MatchErro
 // it: below the anchor, inside one of its blocks, else one of its sections (M6), then at
 // or after the cursor (M3), then nearest the line hint (M7).
 func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (Placement, *MatchError) {
-	n := len(pl.t.lines)
+	n := pl.t.count()
 	if eofStart < 0 && h.EOF && len(old) > n {
 		return Placement{}, &MatchError{Reason: NotFound}
 	}
@@ -150,7 +150,7 @@ func (pl *placer) afterCursor(cands []int) []int {
 // insertion places a hunk of '+' lines only (P10): below its anchor, before its hinted
 // line, or at the end of the file.
 func (pl *placer) insertion(h *Hunk, sc scope) (Placement, *MatchError) {
-	n := len(pl.t.lines)
+	n := pl.t.count()
 	at := n
 	switch {
 	case !sc.unique():

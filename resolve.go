@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -138,6 +139,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
 	}
+	defer batch(pr.files())() // baselines are read relative to kept directories
 	if _, err := pr.expectations(); err != nil {
 		return nil, err
 	}
@@ -210,26 +212,65 @@ func (pr *Proposal) addCodec(c *Change) bool {
 	return true
 }
 
-// capture reads the baseline of one path.
+// capture reads the baseline of one path: it opens the path once and learns its kind,
+// mode and size from the open file, so the bytes and the mode are of one file.
 func (pr *Proposal) capture(name, authored string) (Baseline, error) {
-	fi, err := pr.files().Stat(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Baseline{}, nil
+	f, err := pr.files().Open(name)
+	if err != nil {
+		return pr.captureUnopened(name, authored, err)
 	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
+	return pr.captureOpen(f, fi, authored, name)
+}
+
+// captureOpen reads the baseline of an open path.
+func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string) (Baseline, error) {
 	if fi.IsDir() {
 		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
 	}
 	if fi.Size() > pr.opts.Limits.FileBytes {
 		return Baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
 	}
-	b, err := afero.ReadFile(pr.files(), name)
+	b, err := readSized(f, fi.Size())
 	if err != nil {
 		return Baseline{}, readError(pr.files(), name, authored, err)
 	}
 	return Baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
+}
+
+// captureUnopened is the baseline of a path that cannot be opened: absent, a directory
+// that may not be read (which is still a directory), or unreadable.
+func (pr *Proposal) captureUnopened(name, authored string, err error) (Baseline, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return Baseline{}, nil
+	}
+	if fi, serr := pr.files().Stat(name); serr == nil && fi.IsDir() {
+		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
+	}
+	return Baseline{}, readError(pr.files(), name, authored, err)
+}
+
+// readSized reads r to its end into a buffer sized for size bytes and the end of file,
+// so a file that keeps its size is read without growing or copying the buffer.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
+	for {
+		if len(b) == cap(b) { // the file grew since it was measured
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case errors.Is(err, io.EOF):
+			return b, nil
+		case err != nil:
+			return nil, err
+		}
+	}
 }
 
 // readError is the error of a path that cannot be read. When a parent of it is a file
@@ -323,7 +364,7 @@ func (pr *Proposal) place(c *Change) []error {
 		}
 	}
 	if len(errs) == 0 {
-		if _, err := c.derive(); err != nil {
+		if err := c.validate(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -347,6 +388,9 @@ func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
 		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
 		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
+	}
+	if len(s) > maxText {
+		return nil, nil, &LimitError{Path: c.Op.Path, What: "bytes in a file read", Limit: maxText, Got: len(s)}
 	}
 	return splitText(s), cd, nil
 }

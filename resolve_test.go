@@ -180,7 +180,7 @@ func FuzzResolve(f *testing.F) {
 		file = strings.ToValidUTF8(strings.ReplaceAll(file, "\x00", "0"), "?")
 		file = strings.TrimPrefix(file, "\ufeff")
 		txt := splitText(file)
-		lines := txt.lines
+		lines := txt.strings()
 		if len(lines) == 0 {
 			return
 		}
@@ -309,9 +309,9 @@ func landsInPlace(want []expectation, cuts []cut) bool {
 func checkResult(t *testing.T, c *Change, txt *text, cuts []cut) {
 	t.Helper()
 	var b strings.Builder
-	for i, l := range txt.lines {
+	for i, l := range txt.strings() {
 		k := slices.IndexFunc(cuts, func(c cut) bool { return c.start == i })
-		e := txt.eols[i]
+		e := txt.eol(i)
 		if e == eolNone {
 			e = txt.style
 		}

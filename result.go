@@ -441,7 +441,7 @@ func baselineLines(b []byte) []string {
 	if len(b) == 0 {
 		return nil
 	}
-	return splitText(string(b)).lines
+	return splitText(string(b)).strings()
 }
 
 // tally counts selected and total changes (R5, S1).

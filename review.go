@@ -136,7 +136,7 @@ func (s *Session) countDeleted() {
 	s.deleted = map[*Change]int{}
 	for _, c := range s.pr.Changes {
 		if c.Op.Kind == Delete {
-			s.deleted[c] = len(s.pr.displayLines(c))
+			s.deleted[c] = s.pr.displayCount(c)
 		}
 	}
 }

@@ -298,9 +298,9 @@ func (s *Session) sides(c *Change) (base, proposed string, err error) {
 func (t *text) join() string {
 	var b strings.Builder
 	b.Grow(estimateSize(t, nil))
-	for i, l := range t.lines {
-		b.WriteString(l)
-		b.WriteString(eolBytes[t.eols[i]])
+	for i := range t.count() {
+		b.WriteString(t.line(i))
+		b.WriteString(eolBytes[t.eol(i)])
 	}
 	return b.String()
 }
@@ -308,7 +308,7 @@ func (t *text) join() string {
 // logicalLines splits text into lines without terminators; LF, CRLF and a lone CR each
 // end a line, and a final terminator does not start an empty line. Comparing logical
 // lines keeps line-ending changes from counting as edits.
-func logicalLines(s string) []string { return splitText(s).lines }
+func logicalLines(s string) []string { return splitText(s).strings() }
 
 // hunksFromEdit derives the hunks that turn a baseline into edited lines (R8): a
 // 3-line-context diff, rendered as bare "@@" hunks, read back by the payload parser and
@@ -316,7 +316,7 @@ func logicalLines(s string) []string { return splitText(s).lines }
 // hunk whose content also occurs elsewhere gets a line hint ("@@ N") that pins it. No
 // difference gives no hunks.
 func hunksFromEdit(t *text, edited []string) ([]*HunkChange, error) {
-	diff := diffHunks(t.lines, edited, revisionContext)
+	diff := diffHunks(t.strings(), edited, revisionContext)
 	if len(diff) == 0 {
 		return nil, nil
 	}

@@ -235,12 +235,12 @@ func (s *Session) bodyLines(c *Change) []DiffLine {
 			out = append(out, DiffLine{Kind: Remove, Num: i + 1, Old: i + 1, Text: l})
 		}
 	case c.Op.IsMove():
-		starts := gutterStarts(c)
+		starts, base := gutterStarts(c), s.pr.displayLines(c)
 		for _, h := range c.changing() {
 			for _, a := range h.Chain() {
 				out = append(out, DiffLine{Heading: true, Text: "@@ " + a})
 			}
-			out = append(out, hunkLines(h, starts[h], s.pr.displayLines(c))...)
+			out = append(out, hunkLines(h, starts[h], base)...)
 		}
 	}
 	return out
@@ -249,6 +249,7 @@ func (s *Session) bodyLines(c *Change) []DiffLine {
 // hunkRows builds the rows of an expanded Update's changing hunks.
 func (s *Session) hunkRows(n int, c *Change) []Row {
 	starts := gutterStarts(c)
+	var base []string // the baseline's lines, split once for all unfolded hunks
 	var rows []Row
 	for k, h := range c.changing() {
 		added, removed := h.Counts()
@@ -259,7 +260,10 @@ func (s *Session) hunkRows(n int, c *Change) []Row {
 			r.Selection, r.Selected = SelectedAll, 1
 		}
 		if !r.Folded {
-			r.Lines = hunkLines(h, starts[h], s.pr.displayLines(c))
+			if base == nil {
+				base = s.pr.displayLines(c)
+			}
+			r.Lines = hunkLines(h, starts[h], base)
 		}
 		rows = append(rows, r)
 	}
@@ -327,7 +331,7 @@ func (c *Change) label(h *HunkChange) string {
 		return truncateColumns(chainLabel(h.Chain()), labelColumns)
 	}
 	if c.text != nil {
-		if sec := section(c.text.lines, h.Place.Start); sec != "" {
+		if sec := section(c.text, h.Place.Start); sec != "" {
 			return truncateColumns(sec, labelColumns)
 		}
 	}
@@ -336,9 +340,9 @@ func (c *Change) label(h *HunkChange) string {
 
 // section finds a diff-style section heading: walking up from line start (included), the
 // first non-empty line that does not start with a space, a tab or a closing bracket.
-func section(lines []string, start int) string {
-	for i := min(start, len(lines)-1); i >= 0; i-- {
-		l := lines[i]
+func section(t *text, start int) string {
+	for i := min(start, t.count()-1); i >= 0; i-- {
+		l := t.line(i)
 		if l != "" && !strings.ContainsRune(" \t)]}", rune(l[0])) {
 			return strings.TrimRight(l, " \t")
 		}
@@ -379,14 +383,22 @@ func runeColumns(r rune) int {
 	return 1
 }
 
+// displayCount is the number of lines displayLines returns.
+func (pr *Proposal) displayCount(c *Change) int {
+	if c.text != nil {
+		return c.text.count()
+	}
+	return len(pr.displayLines(c))
+}
+
 // displayLines returns the lines of a change's baseline for display: decoded when the
 // file's encoding allows, else split as they are.
 func (pr *Proposal) displayLines(c *Change) []string {
 	if c.text != nil {
-		return c.text.lines
+		return c.text.strings()
 	}
 	if t, _, err := pr.decodeBase(c); err == nil {
-		return t.lines
+		return t.strings()
 	}
 	return baselineLines(c.Base.Bytes)
 }

@@ -362,12 +362,12 @@ func placedAt(t *text, h *HunkChange) bool {
 		return false
 	}
 	old = old[:len(old)-p.Trimmed]
-	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > len(t.lines) {
+	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > t.count() {
 		return false
 	}
 	norm := normalize[p.Pass]
 	for i, l := range old {
-		if norm(t.lines[p.Start+i]) != norm(l) {
+		if norm(t.line(p.Start+i)) != norm(l) {
 			return false
 		}
 	}

@@ -120,13 +120,25 @@ func renamed(err error, name string) error {
 	return err
 }
 
-// named wraps an opened file so that it reports the caller's name.
+// Batch opens a batch on each side whose filesystem keeps one (see batch) and returns
+// the function that ends them.
+func (s *splitFs) Batch() (end func()) {
+	in, out := batch(s.inside), batch(s.outside)
+	return func() { in(); out() }
+}
+
+// named wraps an opened file so that it reports the caller's name, and keeps its Chmod
+// when it has one, so a mode is set on the open file rather than by name again.
 func named(f afero.File, err error) func(name string) (afero.File, error) {
 	return func(name string) (afero.File, error) {
 		if err != nil {
 			return nil, renamed(err, name)
 		}
-		return &namedFile{File: f, name: name}, nil
+		nf := &namedFile{File: f, name: name}
+		if _, ok := f.(fileChmodder); ok {
+			return &chmodNamedFile{nf}, nil
+		}
+		return nf, nil
 	}
 }
 
@@ -137,3 +149,23 @@ type namedFile struct {
 }
 
 func (f *namedFile) Name() string { return f.name }
+
+// fileChmodder is an open file whose mode can be set through it.
+type fileChmodder interface{ Chmod(fs.FileMode) error }
+
+// chmodNamedFile is a namedFile whose file has Chmod.
+type chmodNamedFile struct{ *namedFile }
+
+func (f *chmodNamedFile) Chmod(mode fs.FileMode) error {
+	return renamed(f.File.(fileChmodder).Chmod(mode), f.name)
+}
+
+// batch opens a batch on fsys when it keeps one (fs/rootfs keeps each directory it
+// works in open and works relative to it, checking before each use that the directory
+// is still where its name leads) and returns the function that ends it.
+func batch(fsys afero.Fs) (end func()) {
+	if b, ok := fsys.(interface{ Batch() (end func()) }); ok {
+		return b.Batch()
+	}
+	return func() {}
+}

@@ -33,10 +33,10 @@ func TestSplitText(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := splitText(tc.in)
-			if diff := cmp.Diff(tc.lines, got.lines); diff != "" {
+			if diff := cmp.Diff(tc.lines, got.strings()); diff != "" {
 				t.Errorf("lines (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.eols, got.eols); diff != "" {
+			if diff := cmp.Diff(tc.eols, eols(got)); diff != "" {
 				t.Errorf("terminators (-want +got):\n%s", diff)
 			}
 			if got.style != tc.style {
@@ -52,10 +52,19 @@ func TestSplitText(t *testing.T) {
 // join writes lines back with their own terminators: splitText loses nothing.
 func join(t *text) string {
 	var s string
-	for i, l := range t.lines {
-		s += l + eolBytes[t.eols[i]]
+	for i := range t.count() {
+		s += t.line(i) + eolBytes[t.eol(i)]
 	}
 	return s
+}
+
+// eols lists every line's terminator.
+func eols(t *text) []eol {
+	out := make([]eol, t.count())
+	for i := range out {
+		out[i] = t.eol(i)
+	}
+	return out
 }
 
 // FuzzSplitText checks that splitting never loses a byte and that no line holds a
@@ -69,13 +78,13 @@ func FuzzSplitText(f *testing.F) {
 		if back := join(got); back != s {
 			t.Fatalf("splitText(%q) joins back to %q", s, back)
 		}
-		for i, l := range got.lines {
+		for i, l := range got.strings() {
 			for _, c := range []byte(l) {
 				if c == '\n' || c == '\r' {
 					t.Fatalf("line %d %q holds a terminator", i, l)
 				}
 			}
-			if got.eols[i] == eolNone && i != len(got.lines)-1 {
+			if got.eol(i) == eolNone && i != got.count()-1 {
 				t.Fatalf("line %d has no terminator but is not the last", i)
 			}
 		}

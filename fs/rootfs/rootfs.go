@@ -28,6 +28,7 @@ const escapeText = "path escapes from parent"
 // An Fs is safe for concurrent use by multiple goroutines.
 type Fs struct {
 	root *os.Root
+	kept batch // the directories kept open while a Batch is open
 }
 
 // Open opens dir with [os.OpenRoot] and returns an Fs confined to it.
@@ -73,12 +74,18 @@ func (f *Fs) Name() string {
 
 // Create creates or truncates the named file, like [os.Root.Create].
 func (f *Fs) Create(name string) (afero.File, error) {
+	if file, err, ok := f.openWithin(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666); ok {
+		return file, err
+	}
 	file, err := f.root.Create(local(name))
 	return wrapFile(file, err, name)
 }
 
 // Mkdir creates the named directory, like [os.Root.Mkdir].
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	if err, ok := f.within(name, func(d *keptDir, base string) error { return d.root.Mkdir(base, perm) }); ok {
+		return pathError(err, name)
+	}
 	return pathError(f.root.Mkdir(local(name), perm), name)
 }
 
@@ -90,6 +97,9 @@ func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
 
 // Open opens the named file for reading, like [os.Root.Open].
 func (f *Fs) Open(name string) (afero.File, error) {
+	if file, err, ok := f.openWithin(name, os.O_RDONLY, 0); ok {
+		return file, err
+	}
 	file, err := f.root.Open(local(name))
 	return wrapFile(file, err, name)
 }
@@ -98,6 +108,9 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // like [os.Root.OpenFile]. All os.O_* flags, including O_EXCL, are
 // supported.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if file, err, ok := f.openWithin(name, flag, perm); ok {
+		return file, err
+	}
 	file, err := f.root.OpenFile(local(name), flag, perm)
 	return wrapFile(file, err, name)
 }
@@ -105,6 +118,9 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 // Remove removes the named file or empty directory, like [os.Root.Remove].
 // A symbolic link is removed itself, not its target.
 func (f *Fs) Remove(name string) error {
+	if err, ok := f.within(name, func(d *keptDir, base string) error { return d.root.Remove(base) }); ok {
+		return pathError(err, name)
+	}
 	return pathError(f.root.Remove(local(name)), name)
 }
 
@@ -118,18 +134,33 @@ func (f *Fs) RemoveAll(name string) error {
 // Rename renames oldname to newname, like [os.Root.Rename]. Both names
 // must stay inside the root.
 func (f *Fs) Rename(oldname, newname string) error {
+	if filepath.Dir(local(oldname)) == filepath.Dir(local(newname)) {
+		err, ok := f.within(oldname, func(d *keptDir, base string) error {
+			return d.root.Rename(base, filepath.Base(local(newname)))
+		})
+		if ok {
+			return linkError(err, oldname, newname)
+		}
+	}
 	return linkError(f.root.Rename(local(oldname), local(newname)), oldname, newname)
 }
 
 // Stat returns the FileInfo of the named file, following symbolic links
 // inside the root, like [os.Root.Stat].
 func (f *Fs) Stat(name string) (os.FileInfo, error) {
+	var fi os.FileInfo
+	if err, ok := f.within(name, func(d *keptDir, base string) (err error) { fi, err = d.root.Stat(base); return err }); ok {
+		return fi, pathError(err, name)
+	}
 	fi, err := f.root.Stat(local(name))
 	return fi, pathError(err, name)
 }
 
 // Chmod changes the mode of the named file, like [os.Root.Chmod].
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
+	if err, ok := f.within(name, func(d *keptDir, base string) error { return d.root.Chmod(base, mode) }); ok {
+		return pathError(err, name)
+	}
 	return pathError(f.root.Chmod(local(name), mode), name)
 }
 
@@ -148,6 +179,10 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 // LstatIfPossible returns the FileInfo of the named file without following
 // a final symbolic link, like [os.Root.Lstat]. The boolean is always true.
 func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	var fi os.FileInfo
+	if err, ok := f.within(name, func(d *keptDir, base string) (err error) { fi, err = d.root.Lstat(base); return err }); ok {
+		return fi, true, pathError(err, name)
+	}
 	fi, err := f.root.Lstat(local(name))
 	return fi, true, pathError(err, name)
 }

@@ -52,6 +52,9 @@ func newEnv(t *testing.T) env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fsys.Close() })
+	if os.Getenv(batchedEnv) != "" {
+		t.Cleanup(fsys.Batch())
+	}
 	e.fsys = fsys
 	return e
 }

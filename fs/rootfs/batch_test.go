@@ -1,0 +1,170 @@
+package rootfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// batchedEnv, when set, makes every test's Fs work inside a batch.
+const batchedEnv = "ROOTFS_TEST_BATCHED"
+
+// TestBatchedSuite runs every other test of the package again with its Fs inside a
+// batch: kept directories must change no result, no error and no escape check.
+func TestBatchedSuite(t *testing.T) {
+	if os.Getenv(batchedEnv) != "" {
+		t.Skip("already batched")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^Test", "-test.skip=^TestBatchedSuite$", "-test.count=1")
+	cmd.Env = append(os.Environ(), batchedEnv+"=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the tests fail inside a batch: %v\n%s", err, out)
+	}
+}
+
+// batchEnv is an environment with a batch open and sub/ kept: a file was written in it.
+func batchEnv(t *testing.T) env {
+	t.Helper()
+	e := newEnv(t)
+	t.Cleanup(e.fsys.Batch())
+	if err := e.fsys.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(e.fsys, "sub/first.txt", []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestBatchDirectoryMovedOutAndLinked moves a kept directory out of the root and puts a
+// link to its new place where it was: a write through the old name is an escape, and
+// nothing lands in the moved directory.
+func TestBatchDirectoryMovedOutAndLinked(t *testing.T) {
+	e := batchEnv(t)
+	moved := filepath.Join(e.outside, "sub")
+	if err := os.Rename(e.host("sub"), moved); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, moved, e.host("sub"))
+	err := afero.WriteFile(e.fsys, "sub/second.txt", []byte("2"), 0o644)
+	wantEscape(t, "WriteFile sub/second.txt after the move", err)
+	if _, err := os.Lstat(filepath.Join(moved, "second.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the write landed in the directory moved out of the root (%v)", err)
+	}
+	if _, err := e.fsys.Stat("sub/first.txt"); !IsEscape(err) {
+		t.Errorf("Stat(sub/first.txt) after the move = %v, want an escape", err)
+	}
+}
+
+// TestBatchDirectoryMovedOut moves a kept directory out of the root: its name no longer
+// exists, and the kept descriptor is not used.
+func TestBatchDirectoryMovedOut(t *testing.T) {
+	e := batchEnv(t)
+	moved := filepath.Join(e.outside, "sub")
+	if err := os.Rename(e.host("sub"), moved); err != nil {
+		t.Fatal(err)
+	}
+	for name, op := range map[string]func() error{
+		"create": func() error { return afero.WriteFile(e.fsys, "sub/second.txt", []byte("2"), 0o644) },
+		"rename": func() error { return e.fsys.Rename("sub/first.txt", "sub/third.txt") },
+		"chmod":  func() error { return e.fsys.Chmod("sub/first.txt", 0o600) },
+		"remove": func() error { return e.fsys.Remove("sub/first.txt") },
+		"mkdir":  func() error { return e.fsys.Mkdir("sub/d", 0o755) },
+	} {
+		if err := op(); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s in the moved directory = %v, want ErrNotExist", name, err)
+		}
+	}
+	entries, err := os.ReadDir(moved)
+	if err != nil || len(entries) != 1 {
+		t.Errorf("the moved directory holds %v (%v), want only first.txt", entries, err)
+	}
+	if fi, err := os.Stat(filepath.Join(moved, "first.txt")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("first.txt in the moved directory = %v, %v; want it untouched", fi, err)
+	}
+}
+
+// TestBatchDirectoryReplaced renames a kept directory away inside the root and makes a
+// new one under its name: names lead to the new directory, as outside a batch.
+func TestBatchDirectoryReplaced(t *testing.T) {
+	e := batchEnv(t)
+	if err := os.Rename(e.host("sub"), e.host("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(e.host("sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(e.fsys, "sub/second.txt", []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.fsys.Rename("sub/second.txt", "sub/third.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(e.host("sub/third.txt")); err != nil || string(b) != "2" {
+		t.Errorf("sub/third.txt = %q, %v; want the write in the new directory", b, err)
+	}
+	for _, name := range []string{"old/second.txt", "old/third.txt"} {
+		if _, err := os.Lstat(e.host(name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s exists: the write went to the renamed directory", name)
+		}
+	}
+}
+
+// TestBatchLinkInsideRoot follows a final symbolic link that leads above its directory
+// but stays in the root, as the root does outside a batch.
+func TestBatchLinkInsideRoot(t *testing.T) {
+	e := batchEnv(t)
+	if err := os.WriteFile(e.host("top.txt"), []byte("top"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, filepath.Join("..", "top.txt"), e.host("sub/link"))
+	if b, err := afero.ReadFile(e.fsys, "sub/link"); err != nil || string(b) != "top" {
+		t.Errorf("ReadFile(sub/link) = %q, %v; want top.txt's content", b, err)
+	}
+	if fi, err := e.fsys.Stat("sub/link"); err != nil || fi.Size() != 3 {
+		t.Errorf("Stat(sub/link) = %v, %v; want top.txt", fi, err)
+	}
+	mustSymlink(t, filepath.Join("..", "..", "outside", "secret.txt"), e.host("sub/out"))
+	_, err := e.fsys.Open("sub/out")
+	wantEscape(t, "Open(sub/out)", err)
+}
+
+// TestBatchEndClosesAndNests checks that batches nest, that the kept directories are
+// closed when the last ends, and that the Fs works as before afterwards.
+func TestBatchEndClosesAndNests(t *testing.T) {
+	e := newEnv(t)
+	fsys, err := Open(e.ws) // an Fs of its own, outside any batch the suite opens
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	e.fsys = fsys
+	outer := e.fsys.Batch()
+	inner := e.fsys.Batch()
+	if err := e.fsys.MkdirAll("a/b", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(e.fsys, "a/b/f.txt", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inner()
+	inner() // ending twice ends once
+	e.fsys.kept.mu.Lock()
+	kept := len(e.fsys.kept.dirs)
+	e.fsys.kept.mu.Unlock()
+	if kept == 0 {
+		t.Error("the outer batch lost its directories when the inner one ended")
+	}
+	outer()
+	if e.fsys.kept.dirs != nil || e.fsys.kept.depth != 0 {
+		t.Errorf("after the last batch: %d directories kept, depth %d", len(e.fsys.kept.dirs), e.fsys.kept.depth)
+	}
+	if b, err := afero.ReadFile(e.fsys, "a/b/f.txt"); err != nil || string(b) != "x" {
+		t.Errorf("ReadFile after the batch = %q, %v", b, err)
+	}
+}
