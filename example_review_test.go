@@ -145,7 +145,7 @@ func ExampleSession_Card() {
 	fmt.Println(before.Hash != after.Hash)
 	// Output:
 	// Apply 1 change in 1 file
-	// Selection and editing happen in the native review; this card shows the selected changes.
+	// A read-only preview of the selected changes; the person reviewing the patch chooses and edits them.
 	// Rejected: greet.go hunk 2
 	// true
 }

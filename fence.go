@@ -24,7 +24,7 @@ const (
 	// .git/hooks is code execution. A protected path may also lie outside the root
 	// ([ClassifiedPath.Outside]).
 	ClassProtected Class = "protected"
-	// ClassForbidden: a credential location (Options.Forbidden and [DefaultForbidden]),
+	// ClassForbidden: a credential location (Options.Forbidden and DefaultForbidden),
 	// named directly or reached through a link; refused in every mode.
 	ClassForbidden Class = "forbidden"
 )

@@ -16,19 +16,19 @@ const (
 	defaultCardNoticeBytes = 4_000
 )
 
-// Card texts. Conflict details stay in the native review: they may name private
+// Card texts. Conflict details stay in the full review: they may name private
 // host paths.
 const (
-	cardNative        = "Selection and editing happen in the native review; this card shows the selected changes."
+	cardNative        = "A read-only preview of the selected changes; the person reviewing the patch chooses and edits them."
 	cardNothing       = "Nothing is selected: applying now rejects the patch."
 	cardParentActive  = "Warning: the parent request is still active; applying this patch affects its workspace."
-	cardConflict      = "Warning: files changed on disk since the review began, and nothing was written. Inspect the conflict in the native review, or request a revision."
-	cardIncomplete    = "Warning: the last attempt failed and could not restore every file. Inspect the native review before retrying."
-	cardFailed        = "Warning: the last attempt failed and wrote nothing. Inspect the native review, or request a revision."
+	cardConflict      = "Warning: files changed on disk since the review began, and nothing was written. Inspect the conflict in the full review, or request a revision."
+	cardIncomplete    = "Warning: the last attempt failed and could not restore every file. Inspect the full review before retrying."
+	cardFailed        = "Warning: the last attempt failed and wrote nothing. Inspect the full review, or request a revision."
 	cardApplying      = "ApplyPatch is being applied."
 	cardSettled       = "This review has settled: "
-	cardDiffMarker    = "[truncated: the full diff is in the native review]"
-	cardNoticeMarker  = "[truncated: the full notes are in the native review]"
+	cardDiffMarker    = "[truncated: the rest of the diff is in the full review]"
+	cardNoticeMarker  = "[truncated: the rest of the notes are in the full review]"
 	cardMarkerNewline = "\n"
 )
 
@@ -41,7 +41,7 @@ type CardOptions struct {
 	// running in the same workspace (a side conversation).
 	ParentActive bool
 	// DiffMarker and NoticeMarker are the last lines of a diff or notice cut to its
-	// budget, counted inside it; empty means the default, which points to the native
+	// budget, counted inside it; empty means the default, which points to the full
 	// review. A surface that is the only review (an MCP elicitation) says something else.
 	DiffMarker, NoticeMarker string
 }
@@ -52,10 +52,10 @@ type Card struct {
 	// Diff is the selected change as a payload: adopted revisions included, locators and
 	// deselected hunks left out, paths as authored. Empty when nothing is selected.
 	Diff string `json:"diff"`
-	// Action is the label of the card's one action, the same as the native primary action;
-	// empty while the patch is applied and after the review settled.
+	// Action is the label of the card's one action, the same as the full review's primary action
+	//; empty while the patch is applied and after the review settled.
 	Action string `json:"action,omitempty"`
-	// Notice says that selection and editing happen in the native review, then warnings,
+	// Notice says that selection and editing happen in the full review, then warnings,
 	// then staged feedback and rejection notes.
 	Notice string `json:"notice"`
 	// Feedback reports whether the card takes feedback now (see [Session.CardFeedback]).

@@ -33,7 +33,7 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 	if card.Action != g.s.Tally().PrimaryLabel() || card.Action != "Apply 2 changes in 2 files" || !card.Feedback {
 		t.Errorf("action %q feedback %t", card.Action, card.Feedback)
 	}
-	want := "Selection and editing happen in the native review; this card shows the selected changes.\nRejected: one.txt hunk 2"
+	want := "A read-only preview of the selected changes; the person reviewing the patch chooses and edits them.\nRejected: one.txt hunk 2"
 	if card.Notice != want {
 		t.Errorf("notice = %q, want %q", card.Notice, want)
 	}
@@ -87,7 +87,7 @@ func TestCardConflictStaysNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	notice := f.s.Card(CardOptions{}).Notice
-	if !strings.Contains(notice, "Inspect the conflict in the native review, or request a revision") || strings.Contains(notice, "two.txt") {
+	if !strings.Contains(notice, "Inspect the conflict in the full review, or request a revision") || strings.Contains(notice, "two.txt") {
 		t.Errorf("notice:\n%s", notice)
 	}
 

@@ -47,7 +47,7 @@ func TestReviseUpdate(t *testing.T) {
 	if rows[0].String() != "▼ ✓ M one.txt · 1/1 · +1 −1 · edited" || rows[1].String() != "    ✓ @@ alpha · +1 −1 · edited" {
 		t.Errorf("rows %q", f.rowStrings())
 	}
-	if !slices.Contains(rows[1].Lines, DiffLine{Kind: LineAdd, Num: 2, Text: "user edited"}) {
+	if !slices.Contains(rows[1].Lines, DiffLine{Kind: LineAdd, Num: 2, New: 2, Text: "user edited"}) {
 		t.Errorf("lines %v", rows[1].Lines)
 	}
 	res := f.submit()
@@ -99,7 +99,7 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	if len(rows) != 3 || !rows[1].Revised || rows[1].glyph() != "✓" || rows[2].Revised || rows[2].glyph() != "✗" {
 		t.Fatalf("rows after revision: %q", f.rowStrings())
 	}
-	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Text: "eleven"}) {
+	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
 		t.Errorf("preserved hunk lines %v", rows[2].Lines)
 	}
 	f.must(f.s.Select(Target{1, 2}, nil))
@@ -226,7 +226,7 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 	f.must(rev.Adopt("keep\nkeep too\n", nil))
 	f.must(f.s.Fold(WholePatch, false))
 	rows := f.s.Rows()
-	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Text: "obsolete"}) {
+	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "obsolete"}) {
 		t.Errorf("rows %q %v", f.rowStrings(), rows[1].Lines)
 	}
 	res := f.submit()

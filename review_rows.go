@@ -73,6 +73,9 @@ type DiffLine struct {
 	// Num is the gutter number: the baseline line of a context or removed line, the
 	// new-file line of an added line; 0 when unknown.
 	Num int
+	// Old and New are the line's numbers in the baseline and in the new file, for a
+	// front end with two gutter columns; 0 on the side the line is not on, or unknown.
+	Old, New int
 	// Text is the line without its marker.
 	Text string
 	// Heading is set on a Move hunk's "@@ ANCHOR" line, which is not a diff line.
@@ -208,11 +211,11 @@ func (s *Session) bodyLines(c *change) []DiffLine {
 	switch {
 	case c.Op.Kind == OpAdd:
 		for i, l := range c.Op.Lines {
-			out = append(out, DiffLine{Kind: LineAdd, Num: i + 1, Text: l})
+			out = append(out, DiffLine{Kind: LineAdd, Num: i + 1, New: i + 1, Text: l})
 		}
 	case c.Op.Kind == OpDelete:
 		for i, l := range s.pr.displayLines(c) {
-			out = append(out, DiffLine{Kind: LineRemove, Num: i + 1, Text: l})
+			out = append(out, DiffLine{Kind: LineRemove, Num: i + 1, Old: i + 1, Text: l})
 		}
 	case c.Op.isMove():
 		starts, base := gutterStarts(c), s.pr.displayLines(c)
@@ -287,13 +290,13 @@ func hunkLines(h *hunkChange, at span, base []string) []DiffLine {
 	for _, l := range lines {
 		switch l.Kind {
 		case LineAdd:
-			out = append(out, DiffLine{Kind: LineAdd, Num: nw, Text: l.Text})
+			out = append(out, DiffLine{Kind: LineAdd, Num: nw, New: nw, Text: l.Text})
 			nw++
 		case LineRemove:
-			out = append(out, DiffLine{Kind: LineRemove, Num: old, Text: fileText(l)})
+			out = append(out, DiffLine{Kind: LineRemove, Num: old, Old: old, Text: fileText(l)})
 			old++
 		default:
-			out = append(out, DiffLine{Kind: LineContext, Num: old, Text: fileText(l)})
+			out = append(out, DiffLine{Kind: LineContext, Num: old, Old: old, New: nw, Text: fileText(l)})
 			old++
 			nw++
 		}

@@ -12,6 +12,7 @@ import (
 // R3: gutter numbers against the baseline, as in the worked example of mevedel §2.7:
 // baseline a,old1,c,d,old2 with hunks "@@ a" (−old1 +new1 +extra) and "@@ d" (−old2
 // +new2) start at 2/2 and 5/6; repeated lines resolve in hunk order (x,a,x,b: 2 and 3).
+// Old and New are the two-column gutter: a context line has both.
 func TestGutterNumbers(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, payload string
@@ -22,24 +23,24 @@ func TestGutterNumbers(t *testing.T) {
 		payload: patch("*** Update File: f.txt", "@@ a", "-old1", "+new1", "+extra",
 			"@@ d", "-old2", "+new2"),
 		want: [][]DiffLine{
-			{{LineRemove, 2, "old1", false}, {LineAdd, 2, "new1", false}, {LineAdd, 3, "extra", false}},
-			{{LineRemove, 5, "old2", false}, {LineAdd, 6, "new2", false}},
+			{gl(LineRemove, 2, 2, 0, "old1"), gl(LineAdd, 2, 0, 2, "new1"), gl(LineAdd, 3, 0, 3, "extra")},
+			{gl(LineRemove, 5, 5, 0, "old2"), gl(LineAdd, 6, 0, 6, "new2")},
 		},
 	}, {
 		name:    "repeated lines in hunk order",
 		file:    "x\na\nx\nb\n",
 		payload: patch("*** Update File: f.txt", "@@", "-a", "+A", "@@", "-x", "+X"),
 		want: [][]DiffLine{
-			{{LineRemove, 2, "a", false}, {LineAdd, 2, "A", false}},
-			{{LineRemove, 3, "x", false}, {LineAdd, 3, "X", false}},
+			{gl(LineRemove, 2, 2, 0, "a"), gl(LineAdd, 2, 0, 2, "A")},
+			{gl(LineRemove, 3, 3, 0, "x"), gl(LineAdd, 3, 0, 3, "X")},
 		},
 	}, {
 		name:    "context counts on both sides",
 		file:    "1\n2\n3\n4\n5\n6\n",
 		payload: patch("*** Update File: f.txt", "@@", " 1", "+1.5", " 2", "@@", " 4", "-5", " 6"),
 		want: [][]DiffLine{
-			{{LineContext, 1, "1", false}, {LineAdd, 2, "1.5", false}, {LineContext, 2, "2", false}},
-			{{LineContext, 4, "4", false}, {LineRemove, 5, "5", false}, {LineContext, 6, "6", false}},
+			{gl(LineContext, 1, 1, 1, "1"), gl(LineAdd, 2, 0, 2, "1.5"), gl(LineContext, 2, 2, 3, "2")},
+			{gl(LineContext, 4, 4, 5, "4"), gl(LineRemove, 5, 5, 0, "5"), gl(LineContext, 6, 6, 6, "6")},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,6 +55,11 @@ func TestGutterNumbers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gl is a diff line with its gutter: Num, and the Old and New columns.
+func gl(kind LineKind, num, old, new int, text string) DiffLine {
+	return DiffLine{Kind: kind, Num: num, Old: old, New: new, Text: text}
 }
 
 // R3: new-file numbers count every earlier hunk, selected or not, so they stay put while

@@ -58,7 +58,7 @@ func TestReviewStart(t *testing.T) {
 	if diff := cmp.Diff(want, f.rowStrings()); diff != "" {
 		t.Errorf("expanded rows (-want +got):\n%s", diff)
 	}
-	if got := f.s.Rows()[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: LineRemove, Num: 2, Text: "old one"}) {
+	if got := f.s.Rows()[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "old one"}) {
 		t.Errorf("hunk 1 lines = %v", got)
 	}
 	f.must(f.s.Fold(f.find("one.txt", 1), true))
@@ -463,7 +463,7 @@ func TestReviewBody(t *testing.T) {
 	}
 	f.must(f.s.Fold(WholePatch, false))
 	r := f.s.Rows()[0]
-	want := []DiffLine{{Kind: LineAdd, Num: 1, Text: "hello"}, {Kind: LineAdd, Num: 2, Text: "world"}}
+	want := []DiffLine{{Kind: LineAdd, Num: 1, New: 1, Text: "hello"}, {Kind: LineAdd, Num: 2, New: 2, Text: "world"}}
 	if diff := cmp.Diff(want, r.Lines); diff != "" || r.String() != "▼ ✓ A fresh.txt · +2" {
 		t.Errorf("add row %q (-want +got):\n%s", r, diff)
 	}

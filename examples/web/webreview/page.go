@@ -54,6 +54,7 @@ type Page struct {
 // NewPage returns the page of a session, guarded by token (see [NewToken]).
 func NewPage(s *applypatch.Session, token string, opts PageOptions) *Page {
 	p := &Page{s: s, token: token, opts: opts}
+	openOnLoad(s)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", p.show)
 	for path, act := range map[string]func(*http.Request, applypatch.Target) error{
@@ -337,8 +338,17 @@ var pageHTML string
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"rowID": rowID,
 	"lines": lines,
-	"mark":  func(k applypatch.LineKind) string { return string(rune(k)) },
+	"mark":  mark,
 	"tint": func(k applypatch.LineKind) string {
 		return map[applypatch.LineKind]string{applypatch.LineAdd: "add", applypatch.LineRemove: "del"}[k]
 	},
 }).Parse(pageHTML))
+
+// mark is a diff line's marker as the page shows it: a minus sign (U+2212) rather than
+// a hyphen, as in every count on the page.
+func mark(k applypatch.LineKind) string {
+	if k == applypatch.LineRemove {
+		return "−"
+	}
+	return string(rune(k))
+}

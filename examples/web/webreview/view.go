@@ -3,6 +3,7 @@ package webreview
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/applypatch/applypatch"
@@ -151,8 +152,15 @@ func resultOf(s *applypatch.Session) *resultView {
 	if res == nil {
 		return nil
 	}
-	return &resultView{Summary: res.Summary(), Text: res.Text(), Error: res.Status == applypatch.StatusError}
+	return &resultView{Summary: minusSign(res.Summary()), Text: res.Text(), Error: res.Status == applypatch.StatusError}
 }
+
+// removedCount is the " -D)" that ends a transcript summary, "(+3 -1)".
+var removedCount = regexp.MustCompile(`(\(\+\d+) -(\d+\))$`)
+
+// minusSign writes a summary's removed-line count with a minus sign (U+2212), as the
+// header and every row write it; the summary itself stays ASCII for transcripts.
+func minusSign(summary string) string { return removedCount.ReplaceAllString(summary, "$1 −$2") }
 
 // shortHash is the first characters of a card hash, enough to tell versions apart.
 func shortHash(h string) string { return h[:min(len(h), 12)] }

@@ -1,19 +1,22 @@
-// Command mcp is an MCP server that gives a client the apply_patch tool on one workspace,
-// over standard input and output.
+// Command applypatch-mcp is an MCP server that gives a client the apply_patch tool on one
+// workspace, over standard input and output.
 //
 // Usage:
 //
-//	mcp [-C DIR] [-mode edits|full-auto|ask] [-fallback refuse|edits|full-auto]
+//	applypatch-mcp [-C DIR] [-mode ask|edits|full-auto] [-fallback refuse|edits|full-auto]
+//	               [-allow-outside] [-allow-protected]
 //
 // -C is the workspace (default: the current directory); payload paths are relative to it
 // and credential paths inside it are never written. -mode chooses the approval mode
 // (default ask): in ask mode every patch is shown to the person through MCP elicitation,
 // who applies it, rejects it, or sends feedback to the agent. -fallback is the mode for a
-// client that cannot elicit (default refuse: such calls write nothing).
+// client that cannot elicit (default refuse: such calls write nothing, and the refusal
+// says which flag changes that). -allow-outside and -allow-protected let patches write
+// outside the workspace and to protected paths such as .git/.
 //
-// Register it with a client, for example:
+// Register it with a client by absolute paths, for example:
 //
-//	{"mcpServers": {"applypatch": {"command": "go", "args": ["run", ".", "-C", "/path/to/project"]}}}
+//	{"mcpServers": {"applypatch": {"command": "/home/me/go/bin/applypatch-mcp", "args": ["-C", "/home/me/project"]}}}
 package main
 
 import (
@@ -71,15 +74,17 @@ var maxFrame = 2*applypatch.DefaultLimits().Payload + 128<<10
 
 // parseFlags reads the command line into a configuration on the OS filesystem.
 func parseFlags(args []string, stderr io.Writer) (*Config, error) {
-	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fl := flag.NewFlagSet("applypatch-mcp", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	dir := fl.String("C", ".", "the workspace `DIR`ectory")
 	mode := fl.String("mode", "ask", "approval mode: edits, full-auto or ask")
 	fallback := fl.String("fallback", "refuse", "ask mode for a client that cannot elicit: refuse, edits or full-auto")
+	allowOutside := fl.Bool("allow-outside", false, "allow paths outside the workspace")
+	allowProtected := fl.Bool("allow-protected", false, "allow protected paths such as .git/")
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
-	cfg := &Config{FS: afero.NewOsFs()}
+	cfg := &Config{FS: afero.NewOsFs(), AllowOutside: *allowOutside, AllowProtected: *allowProtected}
 	var ok bool
 	if cfg.Mode, ok = modes[*mode]; !ok {
 		return nil, usageError(fl, "-mode must be edits, full-auto or ask, not %q", *mode)
@@ -115,7 +120,7 @@ func confine(cfg *Config) (closeFn func() error, err error) {
 
 func usageError(fl *flag.FlagSet, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
-	fmt.Fprintln(fl.Output(), "mcp:", err)
+	fmt.Fprintln(fl.Output(), "applypatch-mcp:", err)
 	fl.Usage()
 	return err
 }

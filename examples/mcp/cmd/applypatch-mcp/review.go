@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/applypatch/applypatch"
@@ -22,13 +23,15 @@ const reviewKey = "review"
 const decisionSchema = `{"type":"object","properties":{` +
 	`"decision":{"type":"string","title":"Decision","enum":["apply","reject","feedback"],"default":"apply",` +
 	`"description":"apply: write every change. reject: write nothing. feedback: write nothing and ask the agent to revise the patch."},` +
-	`"feedback":{"type":"string","title":"Feedback","description":"A comment for the agent, sent with any decision."}},` +
+	`"feedback":{"type":"string","title":"Feedback","description":"A comment for the agent, sent with any decision; feedback needs one."}},` +
 	`"required":["decision"]}`
 
-// review runs an ask-mode call as a multi round-trip request: the first invocation
-// resolves the patch and asks the person; the client answers and calls again with the
-// answer, and the second invocation runs the call again with the answer as its Reviewer,
-// expecting the files to be exactly what the person saw.
+// review runs an ask-mode call. The first invocation resolves the patch and asks the
+// person; the answer comes back with the baselines the person saw, and the call runs again
+// with the answer as its Reviewer, expecting the files to be exactly what the person saw.
+// A client on the current protocol answers by calling again (a multi round-trip request);
+// an earlier client is asked here, so that an answer that cannot be read becomes a tool
+// result the model can act on rather than a protocol error.
 func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args := req.Params.Arguments
 	text, err := applypatch.ParseToolArgs(args)
@@ -36,17 +39,42 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
 	answer, answered := req.Params.InputResponses[reviewKey].(*mcp.ElicitResult)
+	state := req.Params.RequestState
 	if !answered {
-		return s.ask(ctx, tool, text, args)
+		question, err := s.ask(ctx, tool, text, args)
+		if err != nil {
+			return toolResult(applypatch.ErrorResult(err)), nil
+		}
+		if multiRoundTrip(req.Session) {
+			return question, nil
+		}
+		if answer, err = req.Session.Elicit(ctx, question.InputRequests[reviewKey].(*mcp.ElicitParams)); err != nil {
+			return toolResult(applypatch.ErrorResult(&unreadableAnswer{err})), nil
+		}
+		state = question.RequestState
 	}
-	expected, err := s.open(req.Params.RequestState, text)
+	d, err := readDecision(answer)
+	if err != nil {
+		return toolResult(applypatch.ErrorResult(err)), nil
+	}
+	expected, err := s.open(state, text)
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
 	tool.Options.Expected = expected
-	tool.Reviewer = answerReviewer(answer)
+	tool.Reviewer = answerReviewer(d)
 	_, res, _ := tool.Call(ctx, args)
 	return toolResult(res), nil
+}
+
+// multiRoundTripVersion is the first protocol version whose clients answer a question by
+// calling the tool again.
+const multiRoundTripVersion = "2026-07-28"
+
+// multiRoundTrip reports whether the client answers questions by calling again.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= multiRoundTripVersion
 }
 
 // ask resolves the patch and returns the question for the person, with the baselines it
@@ -54,7 +82,7 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	pr, err := tool.Propose(ctx, args)
 	if err != nil {
-		return toolResult(applypatch.ErrorResult(err)), nil
+		return nil, err
 	}
 	expected := pr.Snapshots() // by authored path: no host path leaves the server (F5)
 	return &mcp.CallToolResult{
@@ -80,17 +108,16 @@ type decision struct {
 }
 
 // answerReviewer settles the review as the person answered: apply submits every change
-// (with the comment as whole-patch feedback, if any); reject and feedback write nothing,
-// and a comment makes them a revision request rather than a rejection (S4). A dismissed
-// form, or one that cannot be read, aborts the review.
-func answerReviewer(answer *mcp.ElicitResult) applypatch.Reviewer {
+// (with the comment as whole-patch feedback, if any); reject writes nothing, and a comment
+// makes it a revision request rather than a rejection (S4); feedback writes nothing and
+// sends the comment. Dismissing the form (cancel) aborts the review.
+func answerReviewer(d decision) applypatch.Reviewer {
 	return applypatch.ReviewerFunc(func(ctx context.Context, rs *applypatch.Session) error {
-		d, ok := readDecision(answer)
-		if !ok {
+		switch {
+		case d.Decision == "cancel":
 			rs.Abort()
 			return nil
-		}
-		if d.Decision == "apply" {
+		case d.Decision == "apply":
 			if d.Feedback != "" {
 				if err := rs.SetFeedback(applypatch.WholePatch, d.Feedback); err != nil {
 					return err
@@ -98,8 +125,7 @@ func answerReviewer(answer *mcp.ElicitResult) applypatch.Reviewer {
 			}
 			_, err := rs.Submit(ctx)
 			return err
-		}
-		if d.Feedback == "" {
+		case d.Feedback == "":
 			return rs.Reject()
 		}
 		_, err := rs.CardFeedback(ctx, d.Feedback)
@@ -107,22 +133,52 @@ func answerReviewer(answer *mcp.ElicitResult) applypatch.Reviewer {
 	})
 }
 
-// readDecision reads the person's answer; decline is a reject without comment.
-func readDecision(answer *mcp.ElicitResult) (decision, bool) {
+// errEmptyFeedback explains a feedback decision that carries no comment.
+var errEmptyFeedback = errors.New("the user chose to send feedback but left the comment empty, " +
+	"so nothing was written and there is nothing to revise by; ask the user what to change, " +
+	"then call apply_patch again with a revised patch")
+
+// An unreadableAnswer is an answer that is none of the form's choices, or a question the
+// client failed to put to the person. Nothing was written.
+type unreadableAnswer struct{ err error }
+
+func (e *unreadableAnswer) Error() string {
+	msg := "the user's review answer could not be read, so nothing was written; " +
+		"the answer must choose apply, reject or feedback; call apply_patch again to ask again"
+	if e.err != nil {
+		msg += " (" + e.err.Error() + ")"
+	}
+	return msg
+}
+
+func (e *unreadableAnswer) Unwrap() error { return e.err }
+
+// readDecision reads the person's answer: decline is a reject without comment, cancel
+// (dismissed without a choice) is "cancel". An answer that is none of the form's choices,
+// and feedback without a comment, are errors saying so.
+func readDecision(answer *mcp.ElicitResult) (decision, error) {
 	var d decision
 	switch answer.Action {
 	case "decline":
-		return decision{Decision: "reject"}, true
+		return decision{Decision: "reject"}, nil
+	case "cancel":
+		return decision{Decision: "cancel"}, nil
 	case "accept":
 		b, _ := json.Marshal(answer.Content)
-		if json.Unmarshal(b, &d) != nil {
-			return d, false
+		if json.Unmarshal(b, &d) != nil || !slices.Contains(choices, d.Decision) {
+			return d, &unreadableAnswer{}
 		}
 		d.Feedback = strings.TrimSpace(d.Feedback)
-		return d, d.Decision == "apply" || d.Decision == "reject" || d.Decision == "feedback"
+		if d.Decision == "feedback" && d.Feedback == "" {
+			return d, errEmptyFeedback
+		}
+		return d, nil
 	}
-	return d, false // "cancel": dismissed without a choice
+	return d, &unreadableAnswer{fmt.Errorf("unknown action %q", answer.Action)}
 }
+
+// choices are the decisions the form offers.
+var choices = []string{"apply", "reject", "feedback"}
 
 // reviewState is what the question carries to the answer: the patch it asked about and
 // the baselines the person saw.

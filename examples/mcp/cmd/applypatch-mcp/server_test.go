@@ -357,3 +357,87 @@ func TestOSWorkspace(t *testing.T) {
 		t.Error("the patch wrote outside the workspace")
 	}
 }
+
+// TestElicitationEdgeCases checks answers that settle nothing: feedback without a comment
+// is explained, and an answer that is none of the choices is a tool error, not a protocol
+// error, for a client that answers through elicitation/create. Nothing is written (S2).
+func TestElicitationEdgeCases(t *testing.T) {
+	tests := []struct {
+		name     string
+		protocol string
+		content  map[string]any
+		text     string
+	}{
+		{name: "empty feedback", content: map[string]any{"decision": "feedback", "feedback": "  "},
+			text: "Error: " + errEmptyFeedback.Error()},
+		{name: "empty feedback/2025-11-25", protocol: "2025-11-25", content: map[string]any{"decision": "feedback"},
+			text: "Error: " + errEmptyFeedback.Error()},
+		{name: "invalid choice/2025-11-25", protocol: "2025-11-25", content: map[string]any{"decision": "maybe"},
+			text: "Error: the user's review answer could not be read, so nothing was written; the answer must choose apply, reject or feedback; call apply_patch again to ask again (…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{ElicitationHandler: answer("accept", tt.content)}, tt.protocol)
+			text, res := call(t, cs, map[string]any{"patchText": update})
+			want, prefix := strings.CutSuffix(tt.text, "…")
+			if !res.IsError || prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
+				t.Errorf("text (isError %v):\n%s\nwant:\n%s", res.IsError, text, tt.text)
+			}
+			if got := readFile(t, fsys, "/ws/main.go"); got != baseMain {
+				t.Errorf("main.go = %q", got)
+			}
+		})
+	}
+}
+
+// TestRefusalNamesFlag checks that a refusal a server flag would lift names the flag, and
+// that the flag lets the patch through (F4).
+func TestRefusalNamesFlag(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch"
+	cs, fsys := connect(t, Config{Mode: applypatch.ModeEdits}, nil, "")
+	text, res := call(t, cs, map[string]any{"patchText": patch})
+	if !res.IsError || !strings.Contains(text, "protected paths need the server flag -allow-protected") {
+		t.Errorf("refusal = %q", text)
+	}
+	if _, err := fsys.Stat("/ws/.git/hooks/pre-commit"); err == nil {
+		t.Error("the refused patch was written")
+	}
+	cs, fsys = connect(t, Config{Mode: applypatch.ModeEdits, AllowProtected: true}, nil, "")
+	if text, _ := call(t, cs, map[string]any{"patchText": patch}); text != "Applied patch: 1 change\nApplied: .git/hooks/pre-commit" {
+		t.Errorf("with -allow-protected: %q", text)
+	}
+	if got := readFile(t, fsys, "/ws/.git/hooks/pre-commit"); got != "#!/bin/sh\n" {
+		t.Errorf("pre-commit = %q", got)
+	}
+	if !strings.Contains(errCannotAsk.Error(), "-fallback edits") || !strings.Contains(errCannotAsk.Error(), "-mode edits") {
+		t.Errorf("the refusal of a client that cannot ask names no flag: %q", errCannotAsk)
+	}
+}
+
+// TestOutsideProtectedNeedsBothFlags: F2, F4. A protected path that lies outside the
+// workspace, such as ../.git/hooks/x, needs -allow-outside as well as -allow-protected.
+func TestOutsideProtectedNeedsBothFlags(t *testing.T) {
+	paths := []applypatch.ClassifiedPath{{Path: "../.git/hooks/pre-commit", Kind: applypatch.OpAdd, Class: applypatch.ClassProtected, Outside: true}}
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{AllowProtected: true}, "outside paths need the server flag -allow-outside"},
+		{Config{AllowOutside: true}, "protected paths need the server flag -allow-protected"},
+		{Config{}, "outside paths need the server flag -allow-outside and protected paths need the server flag -allow-protected"},
+		{Config{AllowOutside: true, AllowProtected: true}, ""},
+	}
+	for _, tt := range tests {
+		s := &server{cfg: tt.cfg}
+		err := s.authorizer().Authorize(context.Background(), applypatch.ModeEdits, paths)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v, want allowed", tt.cfg, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}
