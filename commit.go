@@ -16,9 +16,9 @@ import (
 // atomically, and on any failure every written path is restored. It returns
 // the result for the model either way.
 //
-// A [*ConflictError] (a stale path), an [*ConflictError] (a path the host no longer owns,
-// X8) or an [*ConflictError] found before the first write writes nothing and
-// leaves the proposal usable: deselect the path, or fix it, and commit again. A
+// A [*ConflictError] (a stale path, a path the host no longer owns, an editor buffer with
+// unsaved edits) is found before the first write: nothing is written and the proposal
+// stays usable: deselect the path, or fix it, and commit again. A
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
 // by someone else, makes the error an [*IncompleteRollbackError]; any other error
 // after the first write means every written path was restored. A path whose owner

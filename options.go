@@ -103,8 +103,8 @@ type Options struct {
 	// the resolved name; a path it no longer owns is not touched.
 	Owner OwnerPredicate
 	// Buffers, when set, connects open editor buffers to a commit: a buffer with
-	// unsaved edits of a path to be written refuses the commit with an
-	// [*ConflictError], and after success Refresh is called for every path written
+	// unsaved edits of a path to be written refuses the commit with a
+	// [*ConflictError] of reason ConflictUnsaved, and after success Refresh is called for every path written
 	// or removed whose buffer is unmodified.
 	Buffers BufferHook
 	// AfterCommit, when set, runs after a review's successful commit and before the review

@@ -105,7 +105,7 @@ func DiscardFeedback(string) bool { return true }
 // and drives. Rows, tallies and labels are computed from the proposal on every call;
 // selection, feedback and revisions change the proposal in memory only, and only
 // [Session.Submit] writes. Every method is safe for concurrent use, refuses requests it
-// cannot honour with a [*ReviewError], and keeps the invariant of R7: a selected hunk, and a
+// cannot honour with a [*ReviewError], and keeps one invariant: a selected hunk, and a
 // selected Add, Delete or Move, carries no feedback.
 type Session struct {
 	mu       sync.Mutex
