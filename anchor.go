@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// A scope is where a hunk's anchors leave it (M6, P8): the lines its last anchor names,
+// A scope is where a hunk's anchors leave it: the lines its last anchor names,
 // each with its block and section. A hunk without anchors has the empty scope, which
 // holds the whole file.
 type scope struct {
 	at   []anchorLine // ascending by line
-	pass Pass         // the loosest pass any anchor of the chain needed
+	pass matchPass    // the loosest pass any anchor of the chain needed
 	// reach[i] is the furthest block end of at[:i+1]: blocks nest or are disjoint, so a
 	// line lies in some block exactly when the reach of the anchor lines above it gets
 	// to it.
@@ -151,16 +151,16 @@ func (sc scope) owners(cands []int, t tier) []int {
 	return out
 }
 
-// anchors follows the hunk's chain of anchors (P8, M6): each is looked for below the one
+// anchors follows the hunk's chain of anchors: each is looked for below the one
 // before it, inside its block where it has one, then its section.
 func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 	var sc scope
 	var outer string
-	for _, a := range h.Chain() {
+	for _, a := range h.chain() {
 		next, err := pl.anchorIn(a, sc)
 		if err != nil {
 			err.Anchor, err.Outer = a, outer
-			if err.Reason == AnchorAmbiguous { // the anchor above names lines the chain cannot settle
+			if err.Reason == MatchAnchorAmbiguous { // the anchor above names lines the chain cannot settle
 				err.Anchor, err.Outer = outer, ""
 			}
 			return scope{}, err
@@ -171,8 +171,8 @@ func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 }
 
 // anchorIn finds the lines anchor a names within the scope of the anchor above it: a
-// whole line or a line's prefix, at the first pass of the ladder that names any (M1).
-// Those at or after the order cursor win (M3), then those that are the anchor itself
+// whole line or a line's prefix, at the first pass of the ladder that names any.
+// Those at or after the order cursor win, then those that are the anchor itself
 // over those that only start with it. Several lines may remain: the hunk decides.
 func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 	for _, p := range passes {
@@ -204,15 +204,15 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		return sc.withReach(), nil
 	}
-	err := &MatchError{Reason: AnchorNotFound}
+	err := &MatchError{Reason: MatchAnchorNotFound}
 	if parent.anchored() {
-		err.Candidates = oneBased(parent.lines())
+		err.Lines = oneBased(parent.lines())
 	}
 	return scope{}, err
 }
 
 // wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
-func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
+func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 	var out []int
 	for _, c := range cands {
 		if normalize[p](pl.t.line(c)) == want {
@@ -223,10 +223,10 @@ func (pl *placer) wholeLines(cands []int, want string, p Pass) []int {
 }
 
 // choose settles the starts of one pass of the ladder against the scope and the
-// tie-breaks, in order: below the anchor, inside one of its blocks or sections (M6), at
-// or after the cursor (M3), nearest the line hint (M7). No step empties the set or
+// tie-breaks, in order: below the anchor, inside one of its blocks or sections, at
+// or after the cursor, nearest the line hint. No step empties the set or
 // overrides a unique start. It returns the one start, or the error that refuses them.
-func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchError) {
+func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *MatchError) {
 	lo, hi := sc.first()+1, pl.t.count()
 	v := sc.view(ms, lo, hi)
 	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
@@ -252,12 +252,12 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p Pass) (int, *MatchEr
 	}
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
 		listed := owners[:min(len(owners), listedCandidates)]
-		err := &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(listed), More: len(sc.at) - len(listed), Pass: p}
+		err := &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(listed), More: len(sc.at) - len(listed), pass: p}
 		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
-	err := &MatchError{Reason: Ambiguous, Pass: p}
-	err.Candidates, err.More, err.moreCapped = firstFew(cands, more, capped)
+	err := &MatchError{Reason: MatchAmbiguous, pass: p}
+	err.Lines, err.More, err.moreCapped = firstFew(cands, more, capped)
 	return -1, err
 }
 
@@ -277,10 +277,10 @@ func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
 
 // ambiguous is the error for a scope whose several anchor lines nothing settles: it lists
 // the first few.
-func (sc scope) ambiguous(p Pass) *MatchError {
+func (sc scope) ambiguous(p matchPass) *MatchError {
 	lines := sc.lines()
 	n := min(len(lines), listedCandidates)
-	return &MatchError{Reason: AnchorAmbiguous, Candidates: oneBased(lines[:n]), More: len(lines) - n, Pass: p}
+	return &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(lines[:n]), More: len(lines) - n, pass: p}
 }
 
 // chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
@@ -294,17 +294,17 @@ func chainLabel(chain []string) string {
 }
 
 // behindCursor retries a hunk whose lines lie only above the lines its anchor names at or
-// after the order cursor: the cursor narrows an anchor's lines (M3) only as long as the
+// after the order cursor: the cursor narrows an anchor's lines only as long as the
 // hunk keeps a place below them, so a line above the cursor whose block holds the hunk
 // (a class opened before the previous hunk) is not lost.
-func (pl *placer) behindCursor(h *Hunk, old []string, got Placement, err *MatchError, sc scope) (Placement, *MatchError, scope) {
+func (pl *placer) behindCursor(h *Hunk, old []string, got placement, err *MatchError, sc scope) (placement, *MatchError, scope) {
 	pl.anchorsBehind = true
 	wide, werr := pl.anchors(h)
 	pl.anchorsBehind = false
 	if werr != nil || len(wide.at) == len(sc.at) {
 		return got, err, sc
 	}
-	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != AboveAnchor {
+	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != MatchAboveAnchor {
 		return got2, err2, wide
 	}
 	return got, err, sc

@@ -1,7 +1,7 @@
 package applypatch
 
-// chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened
-// (P8): an anchor joins the chain below cur's anchors and a line hint is kept. A bare
+// chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened:
+// an anchor joins the chain below cur's anchors and a line hint is kept. A bare
 // "@@" on either side opens a hunk of its own, so the one above has no lines.
 func (p *parser) chain(cur *Hunk, h Hunk, l payloadLine) error {
 	switch {

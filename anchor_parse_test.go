@@ -36,7 +36,7 @@ func TestParseChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc.want.Lines = []Line{{Remove, "x"}, {Insert, "y"}}
+			tc.want.Lines = []Line{{LineRemove, "x"}, {LineAdd, "y"}}
 			if diff := cmp.Diff(tc.want, p.Ops[0].Hunks[0], ignoreLines); diff != "" {
 				t.Errorf("hunk (-want +got):\n%s", diff)
 			}

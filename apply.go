@@ -9,14 +9,14 @@ import (
 // selection: for an Add its content, for an Update or Move the baseline with the selected
 // hunks applied, for a Delete nil. Results are always derived from the baseline, never
 // patched incrementally.
-func (c *Change) Result() ([]byte, error) { return c.derive() }
+func (c *change) result() ([]byte, error) { return c.derive() }
 
 // derive computes the change's result bytes from its baseline and selected hunks.
-func (c *Change) derive() ([]byte, error) {
+func (c *change) derive() ([]byte, error) {
 	switch c.Op.Kind {
-	case Add:
+	case OpAdd:
 		return c.encodeAdd()
-	case Delete:
+	case OpDelete:
 		return nil, nil
 	}
 	sel := c.selectedHunks()
@@ -42,8 +42,8 @@ func (c *Change) derive() ([]byte, error) {
 // validate reports what derive would refuse, building the result only where finding it
 // needs the result: an overlap of the selected hunks needs only their regions, a
 // character the file's encoding cannot hold needs the encoded bytes. Resolve validates,
-// and the result is built once, when a commit or a caller asks for it (PERF3).
-func (c *Change) validate() error {
+// and the result is built once, when a commit or a caller asks for it.
+func (c *change) validate() error {
 	if c.codec != nil && c.codec.enc != nil {
 		_, err := c.derive()
 		return err
@@ -63,7 +63,7 @@ func (c *Change) validate() error {
 // caller's Result, a review and Commit's plan derive a large file once, not each time. Hunks are
 // replaced, never edited in place, when a review changes them.
 type derivedResult struct {
-	hunks []*HunkChange
+	hunks []*hunkChange
 	data  []byte
 }
 
@@ -72,15 +72,15 @@ func (d derivedResult) of(sel []placedHunk) bool {
 	return d.data != nil && slices.Equal(d.hunks, hunkSet(sel))
 }
 
-func hunkSet(sel []placedHunk) []*HunkChange {
-	out := make([]*HunkChange, len(sel))
+func hunkSet(sel []placedHunk) []*hunkChange {
+	out := make([]*hunkChange, len(sel))
 	for i, h := range sel {
-		out[i] = h.HunkChange
+		out[i] = h.hunkChange
 	}
 	return out
 }
 
-// addContent joins an Add's lines, each ending in a newline (T4): no lines make an empty
+// addContent joins an Add's lines, each ending in a newline: no lines make an empty
 // file, and a last empty line is a blank line.
 func addContent(lines []string) []byte {
 	var b bytes.Buffer
@@ -93,9 +93,9 @@ func addContent(lines []string) []byte {
 }
 
 // applies reports whether a hunk is applied with the current selection: a selected hunk
-// of an Update, or any hunk of a selected Move, which is indivisible (R4).
-func (c *Change) applies(h *HunkChange) bool {
-	if c.Op.IsMove() {
+// of an Update, or any hunk of a selected Move, which is indivisible.
+func (c *change) applies(h *hunkChange) bool {
+	if c.Op.isMove() {
 		return c.Selected
 	}
 	return h.Selected
@@ -103,18 +103,18 @@ func (c *Change) applies(h *HunkChange) bool {
 
 // placedHunk is a selected, changing hunk with its number among changing hunks.
 type placedHunk struct {
-	*HunkChange
+	*hunkChange
 	num int
 }
 
 // selectedHunks returns the selected changing hunks in baseline order. Among hunks that
 // start on one line, '+'-only hunks (inserted before that line) come first, then payload
-// order. A Move is indivisible: all its hunks go with it (R4).
-func (c *Change) selectedHunks() []placedHunk {
+// order. A Move is indivisible: all its hunks go with it.
+func (c *change) selectedHunks() []placedHunk {
 	var out []placedHunk
 	num := 0
 	for _, h := range c.Hunks {
-		if h.IsLocator() {
+		if h.isLocator() {
 			continue
 		}
 		num++
@@ -132,8 +132,8 @@ func (c *Change) selectedHunks() []placedHunk {
 }
 
 // applyHunks builds the new text. Kept lines, context included, are copied from the file
-// with their own terminators (M5, T2); inserted lines take the file's style; every line
-// ends with a terminator (T4). A hunk's context only placed it: what it changes is its
+// with their own terminators; inserted lines take the file's style; every line
+// ends with a terminator. A hunk's context only placed it: what it changes is its
 // region, from its first '-' or '+' line to its last. Regions may touch and context may
 // be shared, but two hunks may not change the same lines, nor insert inside each other.
 func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
@@ -170,12 +170,12 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		done = max(done, r.start)
 		for _, l := range r.ops {
 			switch l.Kind {
-			case Context:
+			case LineContext:
 				keep(done, done+1)
 				done++
-			case Remove:
+			case LineRemove:
 				done++
-			case Insert:
+			case LineAdd:
 				end(l.Text, t.style)
 			}
 		}
@@ -186,7 +186,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 
 // unmerged is the terminator of a line written after one that ended in last: its own,
 // except that an empty line ending in LF after a lone CR would read back as one CRLF,
-// losing the empty line (T2), so it ends in a lone CR too.
+// losing the empty line, so it ends in a lone CR too.
 func unmerged(last eol, line string, e eol) eol {
 	if last == eolCR && line == "" && e == eolLF {
 		return eolCR
@@ -223,7 +223,7 @@ func regionsOf(hunks []placedHunk) []region {
 }
 
 // overlapping reports two regions that change the same lines, or an insertion inside
-// another hunk's change (M2: no guess at what the model meant).
+// another hunk's change (no guess at what the model meant).
 func overlapping(regs []region) *MatchError {
 	for i := 1; i < len(regs); i++ {
 		a, b := regs[i-1], regs[i]
@@ -231,8 +231,8 @@ func overlapping(regs []region) *MatchError {
 			if b.h.Revised && !a.h.Revised { // name the hunk the person kept, not the one they derived
 				a, b = b, a
 			}
-			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: Overlap,
-				Candidates: []int{a.h.num, a.start + 1, a.end}}
+			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: MatchOverlap,
+				Other: a.h.num, Start: a.start + 1, End: max(a.end, a.start+1)}
 		}
 	}
 	return nil
@@ -242,7 +242,7 @@ func overlapping(regs []region) *MatchError {
 // no change.
 func leadingContext(lines []Line) int {
 	n := 0
-	for n < len(lines) && lines[n].Kind == Context {
+	for n < len(lines) && lines[n].Kind == LineContext {
 		n++
 	}
 	return n
@@ -251,7 +251,7 @@ func leadingContext(lines []Line) int {
 // trailingContext counts the context lines that end a hunk after its last change.
 func trailingContext(lines []Line) int {
 	n := 0
-	for i := len(lines) - 1; i >= 0 && lines[i].Kind == Context; i-- {
+	for i := len(lines) - 1; i >= 0 && lines[i].Kind == LineContext; i-- {
 		n++
 	}
 	return min(n, len(lines)-leadingContext(lines))
@@ -261,7 +261,7 @@ func trailingContext(lines []Line) int {
 func oldCount(lines []Line) int {
 	n := 0
 	for _, l := range lines {
-		if l.Kind != Insert {
+		if l.Kind != LineAdd {
 			n++
 		}
 	}
@@ -274,7 +274,7 @@ func estimateSize(t *text, hunks []placedHunk) int {
 	n := len(t.s) + len(eolBytes[t.style]) // room for a missing final newline
 	for _, h := range hunks {
 		for _, l := range h.Lines {
-			if l.Kind == Insert {
+			if l.Kind == LineAdd {
 				n += len(l.Text) + 2
 			}
 		}

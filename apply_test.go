@@ -55,11 +55,11 @@ func TestApplyOverlap(t *testing.T) {
 				return
 			}
 			var me *MatchError
-			if !errors.As(err, &me) || me.Reason != Overlap {
+			if !errors.As(err, &me) || me.Reason != MatchOverlap {
 				t.Fatalf("apply = %q, %v; want an Overlap", after, err)
 			}
-			if me.Hunk != tc.hunk || me.Candidates[0] != tc.other {
-				t.Errorf("Overlap of hunk %d with hunk %d, want %d with %d", me.Hunk, me.Candidates[0], tc.hunk, tc.other)
+			if me.Hunk != tc.hunk || me.Other != tc.other {
+				t.Errorf("Overlap of hunk %d with hunk %d, want %d with %d", me.Hunk, me.Other, tc.hunk, tc.other)
 			}
 		})
 	}

@@ -2,12 +2,11 @@ package applypatch
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/afero"
 )
 
-// Mode is the approval mode of a call (F4). Every mode runs the same fence, validation
+// Mode is the approval mode of a call. Every mode runs the same fence, validation
 // and transaction; modes differ only in whether a person reviews workspace changes.
 // Outside and protected paths need authority in every mode, and forbidden paths are
 // refused in every mode:
@@ -26,28 +25,30 @@ import (
 type Mode int
 
 const (
-	// Edits applies without interactive review.
-	Edits Mode = iota
-	// Ask reviews a call with the host's Reviewer when a path lies in the workspace,
-	// unless the host's allow rules cover every path ([Proposal.NeedsReview]).
-	Ask
-	// FullAuto applies without interactive review and without a person to ask; the
+	// ModeAsk, the zero Mode, reviews a call with the host's Reviewer when a path lies in
+	// the workspace, unless the host's allow rules cover every path
+	// ([Proposal.NeedsReview]). A [Tool] given a Reviewer therefore reviews unless told
+	// otherwise, and one without a Reviewer refuses such a call with [ErrNoReviewer].
+	ModeAsk Mode = iota
+	// ModeEdits applies without interactive review.
+	ModeEdits
+	// ModeFullAuto applies without interactive review and without a person to ask; the
 	// Authorizer, if any, should decide by rule.
-	FullAuto
+	ModeFullAuto
 )
 
-var modeNames = map[Mode]string{Edits: "edits", Ask: "ask", FullAuto: "full-auto"}
+var modeNames = map[Mode]string{ModeEdits: "edits", ModeAsk: "ask", ModeFullAuto: "full-auto"}
 
 // String returns "ask", "edits" or "full-auto".
 func (m Mode) String() string { return modeNames[m] }
 
-// An Authorizer decides outside and protected paths that no allow rule covers (F4). It is
+// An Authorizer decides outside and protected paths that no allow rule covers. It is
 // asked once per call, with all such paths, before any baseline is read. It sees the paths
 // as authored; [ClassifiedPath.Name] gives the resolved name for the host's own use.
 type Authorizer interface {
 	// Authorize returns nil to allow every path in paths, or an error saying why not. The
 	// error is reported to the model with each of the paths, so it should name no host path
-	// and no single one of them (F5).
+	// and no single one of them.
 	Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error
 }
 
@@ -61,7 +62,7 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, mode Mode, paths []Classi
 
 // fence builds the proposal's changes with their resolved names and classes, refuses
 // forbidden, unresolvable and aliased paths, and asks for authority over outside and
-// protected ones (F1–F4).
+// protected ones.
 func (pr *Proposal) fence(ctx context.Context) error {
 	f, err := pr.fencer()
 	if err != nil {
@@ -72,28 +73,28 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	var errs []error
 	var paths []ClassifiedPath
 	seen := map[string]string{} // resolved name → authored path
-	claim := func(authored string, kind Kind) (string, Class) {
+	claim := func(authored string, kind OpKind) (string, Class) {
 		cp, err := f.classify(authored, kind)
 		switch other, dup := seen[cp.name]; {
 		case err != nil:
 			errs = append(errs, err)
-		case cp.Class == Forbidden:
-			errs = append(errs, &FenceError{Path: authored, Class: Forbidden, Reason: Refused})
+		case cp.Class == ClassForbidden:
+			errs = append(errs, &FenceError{Path: authored, Class: ClassForbidden, Reason: FenceForbidden})
 		case dup:
-			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: Aliased, Other: other})
+			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: FenceAliased, Other: other})
 		default:
 			seen[cp.name] = authored
 			paths = append(paths, cp)
 		}
 		return cp.name, cp.Class
 	}
-	for _, op := range pr.Patch.Ops {
-		c := &Change{Op: op, Selected: true}
+	for _, op := range pr.patch.Ops {
+		c := &change{Op: op, Selected: true}
 		c.name, c.Class = claim(op.Path, op.Kind)
 		if op.MoveTo != "" {
-			c.moveName, c.MoveClass = claim(op.MoveTo, Add)
+			c.moveName, c.MoveClass = claim(op.MoveTo, OpAdd)
 		}
-		pr.Changes = append(pr.Changes, c)
+		pr.changes = append(pr.changes, c)
 	}
 	if len(errs) > 0 {
 		return &PatchError{Errs: errs}
@@ -106,7 +107,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error {
 	var ask []ClassifiedPath
 	for _, p := range paths {
-		if (p.Class == Outside || p.Class == Protected) && !p.Allowed {
+		if (p.Class == ClassOutside || p.Class == ClassProtected) && !p.Allowed {
 			ask = append(ask, p)
 		}
 	}
@@ -121,16 +122,16 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	}
 	errs := make([]error, len(ask))
 	for i, p := range ask {
-		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: Unauthorized, Err: answer}
+		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: FenceUnauthorized, Err: answer}
 	}
 	return &PatchError{Errs: errs}
 }
 
-// NeedsReview reports whether the call must be reviewed by a person before [Commit]
-// (F4): only in [Ask] mode, when a path lies in the workspace, and not when the host's
+// NeedsReview reports whether the call must be reviewed by a person before [Commit]:
+// only in [ModeAsk] mode, when a path lies in the workspace, and not when the host's
 // allow rules (Options.Allow) cover every path of the payload.
 func (pr *Proposal) NeedsReview() bool {
-	if pr.opts.Mode != Ask {
+	if pr.opts.Mode != ModeAsk {
 		return false
 	}
 	f, err := pr.fencer()
@@ -138,8 +139,8 @@ func (pr *Proposal) NeedsReview() bool {
 		return true
 	}
 	workspace, covered := false, true
-	for _, c := range pr.Changes {
-		workspace = workspace || c.Class == InWorkspace || c.MoveClass == InWorkspace
+	for _, c := range pr.changes {
+		workspace = workspace || c.Class == ClassWorkspace || c.MoveClass == ClassWorkspace
 		covered = covered && f.allowed(c.name, c.Class) && (c.Op.MoveTo == "" || f.allowed(c.moveName, c.MoveClass))
 	}
 	return workspace && !covered
@@ -171,7 +172,7 @@ func (pr *Proposal) files() afero.Fs {
 }
 
 // recheck resolves the paths of steps again, just before they are written, with the
-// resolver that classified them (F1). A path that now lands elsewhere (a link created,
+// resolver that classified them. A path that now lands elsewhere (a link created,
 // removed or swapped since) or cannot be resolved is a conflict: nothing of the plan is
 // written, and the error matches both [*ConflictError] and [*FenceError].
 func (pr *Proposal) recheck(steps []*step) error {
@@ -186,7 +187,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if err := f.recheck(st.path, st.name, st.base.IsLink()); err != nil {
+		if err := f.recheck(st.path, st.name, st.base.isLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}
@@ -194,7 +195,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return errors.Join(append([]error{&ConflictError{Paths: paths}}, errs...)...)
+	return &PatchError{Errs: append([]error{&ConflictError{Reason: ConflictChanged, Paths: paths}}, errs...)}
 }
 
 // recheckBatch resolves the plan's paths again before the first write, unless they were

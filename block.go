@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// blocks knows where the block each line opens ends (M6): for an indented language, the
+// blocks knows where the block each line opens ends: for an indented language, the
 // line after it up to and including the first non-blank line indented no deeper than it
 // (a class body; a Go function and its closing brace); for a Markdown heading, up to the
 // next heading of the same or a higher level. It is computed for the whole file in one

@@ -160,15 +160,15 @@ func FuzzResolveBlockAnchor(f *testing.F) {
 				}
 			}
 		}
-		h := Hunk{Anchor: lines[header], Lines: []Line{{Remove, old[0]}, {Insert, "\x01changed"}}}
+		h := Hunk{Anchor: lines[header], Lines: []Line{{LineRemove, old[0]}, {LineAdd, "\x01changed"}}}
 		for _, l := range old[1:] {
-			h.Lines = append(h.Lines, Line{Context, l})
+			h.Lines = append(h.Lines, Line{LineContext, l})
 		}
 		fsys := afero.NewMemMapFs()
 		if err := afero.WriteFile(fsys, "/f.txt", []byte(file), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		op := Operation{Kind: Update, Path: "f.txt", Hunks: []Hunk{h}}
+		op := Operation{Kind: OpUpdate, Path: "f.txt", Hunks: []Hunk{h}}
 		if checkPatch(&Patch{Ops: []Operation{op}}) != nil {
 			return // a header no payload can write as an anchor ("@@ 1" is a line hint, P8, P13)
 		}
@@ -176,8 +176,8 @@ func FuzzResolveBlockAnchor(f *testing.F) {
 		switch {
 		case len(inBlocks) == 1 && err != nil:
 			t.Fatalf("file %q, hunk at line %d under line %d: refused: %v", file, start+1, header+1, err)
-		case len(inBlocks) == 1 && pr.Changes[0].Hunks[0].Place.Start != start:
-			t.Fatalf("file %q, hunk at line %d under line %d: placed at line %d", file, start+1, header+1, pr.Changes[0].Hunks[0].Place.Start+1)
+		case len(inBlocks) == 1 && pr.changes[0].Hunks[0].Place.Start != start:
+			t.Fatalf("file %q, hunk at line %d under line %d: placed at line %d", file, start+1, header+1, pr.changes[0].Hunks[0].Place.Start+1)
 		case len(inBlocks) > 1 && !errors.Is(err, &MatchError{}):
 			t.Fatalf("file %q, hunk at lines %v under line %d: want it refused, got %v", file, inBlocks, header+1, err)
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // Error texts go to a terminal and into a model's context, so each has a budget whatever
-// the payload asks for (PERF4): a hostile payload cannot make one refusal megabytes long.
+// the payload asks for: a hostile payload cannot make one refusal megabytes long.
 const (
 	// errorBudget bounds the whole text of one error, a list of problems included.
 	errorBudget = 48 << 10

@@ -13,7 +13,7 @@ var fenceOpen = regexp.MustCompile("^(`{3,})[ \t]*([A-Za-z0-9_+.-]+)?$")
 // fenceClose is a closing fence: backticks only.
 var fenceClose = regexp.MustCompile("^`{3,}$")
 
-// unwrapFence strips a Markdown code fence around the envelope (P2): the fence line
+// unwrapFence strips a Markdown code fence around the envelope: the fence line
 // directly before "*** Begin Patch" and a closing fence, at least as long, directly after
 // "*** End Patch", blank lines aside. Anything else is left for envelope to refuse; a
 // fence that opens the envelope but does not close it is refused here, since the text

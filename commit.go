@@ -4,28 +4,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"reflect"
-	"strings"
 
 	"github.com/spf13/afero"
 )
 
-// ErrRejected is the error of a review that selected nothing and staged no feedback.
-var ErrRejected = errors.New("Patch rejected")
-
-// Commit writes the proposal's selected changes as one transaction, in payload order
-// (X3): each path is checked against its baseline and any snapshot the host expects for
-// the whole batch before the first write and again just before its own (X2), replaced
-// atomically (X4), and on any failure every written path is restored (X5). It returns
+// Commit writes the proposal's selected changes as one transaction, in payload order:
+// each path is checked against its baseline and any snapshot the host expects for
+// the whole batch before the first write and again just before its own, replaced
+// atomically, and on any failure every written path is restored. It returns
 // the result for the model either way.
 //
-// A [*ConflictError] (a stale path), an [*OwnerError] (a path the host no longer owns,
-// X8) or an [*UnsavedBufferError] (X9) found before the first write writes nothing and
-// leaves the proposal usable (X7): deselect the path, or fix it, and commit again. A
+// A [*ConflictError] (a stale path, a path the host no longer owns, an editor buffer with
+// unsaved edits) is found before the first write: nothing is written and the proposal
+// stays usable: deselect the path, or fix it, and commit again. A
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
-// by someone else, makes the error an [*IncompleteRollbackError] (X6); any other error
+// by someone else, makes the error an [*IncompleteRollbackError]; any other error
 // after the first write means every written path was restored. A path whose owner
 // this process could not keep is refused with an [*OwnershipError] before any write.
 //
@@ -102,7 +97,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 func (pr *Proposal) plan() ([]*step, error) {
 	var steps []*step
 	var errs []error
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		s, err := c.steps(pr.opts.fileMode())
 		if err != nil {
 			errs = append(errs, err)
@@ -116,8 +111,8 @@ func (pr *Proposal) plan() ([]*step, error) {
 }
 
 // steps plans one change: nothing when it is deselected, or when an Update leaves the
-// bytes as they are (T4).
-func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
+// bytes as they are.
+func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	if !c.hasSelection() {
 		return nil, nil
 	}
@@ -127,10 +122,10 @@ func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
 	}
 	src := &step{kind: stepWrite, name: c.name, path: c.Op.Path, data: data, mode: c.Base.Mode, base: c.Base}
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		src.mode = addMode
 		return []*step{src}, nil
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		return []*step{{kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
 	case c.Op.MoveTo != "":
 		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, data: data, mode: c.Base.Mode, base: c.Dest, from: c.name}
@@ -142,19 +137,19 @@ func (c *Change) steps(addMode fs.FileMode) ([]*step, error) {
 }
 
 // hasSelection reports whether the change has anything selected to apply.
-func (c *Change) hasSelection() bool {
-	if c.Op.Kind != Update || c.Op.MoveTo != "" {
+func (c *change) hasSelection() bool {
+	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
 		return c.Selected
 	}
 	for _, h := range c.Hunks {
-		if h.Selected && !h.IsLocator() {
+		if h.Selected && !h.isLocator() {
 			return true
 		}
 	}
 	return false
 }
 
-// checkBuffers refuses to write a path whose open editor buffer has unsaved edits (X9):
+// checkBuffers refuses to write a path whose open editor buffer has unsaved edits:
 // the commit would otherwise overwrite them, or they the commit.
 func (pr *Proposal) checkBuffers(plan []*step) error {
 	if pr.opts.Buffers == nil {
@@ -167,13 +162,13 @@ func (pr *Proposal) checkBuffers(plan []*step) error {
 		}
 	}
 	if len(paths) > 0 {
-		return &UnsavedBufferError{Paths: paths}
+		return &ConflictError{Reason: ConflictUnsaved, Paths: paths}
 	}
 	return nil
 }
 
 // refreshBuffers reloads the open, unmodified buffers of the paths the commit wrote or
-// removed and the host still owns (X8, X9). A buffer that gained unsaved edits while
+// removed and the host still owns. A buffer that gained unsaved edits while
 // the commit ran is kept as it is, and it and any failed refresh are noted in the
 // result; the files are written either way.
 func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
@@ -192,24 +187,6 @@ func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
 			}
 		}
 	}
-}
-
-// An UnsavedBufferError refuses a commit that would write a path whose open editor
-// buffer has unsaved edits (X9). The patch was not applied; the proposal stays usable.
-type UnsavedBufferError struct {
-	// Paths are the paths, as authored.
-	Paths []string
-}
-
-func (e *UnsavedBufferError) Error() string {
-	return fmt.Sprintf("%s: an open editor buffer has unsaved edits; the patch was not applied. "+
-		"Save or revert the buffer and commit again, or deselect the file", strings.Join(e.Paths, ", "))
-}
-
-// Is reports whether target is an *UnsavedBufferError.
-func (e *UnsavedBufferError) Is(target error) bool {
-	_, ok := target.(*UnsavedBufferError)
-	return ok
 }
 
 // lockKey is the map key of a filesystem: the value itself when it can be one, else
@@ -269,7 +246,7 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 }
 
 // ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size
-// against Options.Limits (T5): the entry for a host that reviews a payload before it
+// against Options.Limits: the entry for a host that reviews a payload before it
 // commits it, as [Apply] is for one that does not. Nothing is written.
 func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
 	if opts == nil {

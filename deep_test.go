@@ -38,7 +38,7 @@ func TestDeepPathsLookups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr := &Proposal{Patch: p, fsys: afero.NewOsFs(), opts: Options{Workspace: dir}}
+		pr := &Proposal{patch: p, fsys: afero.NewOsFs(), opts: Options{Workspace: dir}}
 		if err := pr.fence(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 // myersLimit); past that, a split takes the furthest point the forward search reached, as GNU
 // diff does when a comparison is too expensive, so a file revised to its reversed lines
 // costs O((N+M)·limit) rather than O((N+M)·D), and the script is still a correct one,
-// only perhaps not the shortest (PERF4). A post-pass slides each block of inserted or
+// only perhaps not the shortest. A post-pass slides each block of inserted or
 // removed lines to its most natural equivalent position (see slideChangeRuns). The only
 // randomness, the line interner's hash seed, never shows in the result: the output
 // depends only on the inputs.
@@ -30,7 +30,7 @@ const (
 
 // diffOp is one step of an edit script from diffLines.
 type diffOp struct {
-	// Kind is Context, Remove or Insert.
+	// Kind is LineContext, LineRemove or LineAdd.
 	Kind LineKind
 	// A is the 0-based index into a of a Context or Remove line; for an Insert it is the
 	// index in a before which the line goes.
@@ -84,7 +84,7 @@ func diffHunks(a, b []string, context int) []diffHunk {
 // nextDiffChange returns the index of the first op at or after i that is not Context, or
 // len(ops).
 func nextDiffChange(ops []diffOp, i int) int {
-	for i < len(ops) && ops[i].Kind == Context {
+	for i < len(ops) && ops[i].Kind == LineContext {
 		i++
 	}
 	return i
@@ -94,7 +94,7 @@ func nextDiffChange(ops []diffOp, i int) int {
 // ops[i]: changes separated by at most 2*context Context ops belong to the same hunk.
 func diffGroupEnd(ops []diffOp, i, context int) int {
 	for {
-		for i < len(ops) && ops[i].Kind != Context {
+		for i < len(ops) && ops[i].Kind != LineContext {
 			i++
 		}
 		next := nextDiffChange(ops, i)
@@ -110,16 +110,16 @@ func newDiffHunk(ops []diffOp, a, b []string) diffHunk {
 	h := diffHunk{OldStart: ops[0].A, NewStart: ops[0].B, Lines: make([]Line, len(ops))}
 	for i, op := range ops {
 		switch op.Kind {
-		case Context:
+		case LineContext:
 			h.OldLen++
 			h.NewLen++
-			h.Lines[i] = Line{Kind: Context, Text: a[op.A]}
-		case Remove:
+			h.Lines[i] = Line{Kind: LineContext, Text: a[op.A]}
+		case LineRemove:
 			h.OldLen++
-			h.Lines[i] = Line{Kind: Remove, Text: a[op.A]}
-		case Insert:
+			h.Lines[i] = Line{Kind: LineRemove, Text: a[op.A]}
+		case LineAdd:
 			h.NewLen++
-			h.Lines[i] = Line{Kind: Insert, Text: b[op.B]}
+			h.Lines[i] = Line{Kind: LineAdd, Text: b[op.B]}
 		}
 	}
 	return h
@@ -140,13 +140,13 @@ func diffOpsFromFlags(ca, cb []bool) []diffOp {
 	for i < len(ca) || j < len(cb) {
 		switch {
 		case i < len(ca) && ca[i]:
-			ops = append(ops, diffOp{Kind: Remove, A: i, B: j})
+			ops = append(ops, diffOp{Kind: LineRemove, A: i, B: j})
 			i++
 		case j < len(cb) && cb[j]:
-			ops = append(ops, diffOp{Kind: Insert, A: i, B: j})
+			ops = append(ops, diffOp{Kind: LineAdd, A: i, B: j})
 			j++
 		default:
-			ops = append(ops, diffOp{Kind: Context, A: i, B: j})
+			ops = append(ops, diffOp{Kind: LineContext, A: i, B: j})
 			i++
 			j++
 		}

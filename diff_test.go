@@ -66,22 +66,22 @@ func checkDiffOps(t *testing.T, a, b []string, ops []diffOp) {
 			t.Fatalf("op %d = %+v, want A=%d B=%d", n, op, i, j)
 		}
 		switch op.Kind {
-		case Context:
+		case LineContext:
 			if i >= len(a) || j >= len(b) || a[i] != b[j] {
 				t.Fatalf("op %d: bad context %+v", n, op)
 			}
 			i++
 			j++
-		case Remove:
+		case LineRemove:
 			if i >= len(a) {
 				t.Fatalf("op %d: remove past end %+v", n, op)
 			}
-			if n > 0 && ops[n-1].Kind == Insert {
+			if n > 0 && ops[n-1].Kind == LineAdd {
 				t.Fatalf("op %d: remove after insert in one region", n)
 			}
 			i++
 			edits++
-		case Insert:
+		case LineAdd:
 			if j >= len(b) {
 				t.Fatalf("op %d: insert past end %+v", n, op)
 			}
@@ -117,13 +117,13 @@ func spliceDiffHunks(a []string, hunks []diffHunk) ([]string, error) {
 		}
 		i := h.OldStart
 		for _, l := range h.Lines {
-			if l.Kind != Insert {
+			if l.Kind != LineAdd {
 				if i >= len(a) || a[i] != l.Text {
 					return nil, fmt.Errorf("hunk %d: line %q does not match a[%d]", n, l.Text, i)
 				}
 				i++
 			}
-			if l.Kind != Remove {
+			if l.Kind != LineRemove {
 				out = append(out, l.Text)
 			}
 		}
@@ -176,10 +176,10 @@ func checkDiffHunks(t *testing.T, a, b []string, hunks []diffHunk, context int) 
 
 // hunkEdgeContext counts the Context lines at the start and at the end of lines.
 func hunkEdgeContext(lines []Line) (lead, trail int) {
-	for lead < len(lines) && lines[lead].Kind == Context {
+	for lead < len(lines) && lines[lead].Kind == LineContext {
 		lead++
 	}
-	for trail < len(lines) && lines[len(lines)-1-trail].Kind == Context {
+	for trail < len(lines) && lines[len(lines)-1-trail].Kind == LineContext {
 		trail++
 	}
 	return lead, trail
@@ -300,11 +300,11 @@ func TestDiffHunksTable(t *testing.T) {
 func TestDiffLinesOps(t *testing.T) {
 	got := diffLines([]string{"a", "b", "c"}, []string{"a", "x", "c", "d"})
 	want := []diffOp{
-		{Kind: Context, A: 0, B: 0},
-		{Kind: Remove, A: 1, B: 1},
-		{Kind: Insert, A: 2, B: 1},
-		{Kind: Context, A: 2, B: 2},
-		{Kind: Insert, A: 3, B: 3},
+		{Kind: LineContext, A: 0, B: 0},
+		{Kind: LineRemove, A: 1, B: 1},
+		{Kind: LineAdd, A: 2, B: 1},
+		{Kind: LineContext, A: 2, B: 2},
+		{Kind: LineAdd, A: 3, B: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diffLines (-want +got):\n%s", diff)
@@ -402,7 +402,7 @@ func TestDiffLargeFewChanges(t *testing.T) {
 	checkDiffOps(t, a, b, ops)
 	edits := 0
 	for _, op := range ops {
-		if op.Kind != Context {
+		if op.Kind != LineContext {
 			edits++
 		}
 	}
@@ -425,7 +425,7 @@ func TestDiffRepetitiveWorstCase(t *testing.T) {
 	checkDiffOps(t, a, b, ops)
 	edits := 0
 	for _, op := range ops {
-		if op.Kind != Context {
+		if op.Kind != LineContext {
 			edits++
 		}
 	}

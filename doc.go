@@ -5,6 +5,21 @@
 // person review the change through a front end the host chooses, and writes the whole
 // change as one all-or-nothing transaction.
 //
+// # Where to start
+//
+//   - One call, no review: [Apply] (and [Check], its dry run). The [*Result] it returns
+//     renders what the model reads ([Result.Text]).
+//   - Review before writing: [ResolvePayload] (or [Parse] then [Resolve]) gives a
+//     [*Proposal]; [Review] hands it to a [Reviewer]; [Commit] writes a proposal as is.
+//   - An agent framework: [Tool], whose [Tool.Definition] registers "apply_patch" and whose
+//     [Tool.Call] and [Tool.CallResponses] handle a call.
+//   - A review front end: [Session], the live review a Reviewer drives ([Session.Rows],
+//     [Session.Toggle], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
+//     [ScriptReviewer] plays a review script.
+//   - Host policy: [Options] with an [Authorizer], an [OwnerPredicate] and a [BufferHook].
+//   - The errors: [*PatchError] lists every failing operation; the others are listed under
+//     Errors below.
+//
 // # Pipeline
 //
 // Four stages, each usable alone, over an [afero.Fs] so a host can run all of it in
@@ -16,7 +31,7 @@
 //     something the model did not mean (text around the envelope, a missing End marker,
 //     unknown headers, two operations on one path). [Format] writes a Patch back.
 //   - [Resolve] fences and classifies every path, asks the [Authorizer] where needed,
-//     captures each path's [Baseline], places every hunk and derives every result. It
+//     captures each path's baseline, places every hunk and derives every result. It
 //     writes nothing. Its [*Proposal] is the reviewable change.
 //   - [Review] hands a [*Session] to the host's [Reviewer] — a terminal, an editor, a web
 //     page, a review script — which selects, comments on and revises hunks.
@@ -33,13 +48,14 @@
 //
 // Each hunk's context and removed lines are looked for with a ladder of comparisons, the
 // strictest first: exact, ignoring trailing whitespace, ignoring surrounding whitespace,
-// and also folding typographic punctuation ([TypographicFold]). Every rung must find
-// exactly one place; several are narrowed only by the order of the hunks, an "@@ TEXT"
-// anchor above the hunk, and an "@@ N" line hint, never by taking the first. The rung
-// that matched is reported ([Pass]), and a fuzzy match only decides where a hunk goes:
-// the file's own context lines are kept as they are. A hunk that cannot be placed is a
-// [*MatchError] naming the file, the hunk, the reason, the candidate lines of an
-// ambiguity, and for a miss the closest region of the file as a short diff.
+// and also folding typographic punctuation (dashes, curly quotes, the ellipsis and exotic
+// spaces as ASCII). Every rung must find exactly one place; several are narrowed only by
+// the order of the hunks, an "@@ TEXT" anchor above the hunk, and an "@@ N" line hint,
+// never by taking the first. The rung that matched is reported ([Row.Fuzzy], a "Fuzzy:"
+// line of the result), and a fuzzy match only decides where a hunk goes: the file's own
+// context lines are kept as they are. A hunk that cannot be placed is a [*MatchError]
+// naming the file, the hunk, the reason, the candidate lines of an ambiguity, and for a
+// miss the closest region of the file as a short diff.
 //
 // Finding candidates costs one pass over the file per rung used, whatever the number of
 // hunks: the file's lines are looked up in a table of the lines the hunks name.
@@ -56,7 +72,7 @@
 // Paths are resolved against the workspace following symbolic links and classified as
 // workspace, outside, protected (.git/) or forbidden (credential paths), by the same
 // resolver before review and again at each write ([Classify] gives the classes before a
-// call). Protected and forbidden patterns ([DefaultProtected], [DefaultForbidden], and the
+// call). Protected and forbidden patterns (DefaultProtected, DefaultForbidden, and the
 // host's own through [Options]) match the whole resolved path, compared as a
 // case-folding filesystem compares names. A path with a control character or invalid
 // UTF-8 is refused. Errors and results never name a host path the payload did not, show
@@ -67,11 +83,25 @@
 //
 // # Errors
 //
-// Errors are types for [errors.Is] and [errors.As]: [*ParseError], [*MatchError],
-// [*FileError], [*EncodingError], [*FenceError], [*LimitError], [*ConflictError],
-// [*ExpectedPathError], [*OwnerError], [*UnsavedBufferError], [*IncompleteRollbackError],
-// and [*PatchError], which lists every failing operation of a payload so a model can fix
-// them in one retry. Each message says what to do next.
+// Errors are types for [errors.As]: [*ParseError], [*MatchError], [*FileError],
+// [*EncodingError], [*FenceError], [*LimitError], [*ConflictError], [*ExpectedPathError],
+// [*IncompleteRollbackError] and [*PatchError], which lists every failing operation of a
+// payload so a model can fix them in one retry; a review refuses a request with a
+// [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as
+// errors.Is(err, &FileError{Reason: FileMissing}) does. A [*ConflictError] means nothing
+// was written and the proposal still works: deselect the paths in the way and submit
+// again. Each message says what to do next.
+//
+// # Pausing a review
+//
+// A Reviewer that cannot finish now (a person who will answer tomorrow, a web round trip)
+// saves the review and ends it; the host resumes it later, in this process or another:
+//
+//	data, err := s.Save(applypatch.SaveOptions{}) // inside the Reviewer, while the review is open
+//	s.Abort()                                     // the first Review call returns ErrAborted
+//	...
+//	s, err := applypatch.RestoreSession(ctx, fsys, data, opts) // every baseline checked again
+//	res, err := s.Run(ctx, reviewer)                           // or s.Submit(ctx) to apply as staged
 //
 // # Concurrency
 //

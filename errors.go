@@ -1,6 +1,8 @@
 package applypatch
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -22,13 +24,6 @@ func (e *PatchError) Error() string {
 // Unwrap returns the errors of the failing operations.
 func (e *PatchError) Unwrap() []error { return e.Errs }
 
-// Is reports whether target is a *PatchError, so that errors.Is(err, &PatchError{})
-// holds for every such list.
-func (e *PatchError) Is(target error) bool {
-	_, ok := target.(*PatchError)
-	return ok
-}
-
 // FileReason says what is wrong with a file an operation names.
 type FileReason int
 
@@ -39,9 +34,9 @@ const (
 	FileExists
 	// FileIsDir: an Update, Move or Delete names a directory.
 	FileIsDir
-	// FileBinary: an Update or Move names a file that looks binary (T1).
+	// FileBinary: an Update or Move names a file that looks binary.
 	FileBinary
-	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded (T3).
+	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded.
 	FileUndecodable
 	// FileUnreadable: the file could not be read.
 	FileUnreadable
@@ -61,7 +56,7 @@ var fileReasonText = map[FileReason]string{
 	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 }
 
-// A FileError reports a path whose state does not allow its operation (X3, T1, T3).
+// A FileError reports a path whose state does not allow its operation.
 type FileError struct {
 	Path   string
 	Reason FileReason
@@ -90,7 +85,7 @@ func (e *FileError) Is(target error) bool {
 	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
-// A LimitError reports a payload that asks for more than a limit allows (T5).
+// A LimitError reports a payload that asks for more than a limit allows.
 type LimitError struct {
 	Path  string
 	What  string
@@ -107,39 +102,63 @@ func (e *LimitError) Error() string {
 		where, e.Got, e.What, e.Limit)
 }
 
-// Is reports whether target is a *LimitError.
-func (e *LimitError) Is(target error) bool {
-	_, ok := target.(*LimitError)
-	return ok
-}
-
-// A ConflictError reports paths that changed since their baselines were captured, or
-// that do not match a snapshot the host expects (X2, X7). The patch was not applied and
-// the proposal stays usable: deselect the stale paths, or resolve the patch again from
-// the current files.
+// A ConflictError refuses a commit before its first write because the world is not as the
+// proposal expects: nothing was written and the proposal stays usable. Reason says what
+// stands in the way; deselect the paths and commit the rest, or fix what stands in the way
+// and commit again, or resolve the patch again from the current files.
+//
+// errors.Is(err, &ConflictError{}) holds for every conflict, and
+// errors.Is(err, &ConflictError{Reason: ConflictUnsaved}) for one with that reason.
 type ConflictError struct {
-	// Paths are the stale paths, as authored.
+	Reason ConflictReason
+	// Paths are the paths in the way, as authored.
 	Paths []string
-	// Expected are those of Paths that still hold their baselines but fail a snapshot
-	// the host supplied (Options.Expected): what the host last saw there is not what
-	// the path holds.
+	// Expected are, for ConflictChanged, those of Paths that still hold their baselines
+	// but fail a snapshot the host supplied (Options.Expected): what the host last saw
+	// there is not what the path holds.
 	Expected []string
 }
 
-func (e *ConflictError) Error() string {
-	return clip(fmt.Sprintf("file changed during review: %s; the patch was not applied. "+
+// ConflictReason says what stands between a proposal and its commit.
+type ConflictReason int
+
+const (
+	// ConflictChanged: the paths changed since their baselines were captured, or do not
+	// match a snapshot the host expects (Options.Expected).
+	ConflictChanged ConflictReason = iota + 1
+	// ConflictNotOwned: the host no longer owns the paths (Options.Owner).
+	ConflictNotOwned
+	// ConflictUnsaved: an open editor buffer of each path has unsaved edits
+	// (Options.Buffers).
+	ConflictUnsaved
+)
+
+// conflictText says, by reason, what is in the way and what to do; %s is the paths.
+var conflictText = map[ConflictReason]string{
+	ConflictChanged: "file changed during review: %s; the patch was not applied. " +
 		"Deselect the stale file to apply the rest, or reject the patch so the model re-reads it",
-		strings.Join(showPaths(e.Paths), ", ")), errorBudget)
+	ConflictNotOwned: "the host no longer owns %s; the patch was not applied. " +
+		"Deselect the file to apply the rest, or reject the patch",
+	ConflictUnsaved: "%s: an open editor buffer has unsaved edits; the patch was not applied. " +
+		"Save or revert the buffer and commit again, or deselect the file",
 }
 
-// Is reports whether target is a *ConflictError.
+func (e *ConflictError) Error() string {
+	text, ok := conflictText[e.Reason]
+	if !ok {
+		text = conflictText[ConflictChanged]
+	}
+	return clip(fmt.Sprintf(text, strings.Join(showPaths(e.Paths), ", ")), errorBudget)
+}
+
+// Is reports whether target is a *ConflictError with the same Reason, or with no Reason.
 func (e *ConflictError) Is(target error) bool {
-	_, ok := target.(*ConflictError)
-	return ok
+	t, ok := target.(*ConflictError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
 // An IncompleteRollbackError reports a commit that failed and could not restore every
-// path (X6). Cause is the original failure. Paths are every path (as authored, sorted)
+// path. Cause is the original failure. Paths are every path (as authored, sorted)
 // not at its baseline: a file this commit wrote or removed that could not be restored,
 // one someone else changed meanwhile (left as they made it), a temporary file or a
 // directory this commit created that could not be removed. Inspect them before retrying.
@@ -165,8 +184,455 @@ func (e *IncompleteRollbackError) Error() string {
 // Unwrap returns the original failure.
 func (e *IncompleteRollbackError) Unwrap() error { return e.Cause }
 
-// Is reports whether target is an *IncompleteRollbackError.
-func (e *IncompleteRollbackError) Is(target error) bool {
-	_, ok := target.(*IncompleteRollbackError)
-	return ok
+// An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
+// the payload does not name: a key that was meant for one of its paths but spells
+// another would otherwise check nothing. Nothing was written.
+type ExpectedPathError struct {
+	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
+	// the host gave them. The error's text shows those inside the workspace relative to
+	// it, and no other host path.
+	Keys []string
+
+	shown []string
+}
+
+func (e *ExpectedPathError) Error() string {
+	shown := e.shown
+	if shown == nil {
+		shown = e.Keys
+	}
+	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
+		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
+}
+
+// FenceReason says why the fence refused a path.
+type FenceReason int
+
+const (
+	// FenceForbidden: the path is forbidden; no mode, rule or Authorizer allows it.
+	FenceForbidden FenceReason = iota + 1
+	// FenceUnauthorized: the path is outside or protected, and neither an allow rule nor the
+	// Authorizer allowed it.
+	FenceUnauthorized
+	// FenceUnresolvable: following the path's links failed (a loop, or an unreadable directory).
+	FenceUnresolvable
+	// FenceAliased: the path is the same file as another path of the payload, through a link
+	// or spelled another way (relative and absolute).
+	FenceAliased
+	// FenceRedirected: at commit, the path no longer resolves where it did when it was
+	// classified (a link was created, removed or swapped). The error also matches
+	// [*ConflictError].
+	FenceRedirected
+)
+
+// A FenceError refuses one path of a payload. Its text names the path as
+// authored and nothing the payload did not name.
+type FenceError struct {
+	// Path is the path as authored.
+	Path string
+	// Class is where the path resolved; zero when it could not be resolved.
+	Class Class
+	// Reason says why it was refused.
+	Reason FenceReason
+	// Other is, for FenceAliased, the other path of the payload that names the same file.
+	Other string
+	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
+	Err error
+}
+
+// fenceText is what each refusal tells the reader to do next.
+var fenceText = map[FenceReason]string{
+	FenceForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
+		"which is never written; choose another path",
+	FenceUnresolvable: "the path cannot be resolved",
+	FenceAliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
+	FenceRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
+		"resolve the patch again from the current files",
+}
+
+// unauthorized is the text of Unauthorized, by class: what happened, then what to do.
+var unauthorized = map[Class][2]string{
+	ClassOutside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
+		"and the host did not allow it", "use a path inside the workspace"},
+	ClassProtected: {"the path is protected (such as .git/), and the host did not allow it",
+		"leave it alone, or ask the user to change it"},
+}
+
+func (e *FenceError) Error() string {
+	shown := showPath(e.Path)
+	if e.Reason == FenceUnauthorized {
+		text := unauthorized[e.Class]
+		if e.Err != nil {
+			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
+		}
+		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
+	}
+	if e.Reason == FenceAliased {
+		return shown + ": " + fmt.Sprintf(fenceText[FenceAliased], showPath(e.Other))
+	}
+	msg := shown + ": " + fenceText[e.Reason]
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *FenceError) Unwrap() error { return e.Err }
+
+// Is reports whether target is a *FenceError with the same Reason, or with no Reason.
+func (e *FenceError) Is(target error) bool {
+	t, ok := target.(*FenceError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+// A ParseError reports a payload that cannot be read. Line is the 1-based line of the
+// payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
+// form was expected. Nothing is resolved or written when parsing fails.
+//
+// Test for it with errors.As, or with errors.As(err, new(*ParseError)).
+type ParseError struct {
+	Line int
+	Text string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return clip("invalid patch: "+e.Msg, errorBudget)
+	}
+	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
+}
+
+// MatchReason says why a hunk could not be placed.
+type MatchReason int
+
+const (
+	// MatchNotFound: no pass found the hunk's context and removed lines.
+	MatchNotFound MatchReason = iota + 1
+	// MatchAmbiguous: the lines occur at more than one place that no rule can choose between.
+	MatchAmbiguous
+	// MatchAnchorNotFound: no line starts with the "@@ TEXT" anchor.
+	MatchAnchorNotFound
+	// MatchAnchorAmbiguous: several lines start with the anchor.
+	MatchAnchorAmbiguous
+	// MatchHintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
+	MatchHintPastEnd
+	// MatchOverlap: two selected hunks change the same lines.
+	MatchOverlap
+	// MatchAboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
+	// and a hunk must lie strictly below its anchor.
+	MatchAboveAnchor
+)
+
+// A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
+// the changing-hunk number (from 1, as review rows count; 0 for a context-only locator),
+// PayloadLine where the hunk starts in the payload, Reason why it cannot be placed, and
+// the other fields the facts of that reason. An error lists a few candidate lines, the
+// first in file order, and More counts the rest, so its text stays short however many
+// lines a hostile file repeats.
+//
+// For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
+// any. AnchorLine is the 1-based line the anchor named, when that was found. An
+// AnchorAmbiguous error that the hunk's lines could not settle has the first few places
+// they occur as HunkLines.
+//
+// errors.Is(err, &MatchError{}) holds for every MatchError, and
+// errors.Is(err, &MatchError{Reason: MatchAmbiguous}) for one with that reason.
+type MatchError struct {
+	Path        string
+	Hunk        int
+	PayloadLine int
+	Reason      MatchReason
+	Anchor      string
+	Outer       string
+	Hint        int
+	Lines       []int
+	// More is how many candidates there are beyond those in Lines; at least that
+	// many when counting stopped at its budget (the text then says "more than").
+	More       int
+	AnchorLine int
+	HunkLines  []int
+	// Revision is set on an Overlap with hunks a person derived by revising the file in
+	// review: the error then speaks to the reviewer, not the model.
+	Revision bool
+	// Other, Start and End are, for an Overlap, the number of the other hunk and the
+	// 1-based first and last file lines this hunk changes.
+	Other, Start, End int
+	// FileLines is, for a HintPastEnd, the number of lines of the file.
+	FileLines int
+	// Near is, for a NotFound, the region of the file most like the hunk.
+	Near *NearMiss
+
+	pass matchPass // the pass at which an ambiguity was found
+
+	moreCapped bool // counting stopped at countBudget: More is a lower bound
+	hunkMore   int  // how many places beyond HunkLines the hunk's lines occur
+	hunkCapped bool // counting them stopped at countBudget
+}
+
+// missing reports whether the hunk was not found where it may go, so a looser attempt
+// (unanchored End of File, trailing blank lines trimmed) may still place it.
+func (e *MatchError) missing() bool { return e.Reason == MatchNotFound || e.Reason == MatchAboveAnchor }
+
+// A NearMiss is the region of the file most like a hunk that was not found: Start is its
+// 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
+// shows the hunk's expected lines against the file's.
+type NearMiss struct {
+	Start, Agree, Of int
+	Diff             string
+}
+
+// Is reports whether target is a *MatchError with the same Reason, or with no Reason.
+func (e *MatchError) Is(target error) bool {
+	t, ok := target.(*MatchError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+func (e *MatchError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.where())
+	b.WriteString(": ")
+	b.WriteString(e.reason())
+	if e.Near != nil {
+		fmt.Fprintf(&b, "\nThe closest region starts at line %d, where %d of the hunk's %d expected lines occur "+
+			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
+			e.Near.Start, e.Near.Agree, e.Near.Of, e.Near.Diff)
+	}
+	return clip(b.String(), errorBudget)
+}
+
+func (e *MatchError) where() string {
+	switch {
+	case e.Hunk > 0 && e.PayloadLine > 0:
+		return fmt.Sprintf("%s: hunk %d (payload line %d)", showPath(e.Path), e.Hunk, e.PayloadLine)
+	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
+		return fmt.Sprintf("%s: hunk %d", showPath(e.Path), e.Hunk)
+	case e.PayloadLine > 0:
+		return fmt.Sprintf("%s: context-only hunk (payload line %d)", showPath(e.Path), e.PayloadLine)
+	}
+	return showPath(e.Path)
+}
+
+func (e *MatchError) reason() string {
+	switch e.Reason {
+	case MatchNotFound:
+		if e.Near == nil {
+			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
+		}
+		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
+	case MatchAmbiguous:
+		if e.Hint > 0 {
+			return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and its line hint '@@ %d' is as near "+
+				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
+				e.places(), e.lines(), e.Hint)
+		}
+		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
+			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
+			e.places(), e.lines())
+	case MatchAnchorNotFound:
+		if e.Outer != "" {
+			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
+				"name a line that exists inside '%s', or drop the anchor.",
+				e.Outer, pluralWord(len(e.Lines), "line", "lines"), joinInts(e.Lines), e.Anchor, e.Outer)
+		}
+		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
+	case MatchAnchorAmbiguous:
+		if len(e.HunkLines) > 0 {
+			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
+				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
+				"above it ('@@ class Name' then '@@ %s'), or context lines that make the hunk unique.",
+				e.Anchor, e.places(), e.lines(), pluralWord(len(e.HunkLines)+e.hunkMore, "line", "lines"),
+				e.hunkLines(), e.Anchor)
+		}
+		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
+			e.Anchor, e.places(), e.lines())
+	case MatchAboveAnchor:
+		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
+			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
+			pluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+	case MatchHintPastEnd:
+		n := e.FileLines
+		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
+			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
+	case MatchOverlap:
+		if e.Revision {
+			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
+				"lines %d to %d again); deselect it, or revise the file again.", e.Start, e.End)
+		}
+		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
+			"merge the two hunks into one, or give each its own lines.", e.Other, e.Start, e.End)
+	}
+	return "the hunk cannot be placed"
+}
+
+// places is how many candidates there are in all, with thousands grouped.
+func (e *MatchError) places() string {
+	if e.moreCapped {
+		return "more than " + groupThousands(len(e.Lines)+e.More)
+	}
+	return groupThousands(len(e.Lines) + e.More)
+}
+
+// lines lists the candidates, then how many more there are.
+func (e *MatchError) lines() string { return withMore(e.Lines, e.More, e.moreCapped) }
+
+// hunkLines lists where the hunk's lines occur, then how many more places there are.
+func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
+
+// A RecoveryError is a recovery that could not finish: a path could not be restored or
+// a file it must remove stays. Run recovery again once the cause is fixed.
+type RecoveryError struct {
+	// Recovery is what was done before it stopped.
+	Recovery *Recovery
+	Err      error
+}
+
+func (e *RecoveryError) Error() string {
+	return "recovery of an interrupted commit could not finish: " + e.Err.Error() + ". Fix the cause and run recovery again"
+}
+
+func (e *RecoveryError) Unwrap() error { return e.Err }
+
+// A StateError reports saved review state that cannot be restored: malformed, from
+// another version, or not matching its own baselines. Resolve the patch again.
+type StateError struct {
+	Msg string
+	Err error
+}
+
+func (e *StateError) Error() string {
+	msg := "cannot restore the review: " + e.Msg
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error, if any.
+func (e *StateError) Unwrap() error { return e.Err }
+
+// An EncodingError refuses a file that is not valid in its encoding, or a result holding
+// a character its encoding cannot represent. Nothing is written: a file is never
+// rewritten lossily. It arrives wrapped in a [*FileError] naming the path.
+type EncodingError struct {
+	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
+	Encoding string
+	// Line is the 1-based line of the first invalid byte, or of the first character that
+	// cannot be encoded; 0 when it cannot be told.
+	Line int
+	// Rune is the character the encoding cannot hold, for a result that cannot be
+	// written; 0 for a file whose bytes are not valid.
+	Rune rune
+	// Declared is set when the host declared the encoding for the path.
+	Declared bool
+	// ByteOrderMark is set when the encoding came from the byte-order mark the file starts
+	// with, which takes precedence over any declared encoding.
+	ByteOrderMark bool
+}
+
+func (e *EncodingError) Error() string {
+	subject := "the file"
+	if e.Rune != 0 {
+		subject = "the result"
+	}
+	if e.Line > 0 {
+		subject = fmt.Sprintf("line %d of %s", e.Line, subject)
+	}
+	switch {
+	case e.Rune != 0:
+		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
+			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
+	case e.ByteOrderMark:
+		where := ""
+		if e.Line > 0 {
+			where = fmt.Sprintf(" line %d", e.Line)
+		}
+		return fmt.Sprintf("the file starts with a %s byte-order mark, but%s is not valid %s; "+
+			"fix the file or remove the mark", e.Encoding, where, e.Encoding)
+	case e.Declared:
+		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
+			"it was left as it is. Check the declared encoding", subject, e.Encoding)
+	}
+	return fmt.Sprintf("%s is not valid %s; it was left as it is. "+
+		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
+}
+
+// An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH}.
+// Its message says what to send instead. Nothing was parsed, resolved or written.
+//
+// Test for it with errors.As, or with errors.As(err, new(*ArgumentError)).
+type ArgumentError struct {
+	Msg string
+}
+
+func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Msg }
+
+// A LinkedFileError refuses to rewrite in place a file that has several hard links:
+// the filesystem cannot rename over it here, and writing into it would change every
+// other name of the file too, possibly outside the workspace. The commit was rolled back.
+type LinkedFileError struct {
+	// Path is the path, as authored; Links its number of hard links.
+	Path  string
+	Links uint64
+	// Err is why the file could not be replaced by rename.
+	Err error
+}
+
+func (e *LinkedFileError) Error() string {
+	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
+		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
+}
+
+func (e *LinkedFileError) Unwrap() error { return e.Err }
+
+// A rolledBackError is a commit that failed and left the tree as it was: nothing was
+// applied. When Wrote is set it had started writing, and its rollback restored every
+// path it had written. Err is the failure; errors.Is and errors.As see through to it.
+type rolledBackError struct {
+	Err   error
+	Wrote bool
+}
+
+func (e *rolledBackError) Error() string {
+	if !e.Wrote {
+		return e.Err.Error() + "; nothing was applied"
+	}
+	return e.Err.Error() + "; nothing was applied: every path the commit had written was restored"
+}
+
+func (e *rolledBackError) Unwrap() error { return e.Err }
+
+// A LockError is a commit or recovery that could not take the workspace's lock, or gave
+// up waiting for it when its context ended. Nothing was written.
+type LockError struct {
+	Err error
+}
+
+func (e *LockError) Error() string {
+	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+		return fmt.Sprintf("gave up waiting for another commit in this workspace to finish (%v); nothing was applied. Retry when it is done", e.Err)
+	}
+	return fmt.Sprintf("the workspace could not be locked (%v); nothing was applied", e.Err)
+}
+
+func (e *LockError) Unwrap() error { return e.Err }
+
+// An OwnershipError refuses paths whose owner or group this process cannot keep: every
+// replaced file is written anew, and a file written by this process would belong to it.
+// Nothing was written.
+type OwnershipError struct {
+	// Paths are the refused paths, as authored.
+	Paths []string
+	// Reasons say, by path, why the owner cannot be kept.
+	Reasons map[string]string
+}
+
+func (e *OwnershipError) Error() string {
+	var b strings.Builder
+	for _, p := range e.Paths {
+		fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
+	}
+	return clip(b.String(), errorBudget-256) +
+		"the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file"
 }

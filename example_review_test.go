@@ -32,7 +32,7 @@ func bye() string {
 func resolveGreet() (afero.Fs, *applypatch.Proposal) {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/ws/greet.go", []byte(greetFile), 0o644)
-	pr, err := applypatch.ResolvePayload(context.Background(), fsys, greetPayload, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	pr, err := applypatch.ResolvePayload(context.Background(), fsys, greetPayload, &applypatch.Options{Workspace: "/ws", Mode: applypatch.ModeAsk})
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +48,7 @@ func ExampleReview() {
 		fmt.Println(s.Render())
 		bye, _ := s.Find("greet.go", 2)
 		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
-		fmt.Println(s.PrimaryLabel())
+		fmt.Println(s.Tally().PrimaryLabel())
 		_, err := s.Submit(ctx)
 		return err
 	})
@@ -145,7 +145,40 @@ func ExampleSession_Card() {
 	fmt.Println(before.Hash != after.Hash)
 	// Output:
 	// Apply 1 change in 1 file
-	// Selection and editing happen in the native review; this card shows the selected changes.
+	// A read-only preview of the selected changes; the person reviewing the patch chooses and edits them.
 	// Rejected: greet.go hunk 2
 	// true
+}
+
+// A review can pause: the Reviewer saves it and ends the call, and the host resumes it
+// later, here with a Reviewer that submits. The restored review checks every baseline
+// again before it writes.
+func ExampleRestoreSession() {
+	ctx := context.Background()
+	fsys := workspace()
+	pr, _ := applypatch.ResolvePayload(ctx, fsys, payload, nil)
+
+	var saved []byte
+	_, err := applypatch.Review(ctx, pr, applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		s.Deselect(applypatch.Target{File: 3}) // keep old.txt
+		saved, _ = s.Save(applypatch.SaveOptions{})
+		s.Abort() // the person answers later
+		return nil
+	}))
+	fmt.Println(err)
+
+	s, err := applypatch.RestoreSession(ctx, fsys, saved, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := s.Run(ctx, applypatch.AutoApprove)
+	fmt.Println(res.Text(), err)
+	// Output:
+	// Patch review aborted
+	// Applied patch: 2 changes
+	// Applied: greet.go hunk 1
+	// Fuzzy: greet.go hunk 1 matched while ignoring trailing whitespace
+	// Applied: docs/NOTES.md
+	// Rejected: old.txt <nil>
 }

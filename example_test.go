@@ -70,8 +70,8 @@ func ExampleFormat() {
 	// *** End Patch
 }
 
-// Resolve reads the files and places every hunk without writing anything; the
-// proposal says where each hunk landed and by which pass, and what each file becomes.
+// Resolve reads the files and places every hunk without writing anything; a review of the
+// proposal shows each change, and how a hunk that did not match exactly was matched.
 func ExampleResolve() {
 	fsys := workspace()
 	p, _ := applypatch.Parse(payload)
@@ -80,29 +80,25 @@ func ExampleResolve() {
 		fmt.Println(err)
 		return
 	}
-	for _, c := range pr.Changes {
-		fmt.Println(c.Op.Kind, c.Op.Path)
-		for _, h := range c.Hunks {
-			fmt.Printf("  hunk at line %d, %s\n", h.Place.Line(), h.Place.Pass)
+	s := applypatch.NewSession(pr)
+	s.Fold(applypatch.WholePatch, false)
+	for _, r := range s.Rows() {
+		fmt.Println(r)
+		if r.Fuzzy != "" {
+			fmt.Println("      matched", r.Fuzzy)
 		}
 	}
-	after, _ := pr.Changes[0].Result()
-	fmt.Printf("%s", after)
 
 	// A hunk that does not match is reported with the closest region of the file.
 	p, _ = applypatch.Parse("*** Begin Patch\n*** Update File: old.txt\n@@\n obsolete\n-unused\n*** End Patch")
 	_, err = applypatch.Resolve(context.Background(), fsys, p, nil)
 	fmt.Println(err)
 	// Output:
-	// update greet.go
-	//   hunk at line 4, ignoring trailing whitespace
-	// add docs/NOTES.md
-	// delete old.txt
-	// package greet
-	//
-	// func Greet(name string) string {
-	// 	return "Hello, " + name
-	// }
+	// ▼ ✓ M greet.go · 1/1 · +1 −1
+	//     ✓ @@ func Greet · +1 −1 · fuzzy
+	//       matched ignoring trailing whitespace
+	// ▼ ✓ A docs/NOTES.md · +1
+	// ▼ ✓ D old.txt · −1
 	// old.txt: hunk 1 (payload line 3): the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly.
 	// The closest region starts at line 1, where 1 of the hunk's 2 expected lines occur ('-' is what the hunk expects and the file lacks, '+' is what the file has there):
 	//        1  obsolete
@@ -120,7 +116,8 @@ func ExampleCommit() {
 		fmt.Println(err)
 		return
 	}
-	pr.Changes[2].Selected = false // keep old.txt
+	s := applypatch.NewSession(pr)
+	s.Deselect(applypatch.Target{File: 3}) // keep old.txt
 
 	res, err := applypatch.Commit(context.Background(), pr)
 	if err != nil {

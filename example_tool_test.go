@@ -14,7 +14,7 @@ import (
 func ExampleTool() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Edits}}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
 
 	fmt.Println(tool.Definition().Name)
 	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** End Patch"}`)
@@ -32,32 +32,10 @@ func ExampleTool() {
 	// Error: invalid arguments: unknown argument "patch": the only argument is "patchText", a string holding the whole patch; remove the others
 }
 
-// An operation of the OpenAI Responses API's apply_patch tool becomes a Patch that runs
-// through the same pipeline as an enveloped payload.
-func ExampleParseOperation() {
-	p, err := applypatch.ParseOperation("update_file", "greet.go", "@@ func Greet() string {\n-\treturn \"hi\"\n+\treturn \"hello\"\n")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Print(applypatch.Format(p))
-
-	_, err = applypatch.ParseOperation("create_file", "notes.txt", "+first\nsecond\n")
-	fmt.Println(err)
-	// Output:
-	// *** Begin Patch
-	// *** Update File: greet.go
-	// @@ func Greet() string {
-	// -	return "hi"
-	// +	return "hello"
-	// *** End Patch
-	// invalid patch: line 2 "second": every line of an Add File section must start with '+' (a lone '+' is an empty line)
-}
-
 // A host on the OpenAI Responses API hands each apply_patch_call item to CallResponses
 // and sends the apply_patch_call_output back.
 func ExampleTool_CallResponses() {
-	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project"}}
+	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
 	item := json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_1",
 		"operation": {"type": "create_file", "path": "notes.txt", "diff": "+remember the milk\n"}}`)
 	out, _, _ := tool.CallResponses(context.Background(), item)
@@ -73,7 +51,7 @@ func ExampleTool_ask() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
 	reviewer, _ := applypatch.ParseReviewScript("review", "feedback NOTES.md keep notes out of the repository\nsubmit", nil)
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: reviewer}
 
 	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** Add File: NOTES.md\n+todo\n*** End Patch"}`)
 	text, res, _ := tool.Call(context.Background(), args)

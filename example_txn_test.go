@@ -46,16 +46,16 @@ func ExampleConflictError() {
 	pr, _ := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws"})
 
 	afero.WriteFile(fsys, "/ws/b.txt", []byte("someone else\n"), 0o644)
-	_, err := applypatch.Commit(context.Background(), pr)
+	s := applypatch.NewSession(pr)
+	_, err := s.Submit(context.Background())
 	var conflict *applypatch.ConflictError
 	if errors.As(err, &conflict) {
 		fmt.Println("stale:", conflict.Paths)
 	}
 
-	for _, h := range pr.Changes[1].Hunks {
-		h.Selected = false
-	}
-	res, err := applypatch.Commit(context.Background(), pr)
+	// Nothing was written and the review is still open: leave b.txt out and submit again.
+	s.Deselect(applypatch.Target{File: 2})
+	res, err := s.Submit(context.Background())
 	fmt.Println(res.Text(), err)
 	// Output:
 	// stale: [b.txt]

@@ -1,15 +1,13 @@
 package applypatch
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
-// the commit reads and writes (X2). A key may spell a path of the payload any way: its
+// the commit reads and writes. A key may spell a path of the payload any way: its
 // resolved name, the path as authored, or another path, relative to the workspace or
 // absolute, that leads to the same file through "." and ".." and symbolic links. A key
 // that names no path of the payload is an [*ExpectedPathError], so a misspelt key is
@@ -24,7 +22,7 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 		return nil, err
 	}
 	byPath, names := map[string]string{}, map[string]bool{}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		byPath[c.Op.Path], names[c.name] = c.name, true
 		if c.Op.MoveTo != "" {
 			byPath[c.Op.MoveTo], names[c.moveName] = c.moveName, true
@@ -53,7 +51,7 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 
 // checkExpected checks the snapshots the host expects against the baselines Resolve
 // captured, for a dry run: the conflict a commit would meet if nothing changed
-// meanwhile (X2).
+// meanwhile.
 func (pr *Proposal) checkExpected() error {
 	expected, err := pr.expectations()
 	if err != nil || expected == nil {
@@ -63,7 +61,7 @@ func (pr *Proposal) checkExpected() error {
 	if err != nil {
 		return err
 	}
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	for _, st := range plan {
 		b := st.base
 		if !(state{exists: b.Exists, dir: b.Dir, mode: b.Mode, data: b.Bytes}).satisfiesAll(expected[st.name]) {
@@ -77,7 +75,7 @@ func (pr *Proposal) checkExpected() error {
 	return nil
 }
 
-// show is a host-supplied path as an error may show it (F5): a relative one as given, an
+// show is a host-supplied path as an error may show it: a relative one as given, an
 // absolute one inside the workspace relative to it, and no other host path.
 func (f *fence) show(key string) string {
 	if !rooted(key) {
@@ -91,29 +89,13 @@ func (f *fence) show(key string) string {
 	return "a path outside the workspace"
 }
 
-// An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
-// the payload does not name (X2): a key that was meant for one of its paths but spells
-// another would otherwise check nothing. Nothing was written.
-type ExpectedPathError struct {
-	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
-	// the host gave them. The error's text shows those inside the workspace relative to
-	// it, and no other host path (F5).
-	Keys []string
-
-	shown []string
-}
-
-func (e *ExpectedPathError) Error() string {
-	shown := e.shown
-	if shown == nil {
-		shown = e.Keys
+// Snapshots returns the state Resolve captured at each path the proposal changes, keyed
+// by the path as authored: the Options.Expected of a later call that must find the files
+// exactly as this one saw them (a host that asks a person, then applies what they saw).
+func (pr *Proposal) Snapshots() map[string]Snapshot {
+	out := make(map[string]Snapshot, len(pr.changes))
+	for _, c := range pr.changes {
+		out[c.Op.Path] = c.Base.snapshot()
 	}
-	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
-		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
-}
-
-// Is reports whether target is an *ExpectedPathError.
-func (e *ExpectedPathError) Is(target error) bool {
-	_, ok := target.(*ExpectedPathError)
-	return ok
+	return out
 }

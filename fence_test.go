@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -51,37 +52,37 @@ func TestClassOfPaths(t *testing.T) {
 		class Class
 		link  bool
 	}{
-		{"a.txt", InWorkspace, false},
-		{"new/dir/b.txt", InWorkspace, false},
-		{"inside", InWorkspace, true},
-		{"../outside/o.txt", Outside, false},
-		{"../ws-sibling/x", Outside, false},
-		{"sub/../../outside/n.txt", Outside, false},
-		{"${BASE}/outside/o.txt", Outside, false},
-		{"${BASE}/ws/a.txt", InWorkspace, false},
-		{"${BASE}/wslink/a.txt", InWorkspace, true},
-		{"outfile", Outside, true},
-		{"outdir/new.txt", Outside, true},
-		{"outdangling", Outside, true},
-		{".git/hooks/pre-commit", Protected, false},
-		{"sub/.git/config", Protected, false},
-		{".GIT/hooks/x", Protected, false},
-		{".git./config", Protected, false},
-		{"hooks/pre-commit", Protected, true},
-		{"proj/.git/hooks/post-merge", Protected, true},
-		{".github/workflows/ci.yml", InWorkspace, false},
-		{".ssh/id_ed25519", Forbidden, false},
-		{".SSH/config", Forbidden, false},
-		{"cfg/.aws/credentials", Forbidden, false},
-		{".aws/config", InWorkspace, false},
-		{".netrc", Forbidden, false},
-		{".git-credentials", Forbidden, false},
-		{".docker/config.json", Forbidden, false},
-		{".gnupg/pubring.kbx", Forbidden, false},
-		{"keys", Forbidden, true},
-		{"home/.ssh/new_key", Forbidden, true},
-		{"../home/.ssh/config", Forbidden, false},
-		{"certs/server.pem", Forbidden, false}, // host-listed
+		{"a.txt", ClassWorkspace, false},
+		{"new/dir/b.txt", ClassWorkspace, false},
+		{"inside", ClassWorkspace, true},
+		{"../outside/o.txt", ClassOutside, false},
+		{"../ws-sibling/x", ClassOutside, false},
+		{"sub/../../outside/n.txt", ClassOutside, false},
+		{"${BASE}/outside/o.txt", ClassOutside, false},
+		{"${BASE}/ws/a.txt", ClassWorkspace, false},
+		{"${BASE}/wslink/a.txt", ClassWorkspace, true},
+		{"outfile", ClassOutside, true},
+		{"outdir/new.txt", ClassOutside, true},
+		{"outdangling", ClassOutside, true},
+		{".git/hooks/pre-commit", ClassProtected, false},
+		{"sub/.git/config", ClassProtected, false},
+		{".GIT/hooks/x", ClassProtected, false},
+		{".git./config", ClassProtected, false},
+		{"hooks/pre-commit", ClassProtected, true},
+		{"proj/.git/hooks/post-merge", ClassProtected, true},
+		{".github/workflows/ci.yml", ClassWorkspace, false},
+		{".ssh/id_ed25519", ClassForbidden, false},
+		{".SSH/config", ClassForbidden, false},
+		{"cfg/.aws/credentials", ClassForbidden, false},
+		{".aws/config", ClassWorkspace, false},
+		{".netrc", ClassForbidden, false},
+		{".git-credentials", ClassForbidden, false},
+		{".docker/config.json", ClassForbidden, false},
+		{".gnupg/pubring.kbx", ClassForbidden, false},
+		{"keys", ClassForbidden, true},
+		{"home/.ssh/new_key", ClassForbidden, true},
+		{"../home/.ssh/config", ClassForbidden, false},
+		{"certs/server.pem", ClassForbidden, false}, // host-listed
 	}
 	f, err := newFence(afero.NewOsFs(), &Options{Workspace: filepath.Join(base, "wslink"), Forbidden: []string{"*.pem"}})
 	if err != nil {
@@ -89,7 +90,7 @@ func TestClassOfPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		path := strings.ReplaceAll(tt.path, "${BASE}", base)
-		cp, err := f.classify(path, Add)
+		cp, err := f.classify(path, OpAdd)
 		if err != nil {
 			t.Errorf("classify(%q): %v", tt.path, err)
 			continue
@@ -108,17 +109,17 @@ func TestProtectedOption(t *testing.T) {
 		path      string
 		want      Class
 	}{
-		{nil, ".git/config", Protected},
-		{[]string{}, ".git/config", InWorkspace},
-		{[]string{".github/workflows"}, ".github/workflows/ci.yml", Protected},
-		{[]string{".github/workflows"}, ".git/config", InWorkspace},
-		{[]string{"Makefile"}, "sub/makefile", Protected},
+		{nil, ".git/config", ClassProtected},
+		{[]string{}, ".git/config", ClassWorkspace},
+		{[]string{".github/workflows"}, ".github/workflows/ci.yml", ClassProtected},
+		{[]string{".github/workflows"}, ".git/config", ClassWorkspace},
+		{[]string{"Makefile"}, "sub/makefile", ClassProtected},
 	} {
 		f, err := newFence(afero.NewMemMapFs(), &Options{Workspace: "/ws", Protected: tt.protected})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cp, _ := f.classify(tt.path, Add); cp.Class != tt.want {
+		if cp, _ := f.classify(tt.path, OpAdd); cp.Class != tt.want {
 			t.Errorf("Protected=%q: %s is %v, want %v", tt.protected, tt.path, cp.Class, tt.want)
 		}
 	}
@@ -180,7 +181,7 @@ func TestClassifyReadsNoContents(t *testing.T) {
 func TestClassifyUnresolvable(t *testing.T) {
 	base := linkTree(t, "ws/ping -> pong", "ws/pong -> ping")
 	_, err := Classify(afero.NewOsFs(), mustParse(t, payload("*** Add File: ping", "+x")), &Options{Workspace: filepath.Join(base, "ws")})
-	if !errors.Is(err, &FenceError{Reason: Unresolvable}) || !errors.Is(err, ErrLinkLoop) {
+	if !errors.Is(err, &FenceError{Reason: FenceUnresolvable}) || !errors.Is(err, errLinkLoop) {
 		t.Fatalf("err = %v, want an Unresolvable FenceError wrapping ErrLinkLoop", err)
 	}
 }
@@ -204,7 +205,7 @@ type recorder struct {
 func (r *recorder) Authorize(_ context.Context, mode Mode, paths []ClassifiedPath) error {
 	var names []string
 	for _, p := range paths {
-		names = append(names, p.Class.String()+":"+p.Path)
+		names = append(names, string(p.Class)+":"+p.Path)
 	}
 	r.calls = append(r.calls, names)
 	r.modes = append(r.modes, mode)
@@ -230,7 +231,7 @@ func TestAuthorityInEveryMode(t *testing.T) {
 		wantAsk  []string // paths the Authorizer is asked about; nil: not asked
 		wantText string
 	}{
-		{name: "no authority", payload: risky, wantErr: &FenceError{Reason: Unauthorized},
+		{name: "no authority", payload: risky, wantErr: &FenceError{Reason: FenceUnauthorized},
 			wantText: "../elsewhere/new.txt: the path is outside the workspace"},
 		{name: "authorizer yes", payload: risky, auth: &recorder{},
 			wantAsk: []string{"outside:../elsewhere/new.txt", "protected:.git/config"}},
@@ -241,9 +242,9 @@ func TestAuthorityInEveryMode(t *testing.T) {
 		{name: "allow rule for one", payload: risky, allow: []string{"/elsewhere"}, auth: &recorder{},
 			wantAsk: []string{"protected:.git/config"}},
 		{name: "forbidden", payload: forbidden, allow: []string{"/", "a"}, auth: &recorder{},
-			wantErr: &FenceError{Reason: Refused}, wantText: "credential location"},
+			wantErr: &FenceError{Reason: FenceForbidden}, wantText: "credential location"},
 	}
-	for _, mode := range []Mode{Ask, Edits, FullAuto} {
+	for _, mode := range []Mode{ModeAsk, ModeEdits, ModeFullAuto} {
 		for _, tt := range tests {
 			t.Run(mode.String()+"/"+tt.name, func(t *testing.T) {
 				opts := &Options{Workspace: "/ws", Mode: mode, Allow: tt.allow}
@@ -305,14 +306,14 @@ func TestNeedsReview(t *testing.T) {
 		allow   []string
 		want    bool
 	}{
-		{Ask, workspace, nil, true},
-		{Ask, workspace, []string{"*.txt"}, false},
-		{Ask, workspace, []string{"docs"}, true},
-		{Ask, outside, nil, false},
-		{Ask, both, nil, true},
-		{Ask, both, []string{"a.txt", "/elsewhere"}, false},
-		{Edits, workspace, nil, false},
-		{FullAuto, workspace, nil, false},
+		{ModeAsk, workspace, nil, true},
+		{ModeAsk, workspace, []string{"*.txt"}, false},
+		{ModeAsk, workspace, []string{"docs"}, true},
+		{ModeAsk, outside, nil, false},
+		{ModeAsk, both, nil, true},
+		{ModeAsk, both, []string{"a.txt", "/elsewhere"}, false},
+		{ModeEdits, workspace, nil, false},
+		{ModeFullAuto, workspace, nil, false},
 	} {
 		pr, err := Resolve(context.Background(), authorityFs(), mustParse(t, tt.payload),
 			&Options{Workspace: "/ws", Mode: tt.mode, Allow: tt.allow, Authorizer: yes})
@@ -336,7 +337,7 @@ func TestAliasedPaths(t *testing.T) {
 		payload("*** Update File: a.txt", "*** Move to: alias"),
 	} {
 		_, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, text), opts)
-		if !errors.Is(err, &FenceError{Reason: Aliased}) || !strings.Contains(err.Error(), "alias: the path names the same file as a.txt (through a symbolic link") {
+		if !errors.Is(err, &FenceError{Reason: FenceAliased}) || !strings.Contains(err.Error(), "alias: the path names the same file as a.txt (through a symbolic link") {
 			t.Errorf("err = %v, want an Aliased FenceError", err)
 		}
 	}
@@ -346,21 +347,14 @@ func TestAliasedPaths(t *testing.T) {
 }
 
 // TestClassJSON checks that classes travel as their names in render data (F3), and the
-// zero class (a Change without a Move) as the empty string.
+// zero class (a change without a Move) as the empty string.
 func TestClassJSON(t *testing.T) {
-	for _, c := range []Class{0, InWorkspace, Outside, Protected, Forbidden} {
-		b, err := c.MarshalText()
-		if err != nil || string(b) != c.String() {
-			t.Errorf("%v: MarshalText = %q, %v", c, b, err)
+	for _, c := range []Class{"", ClassWorkspace, ClassOutside, ClassProtected, ClassForbidden} {
+		b, err := json.Marshal(ClassifiedPath{Class: c})
+		var back ClassifiedPath
+		if err != nil || json.Unmarshal(b, &back) != nil || back.Class != c || !strings.Contains(string(b), `"class":"`+string(c)+`"`) {
+			t.Errorf("%q: JSON %s, %v", c, b, err)
 		}
-		var back Class
-		if err := back.UnmarshalText(b); err != nil || back != c {
-			t.Errorf("%q: UnmarshalText = %v, %v", b, back, err)
-		}
-	}
-	var c Class
-	if err := c.UnmarshalText([]byte("elsewhere")); err == nil {
-		t.Error("UnmarshalText accepted an unknown class")
 	}
 }
 
@@ -373,7 +367,7 @@ func TestAllowNeverCoversForbidden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cp := range paths {
-		if cp.Class != Forbidden || cp.Allowed {
+		if cp.Class != ClassForbidden || cp.Allowed {
 			t.Errorf("%s: class %v allowed=%v, want forbidden and not allowed", cp.Path, cp.Class, cp.Allowed)
 		}
 	}
@@ -394,10 +388,10 @@ func TestRelativeWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		for path, want := range map[string]Class{
-			"a.txt": InWorkspace, "../outside/o.txt": Outside, "../../../x": Outside,
-			"sub/../../x": Outside, "out/o.txt": Outside, "./sub/./b.txt": InWorkspace,
+			"a.txt": ClassWorkspace, "../outside/o.txt": ClassOutside, "../../../x": ClassOutside,
+			"sub/../../x": ClassOutside, "out/o.txt": ClassOutside, "./sub/./b.txt": ClassWorkspace,
 		} {
-			if cp, err := f.classify(path, Add); err != nil || cp.Class != want {
+			if cp, err := f.classify(path, OpAdd); err != nil || cp.Class != want {
 				t.Errorf("workspace %q: %s is %v (%v), want %v", ws, path, cp.Class, err, want)
 			}
 		}

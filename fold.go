@@ -9,8 +9,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// foldComponent is the form of one path component that fence and allow patterns compare
-// (F2). Case-insensitive filesystems open many spellings of one name, so two components
+// foldComponent is the form of one path component that fence and allow patterns compare.
+// Case-insensitive filesystems open many spellings of one name, so two components
 // are the same name when their folded forms are equal. Folding:
 //
 //   - drops the code points HFS+ ignores in names, and other invisible ones (zero-width

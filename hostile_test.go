@@ -80,8 +80,8 @@ func TestAmbiguityErrorBounded(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("error %v, want a *MatchError", err)
 	}
-	if len(me.Candidates) != listedCandidates || !slices.Equal(me.Candidates, []int{1, 2, 3, 4, 5}) {
-		t.Errorf("Candidates = %v, want the first five lines", me.Candidates)
+	if len(me.Lines) != listedCandidates || !slices.Equal(me.Lines, []int{1, 2, 3, 4, 5}) {
+		t.Errorf("Candidates = %v, want the first five lines", me.Lines)
 	}
 	text := err.Error()
 	if len(text) >= 64<<10 {
@@ -155,7 +155,7 @@ func BenchmarkHostileAmbiguous(b *testing.B) {
 // TestToolArgsRefusedBeforeDecoding: PERF4, H2. Arguments larger than any payload within
 // the limit could be as JSON are refused before they are decoded.
 func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
-	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Limits: Limits{Payload: 1000}}}
+	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 1000}}}
 	args := []byte(`{"patchText": "` + strings.Repeat("x", argsLimit(1000)) + `"}`)
 	_, err := tool.Propose(context.Background(), args)
 	var le *LimitError
@@ -184,7 +184,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 			old[i] = words[r.IntN(len(words))]
 		}
 		text := splitText(strings.Join(lines, "\n") + "\n")
-		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: Remove, Text: old[0]}}}, {Lines: linesOf(old)}})
+		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: LineRemove, Text: old[0]}}}, {Lines: linesOf(old)}})
 		n := text.count()
 		for _, p := range passes {
 			for _, eof := range []int{-1, n - len(old)} {
@@ -209,7 +209,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 func linesOf(old []string) []Line {
 	out := make([]Line, len(old))
 	for i, s := range old {
-		out[i] = Line{Kind: Context, Text: s}
+		out[i] = Line{Kind: LineContext, Text: s}
 	}
 	return out
 }

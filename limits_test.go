@@ -82,7 +82,7 @@ func TestDefaultLimits(t *testing.T) {
 	}
 	big := "*** Begin Patch\n*** Add File: big.txt\n+" + strings.Repeat("x", 2<<20) + "\n*** End Patch\n"
 	_, err := applypatch.Apply(context.Background(), memFS(t, nil), big, nil)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a LimitError", err)
 	}
 }
@@ -120,7 +120,7 @@ func TestPayloadLimitOnEveryEntry(t *testing.T) {
 	}
 	fsys := memFS(t, nil)
 	pr, err := applypatch.ResolvePayload(context.Background(), fsys, payload, nil)
-	if err != nil || len(pr.Changes) != 1 || pr.Changes[0].Op.Path != "b.txt" {
+	if err != nil || len(pr.Changes()) != 1 || pr.Changes()[0].Op.Path != "b.txt" {
 		t.Fatalf("ResolvePayload under the default limit = %v, %v", pr, err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // resolveEntry resolves name as an entry of its directory: its parents are followed, a
 // final symbolic link is not. It is what a Delete removes: the link itself, as rm and git
-// do, never the file it points to (F1).
+// do, never the file it points to.
 func (r *resolver) resolveEntry(dir, name string) (resolution, error) {
 	base := filepath.Base(name)
 	if base == "." || base == ".." || base == string(filepath.Separator) {
@@ -26,10 +26,10 @@ func (r *resolver) resolveEntry(dir, name string) (resolution, error) {
 // captureEntry reads a change's baseline: for a Delete whose path is a symbolic link,
 // the link itself (its target text, with fs.ModeSymlink in the mode), since that is what
 // is removed; otherwise what the path holds, links followed.
-func (pr *Proposal) captureEntry(c *Change) (Baseline, error) {
-	if c.Op.Kind == Delete {
+func (pr *Proposal) captureEntry(c *change) (baseline, error) {
+	if c.Op.Kind == OpDelete {
 		if st := readLinkState(pr.files(), c.name); st.err == nil && st.exists {
-			return Baseline{Exists: true, Mode: st.mode, Bytes: st.data}, nil
+			return baseline{Exists: true, Mode: st.mode, Bytes: st.data}, nil
 		}
 	}
 	return pr.capture(c.name, c.Op.Path)
@@ -38,7 +38,7 @@ func (pr *Proposal) captureEntry(c *Change) (Baseline, error) {
 // readStep reads what a step's path holds now: the link itself for the removal of a
 // link, else what the path holds.
 func (tx *txn) readStep(st *step) state {
-	if st.base.IsLink() {
+	if st.base.isLink() {
 		if cur := readLinkState(tx.fsys, st.name); cur.err != nil || cur.exists {
 			return cur
 		}

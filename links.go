@@ -12,25 +12,25 @@ import (
 	"github.com/spf13/afero"
 )
 
-// MaxLinks is the most symbolic links one path may pass through while it is resolved
-// (F1), as in Linux's MAXSYMLINKS. A longer chain, or a loop, is [ErrLinkLoop].
-const MaxLinks = 40
+// maxLinks is the most symbolic links one path may pass through while it is resolved,
+// as in Linux's MAXSYMLINKS. A longer chain, or a loop, is ErrLinkLoop.
+const maxLinks = 40
 
-// ErrLinkLoop is the cause of a path that passes through more than [MaxLinks] symbolic
+// errLinkLoop is the cause of a path that passes through more than MaxLinks symbolic
 // links: a link loop, or a chain too long to follow.
-var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
-	"fix or remove the link, or name the file by its real path", MaxLinks)
+var errLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
+	"fix or remove the link, or name the file by its real path", maxLinks)
 
 // A resolver follows symbolic links on an afero filesystem, component by component, the
 // way the operating system does, but itself: afero has no openat or O_NOFOLLOW, so the
-// only way to know where a name really lands is to walk it with Lstat and Readlink (F1).
+// only way to know where a name really lands is to walk it with Lstat and Readlink.
 // A filesystem without afero's Lstater has no links to follow (MemMapFs reports Stat
 // through LstatIfPossible, with false).
 type resolver struct {
 	lstat    afero.Lstater
 	readlink afero.LinkReader
 	// memo, while set, keeps what each name was found to be, so that the paths of one
-	// payload that share deep parents look each parent up once (PERF4). It is set only
+	// payload that share deep parents look each parent up once. It is set only
 	// for the length of one classification: a later check must see the tree afresh.
 	memo map[string]linkInfo
 	// lookups counts the names looked up on the filesystem, for tests that bound the work.
@@ -64,7 +64,7 @@ type resolution struct {
 // absolute one from the filesystem's root, ".." climbs from where the walk has really got
 // to, and a link to a path that does not exist yet (dangling) resolves to that path.
 // Components that do not exist cannot be links and are taken as written. A returned error
-// may carry the name of an intermediate component: callers sanitise it (F5).
+// may carry the name of an intermediate component: callers sanitise it.
 func (r *resolver) resolve(dir, name string) (resolution, error) {
 	cur, rest := start(dir, name)
 	var res resolution
@@ -101,8 +101,8 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 			cur = next
 			continue
 		}
-		if hops++; hops > MaxLinks {
-			return resolution{}, ErrLinkLoop
+		if hops++; hops > maxLinks {
+			return resolution{}, errLinkLoop
 		}
 		res.linked = true
 		var head []string

@@ -113,21 +113,21 @@ func TestResolverFollowsLinks(t *testing.T) {
 // with ErrLinkLoop, while a chain of exactly MaxLinks resolves (F1).
 func TestResolverLinkLoop(t *testing.T) {
 	entries := []string{"ws/end.txt", "ws/self -> self", "ws/ping -> pong", "ws/pong -> ping"}
-	for i := range MaxLinks {
+	for i := range maxLinks {
 		entries = append(entries, fmt.Sprintf("ws/c%d -> c%d", i, i+1))
 	}
-	entries = append(entries, fmt.Sprintf("ws/c%d -> end.txt", MaxLinks))
+	entries = append(entries, fmt.Sprintf("ws/c%d -> end.txt", maxLinks))
 	base := linkTree(t, entries...)
 	ws := filepath.Join(base, "ws")
 	r := newResolver(afero.NewOsFs())
 	for _, p := range []string{"self", "ping", "pong/x.txt", "c0"} {
-		if _, err := r.resolve(ws, p); !errors.Is(err, ErrLinkLoop) {
+		if _, err := r.resolve(ws, p); !errors.Is(err, errLinkLoop) {
 			t.Errorf("resolve(%q) err = %v, want ErrLinkLoop", p, err)
 		}
 	}
 	got, err := r.resolve(ws, "c1") // exactly MaxLinks hops
 	if err != nil || got.name != filepath.Join(ws, "end.txt") {
-		t.Errorf("resolve(c1) = %q, %v; want end.txt after %d links", got.name, err, MaxLinks)
+		t.Errorf("resolve(c1) = %q, %v; want end.txt after %d links", got.name, err, maxLinks)
 	}
 }
 

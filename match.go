@@ -1,58 +1,61 @@
 package applypatch
 
 import (
-	"maps"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Pass is the rung of the matching ladder that placed a hunk (M1, M8). Each rung
+// matchPass is the rung of the matching ladder that placed a hunk. Each rung
 // compares lines after a looser normalisation than the one before.
-type Pass int
+type matchPass int
 
 const (
-	// Exact compares lines as they are (line terminators aside).
-	Exact Pass = iota
-	// TrailingWhitespace ignores whitespace at the end of lines.
-	TrailingWhitespace
-	// SurroundingWhitespace ignores whitespace at both ends of lines.
-	SurroundingWhitespace
-	// Punctuation also folds typographic punctuation to ASCII (see [TypographicFold]).
-	Punctuation
+	// passExact compares lines as they are (line terminators aside).
+	passExact matchPass = iota
+	// passTrailingWhitespace ignores whitespace at the end of lines.
+	passTrailingWhitespace
+	// passSurroundingWhitespace ignores whitespace at both ends of lines.
+	passSurroundingWhitespace
+	// passPunctuation also folds typographic punctuation to ASCII (see typographicFold).
+	passPunctuation
 )
 
 // passes is the ladder, strictest first.
-var passes = [...]Pass{Exact, TrailingWhitespace, SurroundingWhitespace, Punctuation}
+var passes = [...]matchPass{passExact, passTrailingWhitespace, passSurroundingWhitespace, passPunctuation}
 
 // String returns how the pass matched, in the words of the model-visible result:
 // "exact", "ignoring trailing whitespace", "ignoring surrounding whitespace" or
 // "normalizing typographic punctuation".
-func (p Pass) String() string {
+func (p matchPass) String() string {
 	switch p {
-	case TrailingWhitespace:
+	case passTrailingWhitespace:
 		return "ignoring trailing whitespace"
-	case SurroundingWhitespace:
+	case passSurroundingWhitespace:
 		return "ignoring surrounding whitespace"
-	case Punctuation:
+	case passPunctuation:
 		return "normalizing typographic punctuation"
 	}
 	return "exact"
 }
 
-// Fuzzy reports whether the pass is looser than [Exact].
-func (p Pass) Fuzzy() bool { return p > Exact }
+// fuzzy reports whether the pass is looser than passExact.
+func (p matchPass) fuzzy() bool { return p > passExact }
 
-// TypographicFold returns (a copy of) the fold table of the [Punctuation] pass: each
-// character is compared as the ASCII text it maps to. It is the union of the tables of
-// Codex, OpenCode and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly,
-// low and prime quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB),
-// the ellipsis (U+2026, as "..."), and exotic spaces (U+00A0, U+2000–U+200A, U+202F,
-// U+205F, U+3000).
-func TypographicFold() map[rune]string { return maps.Clone(typographicFold) }
+// fuzzyName is how a fuzzy pass matched, as [Row.Fuzzy] says it; "" for passExact.
+func (p matchPass) fuzzyName() string {
+	if !p.fuzzy() {
+		return ""
+	}
+	return p.String()
+}
 
-// typographicFold is the one fold table (M1); see [TypographicFold].
+// typographicFold is the one fold table of passPunctuation: each character is
+// compared as the ASCII text it maps to. It is the union of the tables of Codex, OpenCode
+// and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly, low and prime
+// quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB), the ellipsis
+// (U+2026, as "..."), and exotic spaces (U+00A0, U+2000–U+200A, U+202F, U+205F, U+3000).
 var typographicFold = map[rune]string{
 	'\u2010': "-", '\u2011': "-", '\u2012': "-", '\u2013': "-", '\u2014': "-", '\u2015': "-",
 	'\u2212': "-",
@@ -67,10 +70,10 @@ var typographicFold = map[rune]string{
 
 // normalize is the comparison key of a line at each pass.
 var normalize = [...]func(string) string{
-	Exact:                 func(s string) string { return s },
-	TrailingWhitespace:    func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
-	SurroundingWhitespace: strings.TrimSpace,
-	Punctuation:           func(s string) string { return strings.TrimSpace(fold(s)) },
+	passExact:                 func(s string) string { return s },
+	passTrailingWhitespace:    func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
+	passSurroundingWhitespace: strings.TrimSpace,
+	passPunctuation:           func(s string) string { return strings.TrimSpace(fold(s)) },
 }
 
 // fold applies the fold table, allocating only when the line has something to fold.
@@ -115,7 +118,7 @@ func firstNonASCII(s string) int {
 
 // lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
 // costs about its own length plus its candidates, never a rescan of the file per hunk per
-// pass (M10, PERF1). An index is one pass over the file that looks each line up in a
+// pass. An index is one pass over the file that looks each line up in a
 // small table of the hunks' lines. There are two, each built on first use: the exact
 // pass's, which normalises nothing, and the loosest pass's. The ladder is monotone —
 // lines equal at a stricter pass are equal at every looser one — so the loosest pass's
@@ -133,7 +136,7 @@ type lineIndex struct {
 
 // level is the index of one pass.
 type level struct {
-	pass Pass
+	pass matchPass
 	t    *text
 	// occ maps each wanted line, normalised, to the positions of the file lines equal to
 	// it after normalisation, in file order.
@@ -161,26 +164,26 @@ func newLineIndex(t *text, hunks []Hunk) *lineIndex {
 	x.want = make([]string, 0, n)
 	for i := range hunks {
 		for _, l := range hunks[i].Lines {
-			if l.Kind != Insert {
+			if l.Kind != LineAdd {
 				x.want = append(x.want, l.Text)
 			}
 		}
-		x.anchors = append(x.anchors, hunks[i].Chain()...)
+		x.anchors = append(x.anchors, hunks[i].chain()...)
 	}
 	return x
 }
 
 // at returns the index of pass p, building it on first use.
-func (x *lineIndex) at(p Pass) *level {
+func (x *lineIndex) at(p matchPass) *level {
 	if x.levels[p] == nil {
 		x.levels[p] = buildLevel(x, p)
 	}
 	return x.levels[p]
 }
 
-func buildLevel(x *lineIndex, p Pass) *level {
+func buildLevel(x *lineIndex, p matchPass) *level {
 	lv := &level{pass: p, t: x.t, anchors: x.anchors}
-	if p != Exact && p != Punctuation {
+	if p != passExact && p != passPunctuation {
 		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
 	lv.occ = make(map[string][]int32, len(x.want))
@@ -204,7 +207,7 @@ func (x *lineIndex) candidates(old []string, eofStart int) []int {
 	if m := &x.loose; m.eof == eofStart && len(m.old) == len(old) && len(old) > 0 && &m.old[0] == &old[0] {
 		return m.cands
 	}
-	cands := x.at(Punctuation).find(normalized(old, Punctuation), eofStart)
+	cands := x.at(passPunctuation).find(normalized(old, passPunctuation), eofStart)
 	x.loose = looseMemo{old: old, eof: eofStart, cands: cands}
 	return cands
 }
@@ -218,9 +221,9 @@ type looseMemo struct {
 
 // find returns every start at which the file holds old at pass p. The exact pass has an
 // index of its own: most hunks match exactly, and then no line is normalised at all.
-func (x *lineIndex) find(old []string, p Pass, eofStart int) []int {
-	if p == Exact {
-		return x.at(Exact).find(old, eofStart)
+func (x *lineIndex) find(old []string, p matchPass, eofStart int) []int {
+	if p == passExact {
+		return x.at(passExact).find(old, eofStart)
 	}
 	return x.at(p).narrow(x.candidates(old, eofStart), normalized(old, p))
 }
@@ -228,7 +231,7 @@ func (x *lineIndex) find(old []string, p Pass, eofStart int) []int {
 // narrow keeps the starts of loose (candidates of the loosest pass) at which the file
 // holds want, the hunk's lines normalised for this level's pass.
 func (lv *level) narrow(loose []int, want []string) []int {
-	if lv.pass == Punctuation {
+	if lv.pass == passPunctuation {
 		return loose
 	}
 	var out []int
@@ -334,7 +337,7 @@ func (lv *level) buildPrefixed() {
 }
 
 // normalized returns the lines normalised for pass p.
-func normalized(lines []string, p Pass) []string {
+func normalized(lines []string, p matchPass) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = normalize[p](l)

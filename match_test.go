@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"unicode"
@@ -16,7 +17,7 @@ func indexFor(file string, olds [][]string, anchors ...string) *lineIndex {
 	for _, old := range olds {
 		var h Hunk
 		for _, l := range old {
-			h.Lines = append(h.Lines, Line{Kind: Context, Text: l})
+			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: l})
 		}
 		hunks = append(hunks, h)
 	}
@@ -36,16 +37,16 @@ func TestLevelPositions(t *testing.T) {
 		{"c", []int{4}},
 		{"zzz", nil},
 	} {
-		if diff := cmp.Diff(tc.want, x.find([]string{tc.line}, Exact, -1)); diff != "" {
+		if diff := cmp.Diff(tc.want, x.find([]string{tc.line}, passExact, -1)); diff != "" {
 			t.Errorf("Exact find(%q) (-want +got):\n%s", tc.line, diff)
 		}
 	}
 	// A looser pass finds the same wanted lines under its own normalisation.
-	if diff := cmp.Diff([]int{0, 2, 3}, x.find([]string{"a"}, SurroundingWhitespace, -1)); diff != "" {
+	if diff := cmp.Diff([]int{0, 2, 3}, x.find([]string{"a"}, passSurroundingWhitespace, -1)); diff != "" {
 		t.Errorf("SurroundingWhitespace find(a) (-want +got):\n%s", diff)
 	}
 	// The index holds the positions of the loosest pass.
-	if diff := cmp.Diff([]int32{0, 2, 3}, x.at(Punctuation).positions("a")); diff != "" {
+	if diff := cmp.Diff([]int32{0, 2, 3}, x.at(passPunctuation).positions("a")); diff != "" {
 		t.Errorf("Punctuation positions(a) (-want +got):\n%s", diff)
 	}
 }
@@ -74,7 +75,7 @@ func TestLevelFind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := indexFor(file, [][]string{tc.want})
-			got := x.find(tc.want, Exact, tc.eof)
+			got := x.find(tc.want, passExact, tc.eof)
 			if diff := cmp.Diff(tc.got, got); diff != "" {
 				t.Errorf("find(%q, %d) (-want +got):\n%s", tc.want, tc.eof, diff)
 			}
@@ -90,16 +91,16 @@ func TestLevelFindPerPass(t *testing.T) {
 	folded := []string{`value := "1"`}
 	x := indexFor(file, [][]string{want, folded})
 	for _, tc := range []struct {
-		pass Pass
+		pass matchPass
 		want []string
 		got  []int
 	}{
-		{Exact, want, []int{0}},
-		{TrailingWhitespace, want, []int{0, 1}},
-		{SurroundingWhitespace, want, []int{0, 1, 2}},
-		{Punctuation, want, []int{0, 1, 2}},
-		{SurroundingWhitespace, folded, nil},
-		{Punctuation, folded, []int{3}},
+		{passExact, want, []int{0}},
+		{passTrailingWhitespace, want, []int{0, 1}},
+		{passSurroundingWhitespace, want, []int{0, 1, 2}},
+		{passPunctuation, want, []int{0, 1, 2}},
+		{passSurroundingWhitespace, folded, nil},
+		{passPunctuation, folded, []int{3}},
 	} {
 		got := x.find(tc.want, tc.pass, -1)
 		if diff := cmp.Diff(tc.got, got); diff != "" {
@@ -126,19 +127,19 @@ func TestWithPrefix(t *testing.T) {
 	anchors := []string{"func a", "f", "type", "func", "\u00abq", `"q"`}
 	x := indexFor(file, nil, anchors...)
 	for _, tc := range []struct {
-		pass   Pass
+		pass   matchPass
 		prefix string
 		want   []int
 	}{
-		{Exact, "func a", []int{0, 1}},
-		{Exact, "f", []int{0, 1, 2, 3, 4, 7}},
-		{Exact, "func", []int{0, 1, 2}},
-		{Exact, "type", []int{6}},
-		{Exact, "\u00abq", []int{8}},
-		{Exact, `"q"`, nil},
-		{SurroundingWhitespace, "func a", []int{0, 1, 5}},
-		{SurroundingWhitespace, "func", []int{0, 1, 2, 5}},
-		{Punctuation, `"q"`, []int{8}},
+		{passExact, "func a", []int{0, 1}},
+		{passExact, "f", []int{0, 1, 2, 3, 4, 7}},
+		{passExact, "func", []int{0, 1, 2}},
+		{passExact, "type", []int{6}},
+		{passExact, "\u00abq", []int{8}},
+		{passExact, `"q"`, nil},
+		{passSurroundingWhitespace, "func a", []int{0, 1, 5}},
+		{passSurroundingWhitespace, "func", []int{0, 1, 2, 5}},
+		{passPunctuation, `"q"`, []int{8}},
 	} {
 		got := x.at(tc.pass).withPrefix(normalize[tc.pass](tc.prefix))
 		if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -152,7 +153,7 @@ func TestWithPrefix(t *testing.T) {
 func TestWithPrefixLongAnchors(t *testing.T) {
 	file := "function one\nfunction two\nfunction three\nfunctional\n"
 	x := indexFor(file, nil, "function t", "function one")
-	lv := x.at(Exact)
+	lv := x.at(passExact)
 	for prefix, want := range map[string][]int{
 		"function t":   {1, 2},
 		"function one": {0},
@@ -214,23 +215,23 @@ func specFold() map[rune]string {
 // TestTypographicFold checks the table against SPEC M1 and that the Punctuation pass
 // folds every entry inside a line, and nothing else.
 func TestTypographicFold(t *testing.T) {
-	if diff := cmp.Diff(specFold(), TypographicFold()); diff != "" {
+	if diff := cmp.Diff(specFold(), maps.Clone(typographicFold)); diff != "" {
 		t.Fatalf("TypographicFold differs from SPEC M1 (-spec +table):\n%s", diff)
 	}
-	for r, to := range TypographicFold() {
+	for r, to := range maps.Clone(typographicFold) {
 		t.Run(fmt.Sprintf("U+%04X", r), func(t *testing.T) {
 			line := "a" + string(r) + "b"
 			if got, want := fold(line), "a"+to+"b"; got != want {
 				t.Errorf("fold(%q) = %q, want %q", line, got, want)
 			}
-			if got, want := normalize[Punctuation](line), "a"+to+"b"; got != want {
+			if got, want := normalize[passPunctuation](line), "a"+to+"b"; got != want {
 				t.Errorf("Punctuation normalize(%q) = %q, want %q", line, got, want)
 			}
-			if normalize[SurroundingWhitespace](line) != line {
+			if normalize[passSurroundingWhitespace](line) != line {
 				t.Errorf("a pass before Punctuation folded %q", line)
 			}
 			x := indexFor(line+"\n", [][]string{{"a" + to + "b"}})
-			if got := x.at(Punctuation).find([]string{"a" + to + "b"}, -1); !cmp.Equal(got, []int{0}) {
+			if got := x.at(passPunctuation).find([]string{"a" + to + "b"}, -1); !cmp.Equal(got, []int{0}) {
 				t.Errorf("Punctuation pass does not find %q in %q: %v", "a"+to+"b", line, got)
 			}
 		})
@@ -251,7 +252,7 @@ func TestFoldKeepsASCII(t *testing.T) {
 			t.Errorf("fold(%q) = %q", s, fold(s))
 		}
 	}
-	for _, to := range TypographicFold() {
+	for _, to := range maps.Clone(typographicFold) {
 		for _, r := range to {
 			if r >= 0x80 || unicode.IsControl(r) {
 				t.Errorf("fold target %q is not printable ASCII", to)
@@ -261,18 +262,18 @@ func TestFoldKeepsASCII(t *testing.T) {
 }
 
 func TestPassString(t *testing.T) {
-	want := map[Pass]string{
-		Exact:                 "exact",
-		TrailingWhitespace:    "ignoring trailing whitespace",
-		SurroundingWhitespace: "ignoring surrounding whitespace",
-		Punctuation:           "normalizing typographic punctuation",
+	want := map[matchPass]string{
+		passExact:                 "exact",
+		passTrailingWhitespace:    "ignoring trailing whitespace",
+		passSurroundingWhitespace: "ignoring surrounding whitespace",
+		passPunctuation:           "normalizing typographic punctuation",
 	}
 	for p, s := range want {
 		if p.String() != s {
 			t.Errorf("Pass(%d).String() = %q, want %q", p, p.String(), s)
 		}
-		if p.Fuzzy() != (p != Exact) {
-			t.Errorf("%v.Fuzzy() = %v", p, p.Fuzzy())
+		if p.fuzzy() != (p != passExact) {
+			t.Errorf("%v.Fuzzy() = %v", p, p.fuzzy())
 		}
 	}
 }

@@ -7,7 +7,7 @@ import "sort"
 // reaches it. The tie-breaks (below the anchor, inside its section, at or after the
 // cursor, nearest the line hint) only narrow a range of starts, so each is answered by a
 // binary search and a walk to the first verified start, never by listing every
-// candidate: a hint among 200,000 identical lines costs a few comparisons (PERF4).
+// candidate: a hint among 200,000 identical lines costs a few comparisons.
 type matchSet struct {
 	lv    *level   // verifies starts: its lines at its pass
 	want  []string // the hunk's lines, normalised for lv's pass
@@ -18,10 +18,10 @@ type matchSet struct {
 }
 
 // matches returns the set of starts at which the file holds old at pass p.
-func (x *lineIndex) matches(old []string, p Pass, eofStart int) *matchSet {
-	index := x.at(Exact)
-	if p != Exact {
-		index = x.at(Punctuation)
+func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
+	index := x.at(passExact)
+	if p != passExact {
+		index = x.at(passPunctuation)
 	}
 	keys := normalized(old, index.pass)
 	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}

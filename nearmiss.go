@@ -8,7 +8,7 @@ import (
 )
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
-// as reading it and the file, whatever its size (M9, PERF4), and its text stays small.
+// as reading it and the file, whatever its size, and its text stays small.
 const (
 	// nearMissSample is the most hunk lines that vote for a region, spread evenly over
 	// the hunk.
@@ -32,7 +32,7 @@ const (
 // best-voted starts are then compared line by line, and the most similar wins (the
 // earliest at or after the cursor among equals).
 func (pl *placer) nearMiss(old []string) *NearMiss {
-	want := normalized(old, Punctuation)
+	want := normalized(old, passPunctuation)
 	votes := pl.wordVotes(want)
 	if len(votes) == 0 {
 		return nil
@@ -154,7 +154,7 @@ func (pl *placer) bestNear(w string, p int) (float64, int) {
 	for d := range 2*nearMissSlack + 1 {
 		d -= nearMissSlack
 		if q := p + d; q >= 0 && q < pl.t.count() {
-			sim := lineSimilarity(w, normalize[Punctuation](pl.t.line(q))) * (1 - 0.05*float64(nearAbs(d)))
+			sim := lineSimilarity(w, normalize[passPunctuation](pl.t.line(q))) * (1 - 0.05*float64(nearAbs(d)))
 			if sim > best || (sim == best && nearAbs(d) < nearAbs(at)) {
 				best, at = sim, d
 			}
@@ -223,8 +223,8 @@ func better(s, best, cursor int) bool {
 func nearDiff(old, file []string, lo int) (string, int) {
 	var b strings.Builder
 	agree, shown, more := 0, 0, 0
-	for _, op := range diffLines(normalized(old, Punctuation), normalized(file, Punctuation)) {
-		if op.Kind == Context {
+	for _, op := range diffLines(normalized(old, passPunctuation), normalized(file, passPunctuation)) {
+		if op.Kind == LineContext {
 			agree++
 		}
 		if shown == nearMissShown {
@@ -233,11 +233,11 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		}
 		shown++
 		switch op.Kind {
-		case Context:
+		case LineContext:
 			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
-		case Remove:
+		case LineRemove:
 			fmt.Fprintf(&b, "- %6s  %s\n", "", clipLineTo(old[op.A], nearMissWidth))
-		case Insert:
+		case LineAdd:
 			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
 		}
 	}

@@ -11,14 +11,14 @@ import (
 
 // Options configure [Resolve] and, through the proposal it returns, [Review] and [Commit].
 // The zero value is usable: the workspace is the filesystem's root "/", the mode is
-// [Edits], and the default limits apply.
+// [ModeEdits], and the default limits apply.
 //
 // # The workspace fence
 //
 // Every payload path is resolved on the filesystem given to Resolve (relative paths from
 // Workspace, absolute ones from the root), following every symbolic link on the way, in
 // any component, to its final target, then classified as workspace, outside, protected
-// or forbidden (F1, F2); [Classify] does the same before a call. [Commit] resolves each
+// or forbidden; [Classify] does the same before a call. [Commit] resolves each
 // path again just before writing it, and refuses one that now lands elsewhere.
 // Operations act on where a path lands: an Update through a link changes the file it
 // points to, a Delete removes that file, and the link itself is left as it is. Links are
@@ -47,7 +47,7 @@ import (
 // ever outside, and "/etc/x" in a payload names the workspace's own etc/x.
 type Options struct {
 	// Workspace is the directory, in the filesystem given to Resolve, that relative
-	// payload paths start from and that fences every path (F1, F2). Empty means "/". It
+	// payload paths start from and that fences every path. Empty means "/". It
 	// may itself lie behind a symbolic link.
 	Workspace string
 	// WorkspaceFs, when set, carries every read and write of a path that resolves inside
@@ -57,14 +57,14 @@ type Options struct {
 	// [os.Root]-backed filesystem (fs/rootfs) over the same directory, so that no link
 	// swapped in at the last moment can lead a write out of the workspace.
 	WorkspaceFs afero.Fs
-	// Mode is the approval mode (F4); see [Mode] for what each mode does with each class.
+	// Mode is the approval mode; see [Mode] for what each mode does with each class.
 	Mode Mode
-	// Authorizer decides outside and protected paths that no Allow rule covers (F4).
+	// Authorizer decides outside and protected paths that no Allow rule covers.
 	// Without one, such paths are refused.
 	Authorizer Authorizer
-	// Allow lists host allow rules (F4): paths the host approves up front. An outside or
+	// Allow lists host allow rules: paths the host approves up front. An outside or
 	// protected path covered by a rule needs no Authorizer, and a payload whose every
-	// path is covered needs no review in Ask mode ([Proposal.NeedsReview]). A rule is a
+	// path is covered needs no review in ModeAsk ([Proposal.NeedsReview]). A rule is a
 	// slash path of [path.Match] patterns that covers a path or any directory above it:
 	// "docs" covers docs/a/b.md, "src/*.go" covers src/x.go, ".git/info" covers
 	// .git/info/exclude. Rules match where a path lands after links: relative to the
@@ -77,15 +77,15 @@ type Options struct {
 	// ([path.Match] patterns, compared case-folded). They are matched both on the path as
 	// written and where it lands, each as a whole absolute path: a workspace inside .git is
 	// protected throughout, and an outside path into a .git needs protected authority as
-	// well as outside authority. Nil means [DefaultProtected]; an empty non-nil list
+	// well as outside authority. Nil means DefaultProtected; an empty non-nil list
 	// protects nothing; extend the defaults with append(DefaultProtected(), ...).
 	Protected []string
-	// Forbidden lists path patterns refused in every mode, added to [DefaultForbidden].
+	// Forbidden lists path patterns refused in every mode, added to DefaultForbidden.
 	// They are matched like Protected, so ".ssh" forbids ~/.ssh/config and a link that
 	// leads there.
 	Forbidden []string
 	// Encoding returns the encoding the host declares for a path (the resolved name in the
-	// filesystem) and the name to show for it, or nil for UTF-8 (T3). Updates decode and
+	// filesystem) and the name to show for it, or nil for UTF-8. Updates decode and
 	// re-encode the file byte-exactly, and Adds are written, in that encoding; a file not
 	// valid in it, or a result with a character it cannot hold, is refused with an
 	// [*EncodingError]. A byte-order mark in the file takes precedence.
@@ -95,35 +95,35 @@ type Options struct {
 	// as authored, or another path, relative to Workspace or absolute, that leads to the
 	// same file through "." and ".." and symbolic links. Commit checks them with the
 	// captured baselines for the whole batch before the first write and again just
-	// before each path's write (X2); a mismatch is a [*ConflictError] whose Expected
+	// before each path's write; a mismatch is a [*ConflictError] whose Expected
 	// names the path. A deselected path is not checked. A key that names no path of the
 	// payload is an [*ExpectedPathError] from Resolve and Commit, never skipped.
 	Expected map[string]Snapshot
 	// Owner, when set, is asked before every write, buffer refresh and rollback step, with
-	// the resolved name; a path it no longer owns is not touched (X8).
+	// the resolved name; a path it no longer owns is not touched.
 	Owner OwnerPredicate
-	// Buffers, when set, connects open editor buffers to a commit (X9): a buffer with
-	// unsaved edits of a path to be written refuses the commit with an
-	// [*UnsavedBufferError], and after success Refresh is called for every path written
+	// Buffers, when set, connects open editor buffers to a commit: a buffer with
+	// unsaved edits of a path to be written refuses the commit with a
+	// [*ConflictError] of reason ConflictUnsaved, and after success Refresh is called for every path written
 	// or removed whose buffer is unmodified.
 	Buffers BufferHook
 	// AfterCommit, when set, runs after a review's successful commit and before the review
-	// settles (R10): the place for host diagnostics. The review stays inert meanwhile, and
+	// settles: the place for host diagnostics. The review stays inert meanwhile, and
 	// an abort still settles it first.
 	AfterCommit func(ctx context.Context, res *Result)
 	// FileMode is the mode of added files, set exactly whatever the umask; zero means
-	// 0644 (T6). Updates keep the file's mode and Moves the source's.
+	// 0644. Updates keep the file's mode and Moves the source's.
 	FileMode fs.FileMode
 	// Sync makes every written file reach stable storage before it replaces the old one,
-	// and syncs its directory after the rename where the platform can (X4). Off by
+	// and syncs its directory after the rename where the platform can. Off by
 	// default: it costs two fsyncs per written file, and what those cost depends on the
 	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool
-	// Limits bound the work one payload can ask for (T5). Zero fields take the defaults.
+	// Limits bound the work one payload can ask for. Zero fields take the defaults.
 	Limits Limits
 }
 
-// Limits bound what one payload may do (T5). Exceeding one is an error before any
+// Limits bound what one payload may do. Exceeding one is an error before any
 // change.
 type Limits struct {
 	// Payload is the largest payload, in bytes (default 16 MiB).
@@ -182,3 +182,17 @@ type OwnerFunc func(name string) bool
 
 // Owns calls f.
 func (f OwnerFunc) Owns(name string) bool { return f(name) }
+
+// An OwnerPredicate tells whether the host still owns a path: a commit asks it before
+// every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.
+type OwnerPredicate interface {
+	Owns(name string) bool
+}
+
+// A BufferHook connects an editor's open buffers to a commit.
+type BufferHook interface {
+	// Unsaved reports whether an open buffer of name has edits not yet saved.
+	Unsaved(name string) bool
+	// Refresh reloads an open, unmodified buffer of name after a commit.
+	Refresh(name string) error
+}

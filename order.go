@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-// pathKind is what an earlier operation of the payload leaves at a path (X3).
+// pathKind is what an earlier operation of the payload leaves at a path.
 type pathKind uint8
 
 const (
@@ -28,14 +28,14 @@ type laterTree struct {
 }
 
 // checkOrder checks every operation against the tree as the earlier operations of the
-// payload leave it (X3), so that Check refuses exactly what Commit would fail on: an Add
+// payload leave it, so that Check refuses exactly what Commit would fail on: an Add
 // below a file an earlier Add creates, an Add of a directory an earlier Add creates files
 // in, an operation on a path an earlier one deleted or moved away. A path below a file
 // on disk is fine only where an earlier operation removes that file.
 func (pr *Proposal) checkOrder() []error {
 	t := &laterTree{fsys: pr.files(), kind: map[string]pathKind{}, by: map[string]string{}}
 	var errs []error
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if err := t.check(c); err != nil {
 			errs = append(errs, err)
 			continue
@@ -46,14 +46,14 @@ func (pr *Proposal) checkOrder() []error {
 }
 
 // check checks one change against the tree the earlier ones leave.
-func (t *laterTree) check(c *Change) error {
-	if c.Op.Kind != Add {
+func (t *laterTree) check(c *change) error {
+	if c.Op.Kind != OpAdd {
 		if err := t.needsFile(c.name, c.Op.Path); err != nil {
 			return err
 		}
 	}
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		return t.canCreate(c.name, c.Op.Path, c.parentErr)
 	case c.Op.MoveTo != "":
 		return t.canCreate(c.moveName, c.Op.MoveTo, c.destParentErr)
@@ -119,11 +119,11 @@ func (t *laterTree) canCreate(name, authored string, parentErr error) error {
 }
 
 // apply records what a change leaves.
-func (t *laterTree) apply(c *Change) {
+func (t *laterTree) apply(c *change) {
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		t.create(c.name, c.Op.Path)
-	case c.Op.Kind == Delete:
+	case c.Op.Kind == OpDelete:
 		t.set(c.name, pathAbsent, c.Op.Path)
 	case c.Op.MoveTo != "":
 		t.set(c.name, pathAbsent, c.Op.Path)

@@ -24,31 +24,6 @@ const (
 const validHeaders = "valid section headers are '*** Add File: PATH', '*** Update File: PATH' " +
 	"(optionally followed by '*** Move to: PATH') and '*** Delete File: PATH'"
 
-// A ParseError reports a payload that cannot be read. Line is the 1-based line of the
-// payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
-// form was expected. Nothing is resolved or written when parsing fails.
-//
-// Test for it with errors.As, or with errors.Is(err, &ParseError{}).
-type ParseError struct {
-	Line int
-	Text string
-	Msg  string
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return clip("invalid patch: "+e.Msg, errorBudget)
-	}
-	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
-}
-
-// Is reports whether target is a *ParseError, so that errors.Is(err, &ParseError{}) holds
-// for every parse error.
-func (e *ParseError) Is(target error) bool {
-	_, ok := target.(*ParseError)
-	return ok
-}
-
 // payloadLine is one line of the payload with its 1-based number, CR before LF removed.
 type payloadLine struct {
 	n    int
@@ -90,7 +65,7 @@ func Parse(payload string) (*Patch, error) {
 	return &p.patch, nil
 }
 
-// splitPayload splits on LF, dropping one CR before each LF (P3). A lone CR is not a
+// splitPayload splits on LF, dropping one CR before each LF. A lone CR is not a
 // line break in a payload.
 func splitPayload(s string) []payloadLine {
 	raw := strings.Split(s, "\n")
@@ -116,7 +91,7 @@ func trimBlank(lines []payloadLine) []payloadLine {
 // "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
 var heredocOpen = regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 
-// unwrapHeredoc strips a shell heredoc wrapper (P2).
+// unwrapHeredoc strips a shell heredoc wrapper.
 func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
@@ -140,8 +115,8 @@ func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
 	return lines[1 : len(lines)-1], nil
 }
 
-// envelope checks "*** Begin Patch" … "*** End Patch" (P1, P2, P11) and returns the lines
-// between them, without an Environment ID line (P4), and the End line.
+// envelope checks "*** Begin Patch" … "*** End Patch" and returns the lines
+// between them, without an Environment ID line, and the End line.
 func envelope(lines []payloadLine) ([]payloadLine, payloadLine, error) {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
@@ -202,11 +177,11 @@ func (p *parser) errf(l payloadLine, format string, args ...any) error {
 // sectionHeaders maps a header prefix to the kind of section it starts.
 var sectionHeaders = []struct {
 	prefix string
-	kind   Kind
-}{{headerAdd, Add}, {headerUpdate, Update}, {headerDelete, Delete}}
+	kind   OpKind
+}{{headerAdd, OpAdd}, {headerUpdate, OpUpdate}, {headerDelete, OpDelete}}
 
 // header reads a section header from a trimmed line.
-func header(text string) (Kind, string, bool) {
+func header(text string) (OpKind, string, bool) {
 	for _, h := range sectionHeaders {
 		if rest, ok := strings.CutPrefix(text, h.prefix); ok {
 			return h.kind, strings.TrimSpace(rest), true
@@ -218,7 +193,7 @@ func header(text string) (Kind, string, bool) {
 	return 0, "", false
 }
 
-// sections reads every section (P5).
+// sections reads every section.
 func (p *parser) sections() error {
 	for p.more() {
 		l := p.peek()
@@ -244,11 +219,11 @@ func (p *parser) sections() error {
 		op := Operation{Kind: kind, Path: target, Line: l.n}
 		var err error
 		switch kind {
-		case Add:
+		case OpAdd:
 			err = p.addBody(&op)
-		case Delete:
+		case OpDelete:
 			err = p.deleteBody(&op)
-		case Update:
+		case OpUpdate:
 			err = p.updateBody(&op)
 		}
 		if err != nil {
@@ -259,7 +234,7 @@ func (p *parser) sections() error {
 	return nil
 }
 
-// notAHeader explains a line where a section header was expected (P11).
+// notAHeader explains a line where a section header was expected.
 func (p *parser) notAHeader(l payloadLine, text string) error {
 	switch {
 	case strings.HasPrefix(text, "*** "):
@@ -270,7 +245,7 @@ func (p *parser) notAHeader(l payloadLine, text string) error {
 	return p.errf(l, "expected a section header; %s", validHeaders)
 }
 
-// addBody reads the '+' lines of an Add (P5): none makes an empty file.
+// addBody reads the '+' lines of an Add: none makes an empty file.
 func (p *parser) addBody(op *Operation) error {
 	op.Lines = []string{}
 	for p.more() {
@@ -310,7 +285,7 @@ func (p *parser) deleteBody(op *Operation) error {
 }
 
 // updateMarker reads a marker inside an Update body: trailing whitespace is tolerated,
-// leading is not, so an indented marker stays a context line (P6).
+// leading is not, so an indented marker stays a context line.
 func updateMarker(text string) string {
 	if strings.HasPrefix(text, "*** ") || strings.HasPrefix(text, "@@") {
 		return strings.TrimRight(text, " \t")
@@ -318,7 +293,7 @@ func updateMarker(text string) string {
 	return ""
 }
 
-// updateBody reads an Update: an optional Move, then hunks (P5–P10).
+// updateBody reads an Update: an optional Move, then hunks.
 func (p *parser) updateBody(op *Operation) error {
 	if p.more() {
 		l := p.peek()
@@ -349,7 +324,7 @@ func (p *parser) updateBody(op *Operation) error {
 		case m != "" && isHeaderLine(m):
 			return p.endUpdate(op, cur)
 		case m == markerEOF:
-			if cur == nil { // before the first hunk: ignored (P9)
+			if cur == nil { // before the first hunk: ignored
 				p.i++
 				continue
 			}
@@ -362,7 +337,7 @@ func (p *parser) updateBody(op *Operation) error {
 			if err != nil {
 				return err
 			}
-			if cur != nil && len(cur.Lines) == 0 { // "@@" lines in a row: one hunk's chain (P8)
+			if cur != nil && len(cur.Lines) == 0 { // "@@" lines in a row: one hunk's chain
 				if err := p.chain(cur, h, l); err != nil {
 					return err
 				}
@@ -380,11 +355,11 @@ func (p *parser) updateBody(op *Operation) error {
 				}
 				return p.errf(l, "a new hunk must start with '@@' (or '@@ TEXT') after '*** End of File'")
 			}
-			if cur == nil && l.text == "" && p.markerAhead() { // a separator, not a hunk (P7)
+			if cur == nil && l.text == "" && p.markerAhead() { // a separator, not a hunk
 				p.i++
 				continue
 			}
-			if cur == nil { // the first hunk may omit its "@@" (P8)
+			if cur == nil { // the first hunk may omit its "@@"
 				op.Hunks = append(op.Hunks, Hunk{Line: l.n})
 				cur, closed = &op.Hunks[0], false
 			}
@@ -402,7 +377,7 @@ func (p *parser) updateBody(op *Operation) error {
 // markerAhead reports whether the bare empty lines from the current one end at a marker
 // ("@@", "*** End of File", a header) or at the end of the body. Before the first hunk
 // such lines separate the header from the hunks; read as a hunk of empty context lines
-// (P7, P8) they would be a locator that a file with blank lines makes ambiguous.
+// they would be a locator that a file with blank lines makes ambiguous.
 func (p *parser) markerAhead() bool {
 	for j := p.i; j < len(p.lines); j++ {
 		if t := p.lines[j].text; t != "" {
@@ -412,7 +387,7 @@ func (p *parser) markerAhead() bool {
 	return true
 }
 
-// endUpdate validates an Update when its body ends (P10).
+// endUpdate validates an Update when its body ends.
 func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 	hdr := p.line(op.Line)
 	if cur != nil && len(cur.Lines) == 0 {
@@ -429,14 +404,14 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 
 func allLocators(hs []Hunk) bool {
 	for i := range hs {
-		if !hs[i].IsLocator() {
+		if !hs[i].isLocator() {
 			return false
 		}
 	}
 	return true
 }
 
-// hintText is a line hint: a positive integer without leading zeros (P8).
+// hintText is a line hint: a positive integer without leading zeros.
 var hintText = regexp.MustCompile(`^[1-9][0-9]*$`)
 
 // unifiedHeader recognises a unified diff's "@@ -a,b +c,d @@" header.
@@ -463,13 +438,13 @@ func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
 	return h, nil
 }
 
-// hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context (P7).
+// hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context.
 func (p *parser) hunkLine(l payloadLine) (Line, error) {
 	if l.text == "" {
-		return Line{Kind: Context}, nil
+		return Line{Kind: LineContext}, nil
 	}
 	switch k := LineKind(l.text[0]); k {
-	case Context, Remove, Insert:
+	case LineContext, LineRemove, LineAdd:
 		return Line{Kind: k, Text: l.text[1:]}, nil
 	}
 	return Line{}, p.badUpdateLine(l, l.text)
@@ -498,8 +473,8 @@ func namesDir(name string) bool {
 // cleanPath is the key two payload paths are compared by.
 func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, "\\", "/")) }
 
-// checkPaths rejects two operations on one path, counting Move destinations (P11). The
-// error names the header or Move line that repeats a path (P12).
+// checkPaths rejects two operations on one path, counting Move destinations. The
+// error names the header or Move line that repeats a path.
 func (p *parser) checkPaths() error {
 	seen := map[string]int{}
 	claim := func(op *Operation, name string, line int) error {

@@ -23,15 +23,15 @@ var ignoreLines = cmp.Options{
 // TestFormat checks the canonical form on one patch of every shape.
 func TestFormat(t *testing.T) {
 	p := &Patch{Ops: []Operation{
-		{Kind: Add, Path: "new.txt", Lines: []string{"a", ""}},
-		{Kind: Add, Path: "empty.txt", Lines: []string{}},
-		{Kind: Delete, Path: "old.txt"},
-		{Kind: Update, Path: "a.go", MoveTo: "b.go", Hunks: []Hunk{
-			{Anchor: "func main", Lines: []Line{{Context, "x"}, {Remove, "y"}, {Insert, "z"}}},
-			{Hint: 12, Lines: []Line{{Insert, ""}}},
-			{Anchor: "007", EOF: true, Lines: []Line{{Context, ""}, {Remove, "}"}}},
-			{Within: []string{"class A:", "    def f(self):"}, Anchor: "        if x:", Hint: 9, Lines: []Line{{Remove, "            y"}}},
-			{Lines: []Line{{Context, "*** End of File"}, {Remove, "@@ x"}}},
+		{Kind: OpAdd, Path: "new.txt", Lines: []string{"a", ""}},
+		{Kind: OpAdd, Path: "empty.txt", Lines: []string{}},
+		{Kind: OpDelete, Path: "old.txt"},
+		{Kind: OpUpdate, Path: "a.go", MoveTo: "b.go", Hunks: []Hunk{
+			{Anchor: "func main", Lines: []Line{{LineContext, "x"}, {LineRemove, "y"}, {LineAdd, "z"}}},
+			{Hint: 12, Lines: []Line{{LineAdd, ""}}},
+			{Anchor: "007", EOF: true, Lines: []Line{{LineContext, ""}, {LineRemove, "}"}}},
+			{Within: []string{"class A:", "    def f(self):"}, Anchor: "        if x:", Hint: 9, Lines: []Line{{LineRemove, "            y"}}},
+			{Lines: []Line{{LineContext, "*** End of File"}, {LineRemove, "@@ x"}}},
 		}},
 	}}
 	want := `*** Begin Patch

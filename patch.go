@@ -7,21 +7,21 @@ import (
 )
 
 // Kind says what an [Operation] does to its path.
-type Kind int
+type OpKind int
 
 const (
-	// Add creates a file that must not exist yet.
-	Add Kind = iota + 1
-	// Update edits an existing file in place, or moves it when MoveTo is set.
-	Update
-	// Delete removes an existing file.
-	Delete
+	// OpAdd creates a file that must not exist yet.
+	OpAdd OpKind = iota + 1
+	// OpUpdate edits an existing file in place, or moves it when MoveTo is set.
+	OpUpdate
+	// OpDelete removes an existing file.
+	OpDelete
 )
 
-var kindNames = map[Kind]string{Add: "add", Update: "update", Delete: "delete"}
+var kindNames = map[OpKind]string{OpAdd: "add", OpUpdate: "update", OpDelete: "delete"}
 
 // String returns "add", "update" or "delete".
-func (k Kind) String() string {
+func (k OpKind) String() string {
 	if s, ok := kindNames[k]; ok {
 		return s
 	}
@@ -37,7 +37,7 @@ type Patch struct {
 // or a Delete. Paths are kept exactly as authored; they are resolved against the workspace
 // by [Resolve].
 type Operation struct {
-	Kind Kind
+	Kind OpKind
 	// Path is the file the section names, as written in the payload.
 	Path string
 	// MoveTo is the destination of an Update with "*** Move to:", or "".
@@ -51,7 +51,7 @@ type Operation struct {
 }
 
 // IsMove reports whether the operation is an Update that moves its file.
-func (op *Operation) IsMove() bool { return op.Kind == Update && op.MoveTo != "" }
+func (op *Operation) isMove() bool { return op.Kind == OpUpdate && op.MoveTo != "" }
 
 // A Hunk is one "@@" chunk of an Update.
 type Hunk struct {
@@ -76,7 +76,7 @@ type Hunk struct {
 
 // Chain returns the hunk's anchors, outermost first: Within, then Anchor. It is empty
 // when the hunk has no anchor.
-func (h *Hunk) Chain() []string {
+func (h *Hunk) chain() []string {
 	if h.Anchor == "" {
 		return nil
 	}
@@ -87,12 +87,12 @@ func (h *Hunk) Chain() []string {
 type LineKind byte
 
 const (
-	// Context lines must be present in the file and are kept as the file has them.
-	Context LineKind = ' '
-	// Remove lines must be present in the file and are removed.
-	Remove LineKind = '-'
-	// Insert lines are added.
-	Insert LineKind = '+'
+	// LineContext lines must be present in the file and are kept as the file has them.
+	LineContext LineKind = ' '
+	// LineRemove lines must be present in the file and are removed.
+	LineRemove LineKind = '-'
+	// LineAdd lines are added.
+	LineAdd LineKind = '+'
 )
 
 // A Line is one line of a hunk, without its marker character.
@@ -102,15 +102,15 @@ type Line struct {
 }
 
 // Old returns the lines the hunk expects in the file: its context and removed lines.
-func (h *Hunk) Old() []string { return h.side(Remove) }
+func (h *Hunk) oldLines() []string { return h.side(LineRemove) }
 
 // New returns the lines the hunk leaves in their place: its context and added lines.
-func (h *Hunk) New() []string { return h.side(Insert) }
+func (h *Hunk) newLines() []string { return h.side(LineAdd) }
 
 func (h *Hunk) side(k LineKind) []string {
 	out := make([]string, 0, len(h.Lines))
 	for _, l := range h.Lines {
-		if l.Kind == Context || l.Kind == k {
+		if l.Kind == LineContext || l.Kind == k {
 			out = append(out, l.Text)
 		}
 	}
@@ -119,9 +119,9 @@ func (h *Hunk) side(k LineKind) []string {
 
 // IsLocator reports whether the hunk only positions later hunks: it has context lines and
 // changes nothing.
-func (h *Hunk) IsLocator() bool {
+func (h *Hunk) isLocator() bool {
 	for _, l := range h.Lines {
-		if l.Kind != Context {
+		if l.Kind != LineContext {
 			return false
 		}
 	}
@@ -132,9 +132,9 @@ func (h *Hunk) IsLocator() bool {
 func (h *Hunk) Counts() (added, removed int) {
 	for _, l := range h.Lines {
 		switch l.Kind {
-		case Insert:
+		case LineAdd:
 			added++
-		case Remove:
+		case LineRemove:
 			removed++
 		}
 	}
@@ -166,14 +166,14 @@ func Format(p *Patch) string {
 
 func formatOp(op *Operation, w func(...string)) {
 	switch op.Kind {
-	case Add:
+	case OpAdd:
 		w(headerAdd, op.Path)
 		for _, l := range op.Lines {
 			w("+", l)
 		}
-	case Delete:
+	case OpDelete:
 		w(headerDelete, op.Path)
-	case Update:
+	case OpUpdate:
 		w(headerUpdate, op.Path)
 		if op.MoveTo != "" {
 			w(headerMove, op.MoveTo)
@@ -185,7 +185,7 @@ func formatOp(op *Operation, w func(...string)) {
 }
 
 func formatHunk(h *Hunk, w func(...string)) {
-	chain := h.Chain()
+	chain := h.chain()
 	for _, a := range chain {
 		w("@@ ", a)
 	}
@@ -215,7 +215,7 @@ func (p *Patch) hasTrailingCR() bool {
 			}
 		}
 		for _, h := range op.Hunks {
-			if slices.ContainsFunc(h.Chain(), cr) {
+			if slices.ContainsFunc(h.chain(), cr) {
 				return true
 			}
 			for _, l := range h.Lines {

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// pathProblem says what makes a payload path unusable, or "" when nothing does (P14). A
+// pathProblem says what makes a payload path unusable, or "" when nothing does. A
 // control character (U+0000–U+001F, U+007F, U+0080–U+009F) could rewrite a terminal line
 // or forge a line of a result, and invalid UTF-8 cannot be shown faithfully, so neither
 // is ever a file name the library writes.
@@ -53,7 +53,7 @@ func showPath(name string) string {
 	return strconv.QuoteToGraphic(name)
 }
 
-// checkPatch refuses a *Patch that no payload could have produced (P13, P14): a path with
+// checkPatch refuses a *Patch that no payload could have produced: a path with
 // a control character or invalid UTF-8, or any field that [Format] cannot write so that
 // [Parse] reads it back the same (a line holding a line break, a path with surrounding
 // white space, an anchor that reads as a line hint, two operations on one path…). A

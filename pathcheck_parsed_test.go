@@ -27,8 +27,8 @@ func TestParsedPatchChangedInGoIsChecked(t *testing.T) {
 // types fails here until fingerprint hashes it.
 func TestFingerprintCoversEveryField(t *testing.T) {
 	fresh := func() *Patch {
-		return &Patch{Ops: []Operation{{Kind: Update, Path: "a", MoveTo: "b", Lines: []string{"x"}, Line: 1,
-			Hunks: []Hunk{{Anchor: "f", Within: []string{"c"}, Hint: 2, EOF: false, Line: 3, Lines: []Line{{Kind: Context, Text: "t"}}}}}}}
+		return &Patch{Ops: []Operation{{Kind: OpUpdate, Path: "a", MoveTo: "b", Lines: []string{"x"}, Line: 1,
+			Hunks: []Hunk{{Anchor: "f", Within: []string{"c"}, Hint: 2, EOF: false, Line: 3, Lines: []Line{{Kind: LineContext, Text: "t"}}}}}}}
 	}
 	base := fingerprint(fresh())
 	change := func(v reflect.Value) {

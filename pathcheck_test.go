@@ -52,15 +52,15 @@ func TestShowPath(t *testing.T) {
 func TestResolveRefusesGoBuiltPaths(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	for name, p := range map[string]*Patch{
-		"newline in path":    {Ops: []Operation{{Kind: Add, Path: "a\n*** Delete File: important.go", Lines: []string{"x"}}}},
-		"escape in move":     {Ops: []Operation{{Kind: Update, Path: "a.txt", MoveTo: "b\x1b.txt"}}},
-		"space around path":  {Ops: []Operation{{Kind: Add, Path: " a.txt", Lines: []string{"x"}}}},
-		"newline in content": {Ops: []Operation{{Kind: Add, Path: "a.txt", Lines: []string{"x\n*** Add File: b"}}}},
-		"anchor reads as hint": {Ops: []Operation{{Kind: Update, Path: "a.txt",
-			Hunks: []Hunk{{Anchor: "12", Lines: []Line{{Kind: Remove, Text: "x"}}}}}}},
+		"newline in path":    {Ops: []Operation{{Kind: OpAdd, Path: "a\n*** Delete File: important.go", Lines: []string{"x"}}}},
+		"escape in move":     {Ops: []Operation{{Kind: OpUpdate, Path: "a.txt", MoveTo: "b\x1b.txt"}}},
+		"space around path":  {Ops: []Operation{{Kind: OpAdd, Path: " a.txt", Lines: []string{"x"}}}},
+		"newline in content": {Ops: []Operation{{Kind: OpAdd, Path: "a.txt", Lines: []string{"x\n*** Add File: b"}}}},
+		"anchor reads as hint": {Ops: []Operation{{Kind: OpUpdate, Path: "a.txt",
+			Hunks: []Hunk{{Anchor: "12", Lines: []Line{{Kind: LineRemove, Text: "x"}}}}}}},
 	} {
 		_, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/"})
-		if !errors.Is(err, &ParseError{}) {
+		if !errors.As(err, new(*ParseError)) {
 			t.Errorf("%s: Resolve error = %v, want a *ParseError", name, err)
 		}
 	}
@@ -79,12 +79,12 @@ func FuzzFormatResolved(f *testing.F) {
 	f.Add(int8(3), "gone.txt", "", "", "", 0, "")
 	f.Add(int8(2), "a.txt", "", " *** End Patch", "12", 0, "+x")
 	f.Fuzz(func(t *testing.T, kind int8, path, moveTo, old, anchor string, hint int, add string) {
-		op := Operation{Kind: Kind(kind), Path: path, MoveTo: moveTo}
+		op := Operation{Kind: OpKind(kind), Path: path, MoveTo: moveTo}
 		switch op.Kind {
-		case Add:
+		case OpAdd:
 			op.Lines = strings.Split(add, "\n")
-		case Update:
-			op.Hunks = []Hunk{{Anchor: anchor, Hint: hint, Lines: []Line{{Kind: Remove, Text: old}, {Kind: Insert, Text: add}}}}
+		case OpUpdate:
+			op.Hunks = []Hunk{{Anchor: anchor, Hint: hint, Lines: []Line{{Kind: LineRemove, Text: old}, {Kind: LineAdd, Text: add}}}}
 		}
 		p := &Patch{Ops: []Operation{op}}
 		if err := checkPatch(p); err != nil {

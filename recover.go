@@ -60,20 +60,6 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 	}
 }
 
-// A RecoveryError is a recovery that could not finish: a path could not be restored or
-// a file it must remove stays. Run recovery again once the cause is fixed.
-type RecoveryError struct {
-	// Recovery is what was done before it stopped.
-	Recovery *Recovery
-	Err      error
-}
-
-func (e *RecoveryError) Error() string {
-	return "recovery of an interrupted commit could not finish: " + e.Err.Error() + ". Fix the cause and run recovery again"
-}
-
-func (e *RecoveryError) Unwrap() error { return e.Err }
-
 // Recover undoes a commit that was interrupted (the process killed, the machine
 // stopped) in the workspace opts describe on fsys: every path it had written is put back
 // to its baseline, with its mode and owner, and the temporary files, directories and the
@@ -260,7 +246,7 @@ func (rc *recovery) undoReplace(e *journalEntry) error {
 }
 
 // undoUnlink puts back a symbolic link the commit removed, pointing where it did,
-// unless it is still there or something else took its place since (F1).
+// unless it is still there or something else took its place since.
 func (rc *recovery) undoUnlink(e *journalEntry) error {
 	cur := readLinkState(rc.fsys, e.Name)
 	switch {

@@ -18,45 +18,21 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// A Baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes (X2).
-type Baseline struct {
-	Exists bool        `json:"exists"`
-	Dir    bool        `json:"dir,omitempty"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
-	// large file costs less than hashing it; [Baseline.Sum] computes it, and a baseline
-	// restored without its bytes (R12) is checked by it.
-	Hash string `json:"hash,omitempty"`
-	// Bytes is the file's content; nil for an absent path or a directory. It must not be
-	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
-	// Bytes is the link's target as stored.
-	Bytes []byte `json:"bytes,omitempty"`
-}
-
 // IsLink reports whether the baseline is a symbolic link itself, not the file it points
 // to: the path of a Delete that is a link.
-func (b Baseline) IsLink() bool { return b.Mode&fs.ModeSymlink != 0 }
+func (b baseline) isLink() bool { return b.Mode&fs.ModeSymlink != 0 }
 
 // Sum returns the hex SHA-256 of the baseline's bytes: Hash when set, else computed.
-func (b Baseline) Sum() string {
+func (b baseline) sum() string {
 	if b.Hash != "" || !b.Exists || b.Dir {
 		return b.Hash
 	}
 	return hashBytes(b.Bytes)
 }
 
-// A Snapshot is an expected-before state a host supplies for a path (X2): what it last
-// saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
-type Snapshot struct {
-	Exists bool        `json:"exists"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	Hash   string      `json:"hash,omitempty"`
-}
-
 // Snapshot returns the baseline as a snapshot.
-func (b Baseline) Snapshot() Snapshot {
-	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Sum()}
+func (b baseline) snapshot() Snapshot {
+	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.sum()}
 }
 
 func hashBytes(b []byte) string {
@@ -64,69 +40,11 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// A Proposal is a resolved patch: every path fenced and classified, every baseline
-// captured, every hunk placed and every result derived. Nothing has been written. A
-// review changes its selection, feedback and revisions; [Commit] writes it.
-type Proposal struct {
-	// Patch is the parsed payload.
-	Patch *Patch
-	// Changes are the resolved operations, in payload order.
-	Changes []*Change
-	// Feedback is whole-patch feedback staged in review.
-	Feedback string
-
-	fsys   afero.Fs
-	opts   Options
-	fenced *fence // the resolver and classes of F1–F4, built by Resolve
-	// read holds what each baseline's file said of itself when its bytes were read;
-	// readLocked is set when they were read under the commit's lock ([Apply]), so the
-	// capture is the commit's check of the whole batch (X2).
-	read       stamps
-	readLocked bool
-}
-
-// A Change is one resolved operation.
-type Change struct {
-	// Op is the operation as parsed; its Hunks are mirrored, with their review state, in
-	// Hunks.
-	Op Operation
-	// Class is the class of Op.Path; MoveClass of Op.MoveTo.
-	Class, MoveClass Class
-	// Base is the baseline of the path; Dest of the Move destination.
-	Base, Dest Baseline
-	// Hunks are the Update's hunks with their placements and review state.
-	Hunks []*HunkChange
-	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible
-	// (R4). An Update's selection lives on its hunks.
-	Selected bool
-	// Feedback is feedback on the whole operation.
-	Feedback string
-	// Revised is set when a person replaced the operation's content in review (R8, R9).
-	Revised bool
-
-	name, moveName string // resolved names in the filesystem
-	// parentErr and destParentErr are set when a parent of the path an Add or a Move
-	// creates is a file on disk: an error unless an earlier operation removes it (X3).
-	parentErr, destParentErr error
-	text                     *text
-	codec                    *codec
-	derived                  derivedResult
-}
-
-// A HunkChange is one hunk of an Update with where it landed and its review state.
-type HunkChange struct {
-	Hunk
-	Place    Placement
-	Selected bool
-	Feedback string
-	Revised  bool
-}
-
 // Name returns the resolved name of the change's path in the filesystem. It may disclose
-// host paths, so results and errors show Op.Path instead (F5).
-func (c *Change) Name() string { return c.name }
+// host paths, so results and errors show Op.Path instead.
+func (c *change) fsName() string { return c.name }
 
-// Resolve prepares a patch for review and commit without writing anything (X1): it fences
+// Resolve prepares a patch for review and commit without writing anything: it fences
 // and classifies every path, asks the Authorizer where needed, captures every baseline,
 // places every hunk and derives every result. When operations fail, the error is a
 // *PatchError listing every failing operation, so a model can fix them all in one retry.
@@ -134,7 +52,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{Patch: p, fsys: fsys, opts: *opts, read: stamps{}}
+	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: stamps{}}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
@@ -150,7 +68,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 		return nil, err
 	}
 	var errs []error
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -166,16 +84,16 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 }
 
 // belowFile reports the error of a path below a file: absent for now, and creatable
-// once an earlier operation removes that file (X3).
+// once an earlier operation removes that file.
 func belowFile(err error) bool {
 	return errors.Is(err, &FileError{Reason: FileParentNotDir})
 }
 
 // prepare captures a change's baselines, decodes and places its hunks.
-func (pr *Proposal) prepare(c *Change) []error {
+func (pr *Proposal) prepare(c *change) []error {
 	var err error
 	if c.Base, err = pr.captureEntry(c); err != nil {
-		if c.Op.Kind != Add || !belowFile(err) {
+		if c.Op.Kind != OpAdd || !belowFile(err) {
 			return []error{err}
 		}
 		c.parentErr = err
@@ -192,7 +110,7 @@ func (pr *Proposal) prepare(c *Change) []error {
 		return []error{err}
 	}
 	switch {
-	case c.Op.Kind == Add:
+	case c.Op.Kind == OpAdd:
 		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
 			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
 		}
@@ -201,15 +119,15 @@ func (pr *Proposal) prepare(c *Change) []error {
 				return []error{err}
 			}
 		}
-	case c.Op.Kind == Update:
+	case c.Op.Kind == OpUpdate:
 		return pr.place(c)
 	}
 	return nil
 }
 
-// addCodec gives an Add the encoding the host declares for its path (T3) and reports
+// addCodec gives an Add the encoding the host declares for its path and reports
 // whether there is one; without, the content is written as UTF-8.
-func (pr *Proposal) addCodec(c *Change) bool {
+func (pr *Proposal) addCodec(c *change) bool {
 	enc, name := pr.declared(c.name)
 	if enc == nil || enc == unicode.UTF8 {
 		return false
@@ -220,7 +138,7 @@ func (pr *Proposal) addCodec(c *Change) bool {
 
 // capture reads the baseline of one path: it opens the path once and learns its kind,
 // mode and size from the open file, so the bytes and the mode are of one file.
-func (pr *Proposal) capture(name, authored string) (Baseline, error) {
+func (pr *Proposal) capture(name, authored string) (baseline, error) {
 	at := time.Now()
 	f, err := pr.files().Open(name)
 	if err != nil {
@@ -229,39 +147,39 @@ func (pr *Proposal) capture(name, authored string) (Baseline, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return Baseline{}, readError(pr.files(), name, authored, err)
+		return baseline{}, readError(pr.files(), name, authored, err)
 	}
 	return pr.captureOpen(f, fi, authored, name, at)
 }
 
 // captureOpen reads the baseline of an open path, opened at at.
-func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string, at time.Time) (Baseline, error) {
+func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string, at time.Time) (baseline, error) {
 	if fi.IsDir() {
-		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
+		return baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
 	}
 	if fi.Size() > pr.opts.Limits.FileBytes {
-		return Baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
+		return baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
 	}
 	b, err := readSized(f, fi.Size())
 	if err != nil {
-		return Baseline{}, readError(pr.files(), name, authored, err)
+		return baseline{}, readError(pr.files(), name, authored, err)
 	}
 	if int64(len(b)) == fi.Size() {
 		pr.read.keep(name, fi, at)
 	}
-	return Baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
+	return baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
 }
 
 // captureUnopened is the baseline of a path that cannot be opened: absent, a directory
 // that may not be read (which is still a directory), or unreadable.
-func (pr *Proposal) captureUnopened(name, authored string, err error) (Baseline, error) {
+func (pr *Proposal) captureUnopened(name, authored string, err error) (baseline, error) {
 	if errors.Is(err, fs.ErrNotExist) {
-		return Baseline{}, nil
+		return baseline{}, nil
 	}
 	if fi, serr := pr.files().Stat(name); serr == nil && fi.IsDir() {
-		return Baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
+		return baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
 	}
-	return Baseline{}, readError(pr.files(), name, authored, err)
+	return baseline{}, readError(pr.files(), name, authored, err)
 }
 
 // readSized reads r to its end into a buffer sized for size bytes and the end of file,
@@ -296,7 +214,7 @@ func readError(fsys afero.Fs, name, authored string, err error) *FileError {
 }
 
 // fileParent finds the parent of name that is a file and returns the authored path's
-// parent at the same depth, so that only what the payload wrote is shown (F5).
+// parent at the same depth, so that only what the payload wrote is shown.
 func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
 	up := path.Clean(filepath.ToSlash(authored))
 	for dir := filepath.Dir(name); ; dir = filepath.Dir(dir) {
@@ -311,13 +229,13 @@ func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent
 // path; Update and Delete an existing file.
-func checkPresence(c *Change) error {
+func checkPresence(c *change) error {
 	switch {
-	case c.Op.Kind == Add && c.Base.Exists:
+	case c.Op.Kind == OpAdd && c.Base.Exists:
 		return &FileError{Path: c.Op.Path, Reason: FileExists}
-	case c.Op.Kind != Add && !c.Base.Exists:
+	case c.Op.Kind != OpAdd && !c.Base.Exists:
 		return &FileError{Path: c.Op.Path, Reason: FileMissing}
-	case c.Op.Kind != Add && c.Base.Dir:
+	case c.Op.Kind != OpAdd && c.Base.Dir:
 		return &FileError{Path: c.Op.Path, Reason: FileIsDir}
 	case c.Op.MoveTo != "" && c.Dest.Exists:
 		return &FileError{Path: c.Op.MoveTo, Reason: FileExists}
@@ -335,7 +253,7 @@ func addSize(lines []string) int {
 }
 
 // place decodes an Update's baseline and places every hunk, reporting every failure.
-func (pr *Proposal) place(c *Change) []error {
+func (pr *Proposal) place(c *change) []error {
 	t, cd, err := pr.decodeBase(c)
 	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
 		if errors.Is(err, &FileError{Reason: FileBinary}) {
@@ -353,22 +271,22 @@ func (pr *Proposal) place(c *Change) []error {
 	num := 0
 	for i := range c.Op.Hunks {
 		h := &c.Op.Hunks[i]
-		if !h.IsLocator() {
+		if !h.isLocator() {
 			num++
 		}
 		place, merr := pl.place(h)
-		hc := &HunkChange{Hunk: *h, Place: place, Selected: !h.IsLocator()}
+		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)
 		if merr != nil {
 			merr.Path, merr.PayloadLine, merr.Hint = c.Op.Path, h.Line, h.Hint
 			if merr.Anchor == "" {
 				merr.Anchor = h.Anchor
 			}
-			if !h.IsLocator() {
+			if !h.isLocator() {
 				merr.Hunk = num
 			}
-			if merr.Reason == NotFound {
-				merr.Near = pl.nearMiss(h.Old())
+			if merr.Reason == MatchNotFound {
+				merr.Near = pl.nearMiss(h.oldLines())
 			}
 			errs = append(errs, merr)
 		}
@@ -388,9 +306,9 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	return pr.opts.Encoding(name)
 }
 
-// decodeBase decodes a change's baseline as text (T1, T3): a binary file, or one not valid
+// decodeBase decodes a change's baseline as text: a binary file, or one not valid
 // in its encoding, is a *FileError.
-func (pr *Proposal) decodeBase(c *Change) (*text, *codec, error) {
+func (pr *Proposal) decodeBase(c *change) (*text, *codec, error) {
 	enc, name := pr.declared(c.name)
 	s, cd, err := decode(c.Base.Bytes, enc, name)
 	switch {

@@ -25,9 +25,9 @@ type cut struct {
 // hunk builds the hunk of a cut from the file's lines.
 func (c cut) hunk(lines []string, k int) Hunk {
 	h := Hunk{Hint: c.hint, EOF: c.eof}
-	h.Lines = append(h.Lines, Line{Remove, lines[c.start]}, Line{Insert, insertedLine(k)})
+	h.Lines = append(h.Lines, Line{LineRemove, lines[c.start]}, Line{LineAdd, insertedLine(k)})
 	for _, l := range lines[c.start+1 : c.start+c.n] {
-		h.Lines = append(h.Lines, Line{Context, l})
+		h.Lines = append(h.Lines, Line{LineContext, l})
 	}
 	return h
 }
@@ -40,7 +40,7 @@ func insertedLine(k int) string { return "inserted by hunk " + string(rune('1'+k
 // first few candidates and counts the rest as more (PERF4).
 type expectation struct {
 	start int
-	pass  Pass
+	pass  matchPass
 	err   MatchReason
 	cands []int
 	more  int
@@ -48,7 +48,7 @@ type expectation struct {
 
 // listed cuts an ambiguity's candidates to those an error lists, counting the rest.
 func (e expectation) listed() expectation {
-	if e.err == Ambiguous && len(e.cands) > listedCandidates {
+	if e.err == MatchAmbiguous && len(e.cands) > listedCandidates {
 		e.cands, e.more = e.cands[:listedCandidates], len(e.cands)-listedCandidates
 	}
 	return e
@@ -86,15 +86,15 @@ func expect(lines, old []string, cursor, hint int, eof bool) expectation {
 			cands = nearestTo(cands, hint-1)
 		}
 		if len(cands) > 1 {
-			return expectation{err: Ambiguous, cands: cands}
+			return expectation{err: MatchAmbiguous, cands: cands}
 		}
 		return expectation{start: cands[0], pass: p}
 	}
-	return expectation{err: NotFound}
+	return expectation{err: MatchNotFound}
 }
 
 // equalAt reports whether old occurs in lines at s after normalisation for pass p.
-func equalAt(lines, old []string, s int, p Pass) bool {
+func equalAt(lines, old []string, s int, p matchPass) bool {
 	for k, o := range old {
 		if normalize[p](lines[s+k]) != normalize[p](o) {
 			return false
@@ -185,7 +185,7 @@ func FuzzResolve(f *testing.F) {
 			return
 		}
 		cuts := cutsFor(len(lines), s1, n1, s2, n2, h1, h2, eof)
-		op := Operation{Kind: Update, Path: "f.txt"}
+		op := Operation{Kind: OpUpdate, Path: "f.txt"}
 		for k, c := range cuts {
 			op.Hunks = append(op.Hunks, c.hunk(lines, k))
 		}
@@ -215,7 +215,7 @@ func FuzzResolve(f *testing.F) {
 		var pe *PatchError
 		switch {
 		case err == nil:
-			for k, h := range pr.Changes[0].Hunks {
+			for k, h := range pr.changes[0].Hunks {
 				got[k] = expectation{start: h.Place.Start, pass: h.Place.Pass}
 			}
 		case errors.As(err, &pe):
@@ -227,7 +227,7 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("file %q, cuts %+v (-spec +got):\n%s", file, cuts, diff)
 		}
 		if err == nil && landsInPlace(want, cuts) {
-			checkResult(t, pr.Changes[0], txt, cuts)
+			checkResult(t, pr.changes[0], txt, cuts)
 		}
 	})
 }
@@ -249,7 +249,7 @@ func expectOverlap(want []expectation, cuts []cut) {
 	for i := 1; i < len(order); i++ {
 		prev, k := order[i-1], order[i]
 		if want[k].start == want[prev].start {
-			want[k] = expectation{err: Overlap, cands: []int{prev, want[prev].start, want[prev].start}}
+			want[k] = expectation{err: MatchOverlap, cands: []int{prev, want[prev].start, want[prev].start}}
 			return
 		}
 	}
@@ -261,9 +261,9 @@ func expectOverlap(want []expectation, cuts []cut) {
 func checkOccurrences(t *testing.T, e expectation, c cut, occ []int) {
 	t.Helper()
 	switch {
-	case len(occ) == 1 && (e.err != 0 || e.start != c.start || e.pass != Exact):
+	case len(occ) == 1 && (e.err != 0 || e.start != c.start || e.pass != passExact):
 		t.Fatalf("lines occurring once at %d expected at %+v", c.start, e)
-	case len(occ) > 1 && (e.err != Ambiguous || !slices.Equal(e.cands, occ)):
+	case len(occ) > 1 && (e.err != MatchAmbiguous || !slices.Equal(e.cands, occ)):
 		t.Fatalf("lines occurring at %v expected as %+v", occ, e)
 	}
 }
@@ -282,7 +282,7 @@ func landedOrFailed(t *testing.T, pe *PatchError, cuts []cut, want []expectation
 		k := me.Hunk - 1
 		failed[k] = true
 		got[k] = expectation{err: me.Reason, more: me.More}
-		for _, c := range me.Candidates {
+		for _, c := range lineFacts(me) {
 			got[k].cands = append(got[k].cands, c-1)
 		}
 	}
@@ -306,7 +306,7 @@ func landsInPlace(want []expectation, cuts []cut) bool {
 // checkResult checks the derived bytes: the file with each cut's first line replaced by
 // its inserted line, kept lines with their own terminators (a last line without one
 // gains the file's style), inserted lines with the style (T2, T4, M5).
-func checkResult(t *testing.T, c *Change, txt *text, cuts []cut) {
+func checkResult(t *testing.T, c *change, txt *text, cuts []cut) {
 	t.Helper()
 	var b strings.Builder
 	for i, l := range txt.strings() {
@@ -321,7 +321,7 @@ func checkResult(t *testing.T, c *Change, txt *text, cuts []cut) {
 		}
 		b.WriteString(l + eolBytes[e])
 	}
-	got, err := c.Result()
+	got, err := c.result()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,10 +18,10 @@ const (
 	StatusError Status = "error"
 )
 
-// A Result is the outcome of one call, for the model and for hosts (S1). Text renders
+// A Result is the outcome of one call, for the model and for hosts. Text renders
 // what the model sees; Summary the transcript line; the JSON form is render data.
 type Result struct {
-	// Kind is always "patch": the kind of render data (S1).
+	// Kind is always "patch": the kind of render data.
 	Kind   string `json:"kind"`
 	Status Status `json:"status"`
 	// Applied counts the changes written; Total all changes of the patch. A change is one
@@ -30,7 +30,7 @@ type Result struct {
 	Total   int `json:"total"`
 	// Comments counts feedback sent: whole-patch, per operation and per hunk.
 	Comments int `json:"comments"`
-	// Revised counts applied changes a person rewrote in review (R9).
+	// Revised counts applied changes a person rewrote in review.
 	Revised int `json:"revised"`
 	// Reviewed is set when a person settled the call in an interactive review.
 	Reviewed bool `json:"reviewed"`
@@ -44,22 +44,24 @@ type Result struct {
 	// would be.
 	Checked bool `json:"checked,omitempty"`
 	// Reminder is a one-shot message for the host to put before the model's next turn when
-	// a person revised the patch (R9); empty otherwise.
+	// a person revised the patch; empty otherwise.
 	Reminder string `json:"reminder,omitempty"`
-
-	items []string
+	// Items are the lines of Text after its first: one item a line, in payload order
+	// (applied, rejected and fuzzy changes, feedback). A Result decoded from its JSON
+	// renders the same Text.
+	Items []string `json:"items"`
 }
 
 // A FileResult is one operation of a result with its written diff.
 type FileResult struct {
-	// Path and MovePath are the operands as authored (S5).
+	// Path and MovePath are the operands as authored.
 	Path     string `json:"path"`
 	MovePath string `json:"move-path,omitempty"`
 	// Kind is "add", "update", "delete" or "move".
 	Kind string `json:"kind"`
-	// Added and Deleted count the '+' and '-' lines of Diff.
+	// Added and Removed count the '+' and '-' lines of Diff.
 	Added   int `json:"added"`
-	Deleted int `json:"deleted"`
+	Removed int `json:"removed"`
 	// Diff is what was written: '+'/'-'/' ' lines, "@@ ANCHOR" heading each hunk.
 	Diff string `json:"diff"`
 	// Fuzzy is set when a hunk matched by a fuzzy pass; Revised when a person rewrote it.
@@ -71,7 +73,7 @@ type FileResult struct {
 const resultKind = "patch"
 
 // ErrorResult is the result of a call that wrote nothing because of err: its text is
-// "Error: " and the error's message, which is written for the model to act on (S2).
+// "Error: " and the error's message, which is written for the model to act on.
 func ErrorResult(err error) *Result { return errorResult(err) }
 
 // errorResult is the result of a call that wrote nothing because of err.
@@ -79,13 +81,13 @@ func errorResult(err error) *Result {
 	return &Result{Kind: resultKind, Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
 }
 
-// Text renders the model-visible result (S2): a first line, then one item a line in
+// Text renders the model-visible result: a first line, then one item a line in
 // payload order.
 func (r *Result) Text() string {
 	if r.Status == StatusError {
 		return "Error: " + r.Message
 	}
-	return strings.Join(append([]string{r.header()}, r.items...), "\n")
+	return strings.Join(append([]string{r.header()}, r.Items...), "\n")
 }
 
 func (r *Result) header() string {
@@ -102,7 +104,7 @@ func (r *Result) header() string {
 	return h
 }
 
-// Summary renders the transcript line (S3), e.g.
+// Summary renders the transcript line, e.g.
 // "ApplyPatch: 2 files · 3 changes (+3 -1)" or "ApplyPatch: revision requested · 1 comment sent".
 func (r *Result) Summary() string {
 	if r.Status == StatusError {
@@ -130,7 +132,7 @@ func (r *Result) Summary() string {
 	return b.String()
 }
 
-// Body renders the transcript body (S3): per file a heading and its diff, then the notes.
+// Body renders the transcript body: per file a heading and its diff, then the notes.
 func (r *Result) Body() string {
 	var parts []string
 	for _, f := range r.Files {
@@ -142,13 +144,13 @@ func (r *Result) Body() string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Preview sizes: a reviewed result opens on its first changes, each cut short (S3).
+// Preview sizes: a reviewed result opens on its first changes, each cut short.
 const (
 	previewChanges = 2
 	previewLines   = 20
 )
 
-// Preview renders what a transcript shows of the body before it is expanded (S3): for a
+// Preview renders what a transcript shows of the body before it is expanded: for a
 // reviewed result that applied something, the first 2 changes (a change is one "@@" chunk
 // of an Update or Move, or a whole Add or Delete), each under its file's heading and cut to
 // 20 lines plus "…", then "… K more changes". Otherwise "": the body starts collapsed.
@@ -201,7 +203,7 @@ func fileHeading(f FileResult) string {
 	if f.MovePath != "" {
 		name += " → " + showPath(f.MovePath)
 	}
-	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Deleted)
+	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Removed)
 }
 
 var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "move": "R"}
@@ -209,7 +211,7 @@ var statusLetter = map[string]string{"add": "A", "update": "M", "delete": "D", "
 func (r *Result) lineCounts() (added, deleted int) {
 	for _, f := range r.Files {
 		added += f.Added
-		deleted += f.Deleted
+		deleted += f.Removed
 	}
 	return added, deleted
 }
@@ -222,7 +224,7 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// editedNote and addedNote explain a person's revision to the model (R9).
+// editedNote and addedNote explain a person's revision to the model.
 const (
 	editedNote = "The user rewrote this file's change before approving it. The applied content below is what they chose: " +
 		"treat it as intentional, and do not revert or \"correct\" it."
@@ -230,7 +232,7 @@ const (
 		"treat it as intentional, and do not revert or \"correct\" it."
 )
 
-// result builds the result of the proposal as settled and committed (S1–S5).
+// result builds the result of the proposal as settled and committed.
 func (pr *Proposal) result() *Result {
 	return pr.resultAs(false)
 }
@@ -243,10 +245,10 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	if applied == 0 {
 		r.Status = StatusRevision
 	}
-	if pr.Feedback != "" {
-		r.note(feedbackLine("", 0, pr.Feedback))
+	if pr.feedback != "" {
+		r.note(feedbackLine("", 0, pr.feedback))
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		c.report(r, pr)
 	}
 	if !checked {
@@ -264,13 +266,13 @@ func (r *Result) verb() string {
 }
 
 // item adds a line to the text; note adds it to the notes too.
-func (r *Result) item(s string) { r.items = append(r.items, s) }
+func (r *Result) item(s string) { r.Items = append(r.Items, s) }
 func (r *Result) note(s string) {
-	r.items = append(r.items, s)
+	r.Items = append(r.Items, s)
 	r.Notes = append(r.Notes, s)
 }
 
-// feedbackLine renders staged feedback (S2): on the whole patch (path ""), an operation
+// feedbackLine renders staged feedback: on the whole patch (path ""), an operation
 // (hunk 0) or a hunk. Continuation lines of multi-line feedback are indented, so every
 // item still starts a line of its own.
 func feedbackLine(path string, hunk int, text string) string {
@@ -284,7 +286,7 @@ func feedbackLine(path string, hunk int, text string) string {
 	return fmt.Sprintf("Feedback: %s hunk %d: %s", path, hunk, text)
 }
 
-// rejectedLine renders a deselected change (S2): an operation (hunk 0) or a hunk.
+// rejectedLine renders a deselected change: an operation (hunk 0) or a hunk.
 func rejectedLine(path string, hunk int) string {
 	if hunk == 0 {
 		return "Rejected: " + path
@@ -293,8 +295,8 @@ func rejectedLine(path string, hunk int) string {
 }
 
 // report adds a change's lines to the result.
-func (c *Change) report(r *Result, pr *Proposal) {
-	if c.Op.Kind == Update && c.Op.MoveTo == "" {
+func (c *change) report(r *Result, pr *Proposal) {
+	if c.Op.Kind == OpUpdate && c.Op.MoveTo == "" {
 		c.reportHunks(r)
 	} else {
 		c.reportWhole(r)
@@ -308,7 +310,7 @@ func (c *Change) report(r *Result, pr *Proposal) {
 }
 
 // reportHunks reports an Update hunk by hunk, numbering changing hunks from 1.
-func (c *Change) reportHunks(r *Result) {
+func (c *change) reportHunks(r *Result) {
 	if c.revisedSelection() {
 		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
 		r.item(editedNote)
@@ -316,13 +318,13 @@ func (c *Change) reportHunks(r *Result) {
 	}
 	num := 0
 	for _, h := range c.Hunks {
-		if h.IsLocator() {
+		if h.isLocator() {
 			continue
 		}
 		num++
 		if h.Selected {
 			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), showPath(c.Op.Path), num))
-			if h.Place.Pass.Fuzzy() {
+			if h.Place.Pass.fuzzy() {
 				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", showPath(c.Op.Path), num, h.Place.Pass))
 			}
 		} else {
@@ -335,13 +337,13 @@ func (c *Change) reportHunks(r *Result) {
 }
 
 // reportWhole reports an Add, a Delete or a Move, which apply whole.
-func (c *Change) reportWhole(r *Result) {
+func (c *change) reportWhole(r *Result) {
 	if !c.Selected {
 		r.note(rejectedLine(showPath(c.Op.Path), 0))
 		return
 	}
 	switch {
-	case c.Op.Kind == Add && c.Revised:
+	case c.Op.Kind == OpAdd && c.Revised:
 		r.item("User edited during review (authoritative): " + showPath(c.Op.Path))
 		r.item(addedNote)
 	case c.revisedSelection():
@@ -355,7 +357,7 @@ func (c *Change) reportWhole(r *Result) {
 		r.item(r.verb() + ": " + showPath(c.Op.Path))
 	}
 	for _, h := range c.Hunks {
-		if h.Place.Pass.Fuzzy() && !h.IsLocator() {
+		if h.Place.Pass.fuzzy() && !h.isLocator() {
 			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", showPath(c.Op.Path), h.Place.Pass))
 			break
 		}
@@ -363,7 +365,7 @@ func (c *Change) reportWhole(r *Result) {
 }
 
 // revisedSelection reports whether an applied hunk of the change was revised in review.
-func (c *Change) revisedSelection() bool {
+func (c *change) revisedSelection() bool {
 	for _, h := range c.Hunks {
 		if h.Revised && c.applies(h) {
 			return true
@@ -373,7 +375,7 @@ func (c *Change) revisedSelection() bool {
 }
 
 // revisedDiff renders the diff lines of the applied revised hunks.
-func (c *Change) revisedDiff() string {
+func (c *change) revisedDiff() string {
 	var lines []string
 	for _, h := range c.Hunks {
 		if h.Revised && c.applies(h) {
@@ -386,22 +388,22 @@ func (c *Change) revisedDiff() string {
 }
 
 // fileResult renders the written diff of a selected change.
-func (c *Change) fileResult(pr *Proposal) FileResult {
+func (c *change) fileResult(pr *Proposal) FileResult {
 	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
-	if c.Op.IsMove() {
+	if c.Op.isMove() {
 		f.Kind = "move"
 	}
 	var lines []string
 	switch c.Op.Kind {
-	case Add:
+	case OpAdd:
 		for _, l := range c.Op.Lines {
 			lines = append(lines, "+"+l)
 		}
-	case Delete:
+	case OpDelete:
 		for _, l := range pr.displayLines(c) {
 			lines = append(lines, "-"+l)
 		}
-	case Update:
+	case OpUpdate:
 		lines = c.hunkDiff(&f)
 	}
 	for _, l := range lines {
@@ -409,7 +411,7 @@ func (c *Change) fileResult(pr *Proposal) FileResult {
 		case '+':
 			f.Added++
 		case '-':
-			f.Deleted++
+			f.Removed++
 		}
 	}
 	f.Diff = strings.Join(lines, "\n")
@@ -417,15 +419,15 @@ func (c *Change) fileResult(pr *Proposal) FileResult {
 }
 
 // hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
-func (c *Change) hunkDiff(f *FileResult) []string {
+func (c *change) hunkDiff(f *FileResult) []string {
 	var lines []string
 	for _, h := range c.Hunks {
-		if h.IsLocator() || !c.applies(h) {
+		if h.isLocator() || !c.applies(h) {
 			continue
 		}
-		f.Fuzzy = f.Fuzzy || h.Place.Pass.Fuzzy()
+		f.Fuzzy = f.Fuzzy || h.Place.Pass.fuzzy()
 		f.Revised = f.Revised || h.Revised
-		for _, a := range h.Chain()[:max(len(h.Chain())-1, 0)] {
+		for _, a := range h.chain()[:max(len(h.chain())-1, 0)] {
 			lines = append(lines, strings.TrimRight("@@ "+a, " "))
 		}
 		lines = append(lines, strings.TrimRight("@@ "+h.Anchor, " "))
@@ -444,9 +446,9 @@ func baselineLines(b []byte) []string {
 	return splitText(string(b)).strings()
 }
 
-// tally counts selected and total changes (R5, S1).
+// tally counts selected and total changes.
 func (pr *Proposal) tally() (selected, total int) {
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		s, t := c.tally()
 		selected += s
 		total += t
@@ -456,15 +458,15 @@ func (pr *Proposal) tally() (selected, total int) {
 
 // tally counts a change's selected and total changes: one for an Add, a Delete or a
 // Move, one per changing hunk for an Update. Locators count nowhere.
-func (c *Change) tally() (selected, total int) {
-	if c.Op.Kind != Update || c.Op.MoveTo != "" {
+func (c *change) tally() (selected, total int) {
+	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
 		if c.Selected {
 			return 1, 1
 		}
 		return 0, 1
 	}
 	for _, h := range c.Hunks {
-		if h.IsLocator() {
+		if h.isLocator() {
 			continue
 		}
 		total++
@@ -475,16 +477,16 @@ func (c *Change) tally() (selected, total int) {
 	return selected, total
 }
 
-// revised counts applied changes a person rewrote (R9): revised selected hunks of
+// revised counts applied changes a person rewrote: revised selected hunks of
 // Updates, revised hunks of selected Moves, and selected revised Adds.
 func (pr *Proposal) revised() int {
 	n := 0
-	for _, c := range pr.Changes {
-		if c.Op.Kind == Add && c.Revised && c.Selected {
+	for _, c := range pr.changes {
+		if c.Op.Kind == OpAdd && c.Revised && c.Selected {
 			n++
 		}
 		for _, h := range c.Hunks {
-			if h.Revised && !h.IsLocator() && c.applies(h) {
+			if h.Revised && !h.isLocator() && c.applies(h) {
 				n++
 			}
 		}
@@ -492,13 +494,13 @@ func (pr *Proposal) revised() int {
 	return n
 }
 
-// comments counts staged feedback: whole-patch, per operation, per hunk (R5).
+// comments counts staged feedback: whole-patch, per operation, per hunk.
 func (pr *Proposal) comments() int {
 	n := 0
-	if pr.Feedback != "" {
+	if pr.feedback != "" {
 		n++
 	}
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		if c.Feedback != "" {
 			n++
 		}
@@ -512,12 +514,12 @@ func (pr *Proposal) comments() int {
 }
 
 // reminder is the one-shot message for the model's next turn after a revised patch was
-// applied (R9).
+// applied.
 func (pr *Proposal) reminder() string {
 	var revised []string
-	for _, c := range pr.Changes {
+	for _, c := range pr.changes {
 		switch {
-		case c.Op.Kind == Add && c.Revised && c.Selected:
+		case c.Op.Kind == OpAdd && c.Revised && c.Selected:
 			revised = append(revised, c.Op.Path+" (new file content)")
 		case c.revisedSelection():
 			revised = append(revised, c.Op.Path+" (whole file revised)")

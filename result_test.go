@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
 )
 
 // S1, S2, S5, M8: the model-visible text and the render data of a settled review: one
@@ -46,7 +47,7 @@ func TestResultRenderData(t *testing.T) {
 		}
 	}
 	wantFiles := []FileResult{
-		{Path: "./a.txt", Kind: "update", Added: 1, Deleted: 1, Diff: "@@\n x\n-y\n+Y", Fuzzy: true},
+		{Path: "./a.txt", Kind: "update", Added: 1, Removed: 1, Diff: "@@\n x\n-y\n+Y", Fuzzy: true},
 		{Path: "n.txt", Kind: "add", Added: 2, Diff: "+x\n+"},
 		{Path: "d.txt", Kind: "delete"},
 		{Path: "p.txt", MovePath: "q.txt", Kind: "move"},
@@ -65,8 +66,8 @@ func TestResultSummary(t *testing.T) {
 		r    Result
 		want string
 	}{
-		{Result{Status: StatusApplied, Applied: 3, Total: 3, Files: []FileResult{{Added: 2}, {Added: 1, Deleted: 1}}}, "ApplyPatch: 2 files · 3 changes (+3 -1)"},
-		{Result{Status: StatusApplied, Applied: 1, Total: 3, Comments: 2, Files: []FileResult{{Added: 1, Deleted: 1}}}, "ApplyPatch: 1 file · 1/3 changes · 2 comments sent (+1 -1)"},
+		{Result{Status: StatusApplied, Applied: 3, Total: 3, Files: []FileResult{{Added: 2}, {Added: 1, Removed: 1}}}, "ApplyPatch: 2 files · 3 changes (+3 -1)"},
+		{Result{Status: StatusApplied, Applied: 1, Total: 3, Comments: 2, Files: []FileResult{{Added: 1, Removed: 1}}}, "ApplyPatch: 1 file · 1/3 changes · 2 comments sent (+1 -1)"},
 		{Result{Status: StatusRevision, Total: 3, Comments: 1}, "ApplyPatch: revision requested · 1 comment sent"},
 		{Result{Status: StatusApplied, Applied: 1, Total: 1, Files: []FileResult{{Added: 1}}}, "ApplyPatch: 1 file · 1 change (+1 -0)"},
 	} {
@@ -130,5 +131,37 @@ func TestPreviewCountsEmptyChanges(t *testing.T) {
 	}}
 	if p := r.Preview(); !strings.HasSuffix(p, "… 2 more changes") {
 		t.Errorf("preview ends %q, want two more changes (the empty Delete and the Add)", p[max(0, len(p)-40):])
+	}
+}
+
+// TestResultJSONRoundTrip: a Result decoded from its JSON renders the same text, summary
+// and body as the original (S1).
+func TestResultJSONRoundTrip(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/a.txt", []byte("one  \ntwo\nthree\n"), 0o644)
+	afero.WriteFile(fsys, "/b.txt", []byte("b\n"), 0o644)
+	pr, err := ResolvePayload(context.Background(), fsys, "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+TWO\n"+
+		"*** Update File: b.txt\n@@\n-b\n+B\n*** Add File: c.txt\n+c\n*** End Patch\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(pr)
+	if err := s.SetFeedback(Target{File: 2, Hunk: 1}, "keep b lowercase"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Submit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) < 3 || back.Text() != res.Text() || back.Summary() != res.Summary() || back.Body() != res.Body() {
+		t.Errorf("decoded result renders\n%s\nwant\n%s", back.Text(), res.Text())
 	}
 }

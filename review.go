@@ -36,7 +36,7 @@ var AutoApprove Reviewer = ReviewerFunc(func(ctx context.Context, s *Session) er
 })
 
 // Review runs the third stage of the pipeline: it opens a live review of the proposal,
-// lets the reviewer drive it until it settles, and returns the settled result (R10).
+// lets the reviewer drive it until it settles, and returns the settled result.
 // Submitting runs [Commit], so the result says what was written; a review that requests
 // a revision writes nothing and is a success; rejecting everything is an error result
 // ([ErrRejected]); a cancelled context or a torn-down front end is [ErrAborted].
@@ -72,7 +72,7 @@ func (st State) String() string {
 // A Target names what a review request acts on: the whole patch (the zero value), an
 // operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
 // 1 in the order the rows show, locators not counted). A Move, an Add and a Delete are
-// indivisible: they have no hunk targets (R4).
+// indivisible: they have no hunk targets.
 type Target struct {
 	File int `json:"file,omitempty"`
 	Hunk int `json:"hunk,omitempty"`
@@ -93,28 +93,29 @@ func (t Target) String() string {
 }
 
 // A Confirm asks the person a yes/no question for a request that would discard staged
-// feedback (R7). A nil Confirm declines: the request then fails with a [ReviewError] of
-// reason [NeedsConfirm] whose Prompt a front end can ask before repeating the request.
+// feedback. A nil Confirm declines: the request then fails with a [ReviewError] of
+// reason [ReviewNeedsConfirm] whose Prompt a front end can ask before repeating the request.
 type Confirm func(prompt string) bool
 
-// Yes is a [Confirm] that answers yes to everything.
-func Yes(string) bool { return true }
+// DiscardFeedback is a [Confirm] that says yes: a request that selects something carrying
+// feedback drops the feedback. A front end that asks the person passes its own Confirm.
+func DiscardFeedback(string) bool { return true }
 
-// A Session is the live review of one proposal (R1–R12): the model a front end renders
+// A Session is the live review of one proposal: the model a front end renders
 // and drives. Rows, tallies and labels are computed from the proposal on every call;
 // selection, feedback and revisions change the proposal in memory only, and only
 // [Session.Submit] writes. Every method is safe for concurrent use, refuses requests it
-// cannot honour with a [*ReviewError], and keeps the invariant of R7: a selected hunk, and a
+// cannot honour with a [*ReviewError], and keeps one invariant: a selected hunk, and a
 // selected Add, Delete or Move, carries no feedback.
 type Session struct {
 	mu       sync.Mutex
 	pr       *Proposal
 	state    State
-	expanded map[*Change]bool     // files start folded (R4)
-	folded   map[*HunkChange]bool // hunks start unfolded once their file is expanded
+	expanded map[*change]bool     // files start folded
+	folded   map[*hunkChange]bool // hunks start unfolded once their file is expanded
 	conflict error                // the failure of the last submission, if any
-	revision *Revision            // the one open revision (R8)
-	deleted  map[*Change]int      // baseline line counts of Deletes
+	revision *Revision            // the one open revision
+	deleted  map[*change]int      // baseline line counts of Deletes
 
 	once   sync.Once
 	done   chan struct{}
@@ -123,9 +124,9 @@ type Session struct {
 }
 
 // NewSession opens a review of a resolved proposal. Every change starts selected and
-// every file folded; a file's hunks show unfolded once it is expanded (R4).
+// every file folded; a file's hunks show unfolded once it is expanded.
 func NewSession(pr *Proposal) *Session {
-	s := &Session{pr: pr, expanded: map[*Change]bool{}, folded: map[*HunkChange]bool{}, done: make(chan struct{})}
+	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{})}
 	s.countDeleted()
 	return s
 }
@@ -133,9 +134,9 @@ func NewSession(pr *Proposal) *Session {
 // countDeleted caches the line count of every Delete's baseline, which rows and tallies
 // show on every render.
 func (s *Session) countDeleted() {
-	s.deleted = map[*Change]int{}
-	for _, c := range s.pr.Changes {
-		if c.Op.Kind == Delete {
+	s.deleted = map[*change]int{}
+	for _, c := range s.pr.changes {
+		if c.Op.Kind == OpDelete {
 			s.deleted[c] = s.pr.displayCount(c)
 		}
 	}
@@ -195,19 +196,19 @@ func (s *Session) State() State {
 // Conflict returns the failure of the last submission: a [*ConflictError] for a stale
 // file, an [*IncompleteRollbackError], or a match failure of a re-selected hunk. It is nil
 // before the first submission and after a later one starts. Its message names authored
-// paths only (F5).
+// paths only.
 func (s *Session) Conflict() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.conflict
 }
 
-// Submit applies the selected changes with [Commit] (R10). While it runs the review is
+// Submit applies the selected changes with [Commit]. While it runs the review is
 // inert. On success, or for a review that only requests revision, the session settles
 // with the result. A review with nothing selected and no feedback settles as rejected
 // ([ErrRejected]). Any other failure (a stale file, an incomplete rollback, a hunk that
 // no longer applies) writes nothing, leaves the review open with the failure in
-// [Session.Conflict] and returns it (X7).
+// [Session.Conflict] and returns it.
 //
 // When [Options].AfterCommit is set it runs after a successful commit, before the review
 // settles. An [Session.Abort] meanwhile settles the review as aborted; the commit itself
@@ -245,7 +246,7 @@ func (s *Session) commit(ctx context.Context) (*Result, error) {
 	return res, err
 }
 
-// Reject rejects the whole patch (R10): it clears every selection and all feedback and
+// Reject rejects the whole patch: it clears every selection and all feedback and
 // settles the review with the error result "Error: Patch rejected". Nothing is written.
 func (s *Session) Reject() error {
 	s.mu.Lock()
@@ -253,8 +254,8 @@ func (s *Session) Reject() error {
 	if err := s.writable(WholePatch); err != nil {
 		return err
 	}
-	s.pr.Feedback = ""
-	for _, c := range s.pr.Changes {
+	s.pr.feedback = ""
+	for _, c := range s.pr.changes {
 		c.Selected, c.Feedback = false, ""
 		for _, h := range c.Hunks {
 			h.Selected, h.Feedback = false, ""
@@ -266,7 +267,7 @@ func (s *Session) Reject() error {
 	return nil
 }
 
-// Abort tears the review down (R10): unless it has settled, it settles now with
+// Abort tears the review down: unless it has settled, it settles now with
 // "Error: Patch review aborted". It is safe to call at any time, also while a
 // submission runs, and more than once.
 func (s *Session) Abort() {
@@ -295,34 +296,34 @@ func (s *Session) settle(res *Result, err error) {
 func (s *Session) writable(t Target) error {
 	switch s.state {
 	case StateSubmitting:
-		return reviewErr(Busy, t, "")
+		return reviewErr(ReviewBusy, t, "")
 	case StateSettled:
-		return reviewErr(Settled, t, "")
+		return reviewErr(ReviewSettled, t, "")
 	}
 	return nil
 }
 
 // lookup returns the change and, for a hunk target, the hunk a target names. s.mu is held.
-func (s *Session) lookup(t Target) (*Change, *HunkChange, error) {
+func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	switch {
-	case t.File < 0 || t.File > len(s.pr.Changes):
-		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.Changes), "operation")))
+	case t.File < 0 || t.File > len(s.pr.changes):
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
 	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
-		return nil, nil, reviewErr(UnknownTarget, t, "hunks count from 1, within a file")
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, "hunks count from 1, within a file")
 	}
 	if t.File == 0 {
 		return nil, nil, nil
 	}
-	c := s.pr.Changes[t.File-1]
+	c := s.pr.changes[t.File-1]
 	if t.Hunk == 0 {
 		return c, nil, nil
 	}
 	if !c.divisible() {
-		return nil, nil, reviewErr(UnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
 	}
 	hs := c.changing()
 	if t.Hunk > len(hs) {
-		return nil, nil, reviewErr(UnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
 	}
 	return c, hs[t.Hunk-1], nil
 }
@@ -333,7 +334,7 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := cleanPath(path)
-	for i, c := range s.pr.Changes {
+	for i, c := range s.pr.changes {
 		if cleanPath(c.Op.Path) == key || c.Op.MoveTo != "" && cleanPath(c.Op.MoveTo) == key {
 			t := Target{File: i + 1, Hunk: hunk}
 			if _, _, err := s.lookup(t); err != nil {
@@ -342,19 +343,18 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 			return t, nil
 		}
 	}
-	return Target{}, reviewErr(UnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
+	return Target{}, reviewErr(ReviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
 }
 
 // divisible reports whether the change's hunks are selected one by one: an Update that
-// does not move its file (R4).
-func (c *Change) divisible() bool { return c.Op.Kind == Update && c.Op.MoveTo == "" }
+// does not move its file.
+func (c *change) divisible() bool { return c.Op.Kind == OpUpdate && c.Op.MoveTo == "" }
 
-// changing returns the hunks that change something, in row order; locators are left out
-// (R1).
-func (c *Change) changing() []*HunkChange {
-	out := make([]*HunkChange, 0, len(c.Hunks))
+// changing returns the hunks that change something, in row order; locators are left out.
+func (c *change) changing() []*hunkChange {
+	out := make([]*hunkChange, 0, len(c.Hunks))
 	for _, h := range c.Hunks {
-		if !h.IsLocator() {
+		if !h.isLocator() {
 			out = append(out, h)
 		}
 	}

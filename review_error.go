@@ -1,74 +1,77 @@
 package applypatch
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrAborted is the error of a review torn down before it settled: its front end went
-// away, or the context was cancelled (R10). The model sees "Error: Patch review aborted".
+// away, or the context was cancelled. The model sees "Error: Patch review aborted".
 var ErrAborted = errors.New("Patch review aborted")
 
 // ReviewReason says why a [Session] refused a request.
 type ReviewReason int
 
 const (
-	// UnknownTarget: no operation or hunk has that target.
-	UnknownTarget ReviewReason = iota + 1
-	// Busy: the patch is being applied; the review is inert until that finishes.
-	Busy
-	// Settled: the review has settled; nothing can change it any more.
-	Settled
-	// NeedsConfirm: the request clears feedback and the front end did not confirm it.
-	NeedsConfirm
-	// EmptyFeedback: feedback text is blank.
-	EmptyFeedback
-	// RevisionOpen: another revision is already open.
-	RevisionOpen
-	// RevisionClosed: the revision was already adopted or cancelled.
-	RevisionClosed
-	// NothingToEdit: the target has nothing a revision could change (a pure rename, or
+	// ReviewUnknownTarget: no operation or hunk has that target.
+	ReviewUnknownTarget ReviewReason = iota + 1
+	// ReviewBusy: the patch is being applied; the review is inert until that finishes.
+	ReviewBusy
+	// ReviewSettled: the review has settled; nothing can change it any more.
+	ReviewSettled
+	// ReviewNeedsConfirm: the request clears feedback and the front end did not confirm it.
+	ReviewNeedsConfirm
+	// ReviewEmptyFeedback: feedback text is blank.
+	ReviewEmptyFeedback
+	// ReviewRevisionOpen: another revision is already open.
+	ReviewRevisionOpen
+	// ReviewRevisionClosed: the revision was already adopted or cancelled.
+	ReviewRevisionClosed
+	// ReviewNothingToEdit: the target has nothing a revision could change (a pure rename, or
 	// both sides hold the same lines, as for a file with nothing selected).
-	NothingToEdit
-	// RevisionRefused: the edited text cannot be adopted (empty, or it restores the
+	ReviewNothingToEdit
+	// ReviewRevisionRefused: the edited text cannot be adopted (empty, or it restores the
 	// baseline); Detail says what to do instead.
-	RevisionRefused
-	// RevisionUnchanged: the edited text is what the patch already proposes; nothing was
+	ReviewRevisionRefused
+	// ReviewRevisionUnchanged: the edited text is what the patch already proposes; nothing was
 	// staged. A front end may treat it as a quiet no-op.
-	RevisionUnchanged
-	// RevisionStale: the review settled, or the file's selection changed, while the
+	ReviewRevisionUnchanged
+	// ReviewRevisionStale: the review settled, or the file's selection changed, while the
 	// revision was open; it was discarded.
-	RevisionStale
-	// RevisionInvalid: the adopted revision failed validation and was rolled back.
-	RevisionInvalid
-	// NoRow: navigation ran past the first or the last row.
-	NoRow
-	// NotVisitable: the target has no file to visit yet.
-	NotVisitable
+	ReviewRevisionStale
+	// ReviewRevisionInvalid: the adopted revision failed validation and was rolled back.
+	ReviewRevisionInvalid
+	// ReviewNoRow: navigation ran past the first or the last row.
+	ReviewNoRow
+	// ReviewNotVisitable: the target has no file to visit yet.
+	ReviewNotVisitable
 )
 
 // reviewReasonText is the message of each reason, written for the person or model
 // reading it.
 var reviewReasonText = map[ReviewReason]string{
-	UnknownTarget:     "no change has that target",
-	Busy:              "the patch is being applied; wait for the review to settle",
-	Settled:           "the review has already settled",
-	NeedsConfirm:      "this clears staged feedback and needs confirmation",
-	EmptyFeedback:     "feedback cannot be empty",
-	RevisionOpen:      "another revision is already open; adopt or cancel it first",
-	RevisionClosed:    "this revision was already adopted or cancelled",
-	NothingToEdit:     "nothing to edit",
-	RevisionRefused:   "revision refused",
-	RevisionUnchanged: "nothing to adopt",
-	RevisionStale:     "revision discarded",
-	RevisionInvalid:   "revision not adopted",
-	NoRow:             "no further change",
-	NotVisitable:      "nothing to visit",
+	ReviewUnknownTarget:     "no change has that target",
+	ReviewBusy:              "the patch is being applied; wait for the review to settle",
+	ReviewSettled:           "the review has already settled",
+	ReviewNeedsConfirm:      "this clears staged feedback and needs confirmation",
+	ReviewEmptyFeedback:     "feedback cannot be empty",
+	ReviewRevisionOpen:      "another revision is already open; adopt or cancel it first",
+	ReviewRevisionClosed:    "this revision was already adopted or cancelled",
+	ReviewNothingToEdit:     "nothing to edit",
+	ReviewRevisionRefused:   "revision refused",
+	ReviewRevisionUnchanged: "nothing to adopt",
+	ReviewRevisionStale:     "revision discarded",
+	ReviewRevisionInvalid:   "revision not adopted",
+	ReviewNoRow:             "no further change",
+	ReviewNotVisitable:      "nothing to visit",
 }
 
 // A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
 // says more and what to do instead; Prompt is the question a front end asks the person
-// when Reason is [NeedsConfirm] before repeating the request with a [Confirm] that says yes.
+// when Reason is [ReviewNeedsConfirm] before repeating the request with a [Confirm] that says yes.
 //
 // errors.Is(err, &ReviewError{}) holds for every ReviewError, and
-// errors.Is(err, &ReviewError{Reason: Settled}) for one with that reason.
+// errors.Is(err, &ReviewError{Reason: ReviewSettled}) for one with that reason.
 type ReviewError struct {
 	Reason ReviewReason
 	Target Target
@@ -80,7 +83,7 @@ type ReviewError struct {
 
 func (e *ReviewError) Error() string {
 	msg := reviewReasonText[e.Reason]
-	if e.Reason == NeedsConfirm && e.Prompt != "" {
+	if e.Reason == ReviewNeedsConfirm && e.Prompt != "" {
 		msg += ": " + e.Prompt
 	}
 	if e.Detail != "" {
@@ -104,3 +107,28 @@ func (e *ReviewError) Is(target error) bool {
 func reviewErr(r ReviewReason, t Target, detail string) *ReviewError {
 	return &ReviewError{Reason: r, Target: t, Detail: detail}
 }
+
+// ErrRejected is the error of a review that selected nothing and staged no feedback.
+var ErrRejected = errors.New("Patch rejected")
+
+// A ScriptError reports a review script line that cannot be read or played.
+type ScriptError struct {
+	Name string
+	Line int
+	Err  error
+}
+
+func (e *ScriptError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("review script %s: %v", e.Name, e.Err)
+	}
+	return fmt.Sprintf("review script %s, line %d: %v", e.Name, e.Line, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+// ErrNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
+// host must give one, or choose [ModeEdits] or [ModeFullAuto].
+var ErrNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
+	"the host must give it a Reviewer, or use the edits or full-auto mode")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func newFixtureOn(t *testing.T, fsys afero.Fs, files map[string]string, payload 
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	opts.Workspace, opts.Mode = workspace, Ask
+	opts.Workspace, opts.Mode = workspace, ModeAsk
 	pr, err := Resolve(context.Background(), fsys, p, opts)
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
@@ -122,4 +123,16 @@ func hasLine(text, want string) bool {
 		}
 	}
 	return false
+}
+
+// matchesErr reports whether err's tree holds an error of target's type (errors.As) and,
+// for a type with reasons, one that errors.Is matches with target's reason.
+func matchesErr(err, target error) bool {
+	if !errors.As(err, reflect.New(reflect.TypeOf(target)).Interface()) {
+		return false
+	}
+	if _, ok := target.(interface{ Is(error) bool }); ok {
+		return errors.Is(err, target)
+	}
+	return true
 }

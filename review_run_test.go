@@ -36,10 +36,10 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	if card := s.Card(CardOptions{}); card.Action != "" || card.Feedback || card.Notice != "ApplyPatch is being applied." {
 		t.Errorf("card while applying: %+v", card)
 	}
-	wantReason(t, s.Reject(), Busy)
+	wantReason(t, s.Reject(), ReviewBusy)
 	_, err := s.CardFeedback(context.Background(), "stop")
-	wantReason(t, err, Busy)
-	wantReason(t, s.Toggle(Target{File: 1}, nil), Busy)
+	wantReason(t, err, ReviewBusy)
+	wantReason(t, s.Toggle(Target{File: 1}, nil), ReviewBusy)
 	select {
 	case <-s.Done():
 		t.Fatal("settled before diagnostics finished")
@@ -202,7 +202,7 @@ func TestSubmitIncompleteRollback(t *testing.T) {
 	}))
 	f := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
 	_, err := f.s.Submit(context.Background())
-	if !errors.Is(err, &IncompleteRollbackError{}) || f.s.State() != StateOpen {
+	if !errors.As(err, new(*IncompleteRollbackError)) || f.s.State() != StateOpen {
 		t.Fatalf("%v, state %s", err, f.s.State())
 	}
 	if res, _ := f.s.Result(); res != nil {
@@ -228,7 +228,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 				f.s.Render()
 				f.s.Card(CardOptions{})
 				f.s.Fold(WholePatch, i%2 == 0)
-				f.s.Toggle(Target{1, 1}, Yes)
+				f.s.Toggle(Target{1, 1}, DiscardFeedback)
 				f.s.Tally()
 			}
 		})

@@ -38,14 +38,14 @@ var twoFiles = struct {
 // and submits only what is selected (mevedel-patch-review-start).
 func TestReviewStart(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	if got, want := f.s.Header(), "ApplyPatch · 2 files · 3/3 changes · +3 −3"; got != want {
+	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 3/3 changes · +3 −3"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
 	}
 	if got := f.read("one.txt"); got != twoFiles.files["one.txt"] {
 		t.Fatalf("one.txt changed before submission: %q", got)
 	}
 	rows := f.s.Rows()
-	if len(rows) != 2 || !rows[0].Folded || rows[0].Lines != nil || rows[1].Kind != FileRow {
+	if len(rows) != 2 || !rows[0].Folded || rows[0].Lines != nil || rows[1].isHunk() {
 		t.Fatalf("rows at start = %v, want two folded file rows", f.rowStrings())
 	}
 	f.must(f.s.Fold(f.find("one.txt", 0), false))
@@ -58,7 +58,7 @@ func TestReviewStart(t *testing.T) {
 	if diff := cmp.Diff(want, f.rowStrings()); diff != "" {
 		t.Errorf("expanded rows (-want +got):\n%s", diff)
 	}
-	if got := f.s.Rows()[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: Remove, Num: 2, Text: "old one"}) {
+	if got := f.s.Rows()[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "old one"}) {
 		t.Errorf("hunk 1 lines = %v", got)
 	}
 	f.must(f.s.Fold(f.find("one.txt", 1), true))
@@ -66,7 +66,7 @@ func TestReviewStart(t *testing.T) {
 		t.Errorf("folded hunk row = %q with %d lines", r.String(), len(r.Lines))
 	}
 	f.must(f.s.Deselect(f.find("one.txt", 1)))
-	if got, want := f.s.Header(), "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
+	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
 		t.Errorf("header after deselect = %q, want %q", got, want)
 	}
 	res := f.submit()
@@ -100,7 +100,7 @@ func TestReviewFeedback(t *testing.T) {
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 2), "Not this one either"))
 	f.must(f.s.Deselect(f.find("two.txt", 0)))
-	if got, want := f.s.PrimaryLabel(), "Request revision · 4 comments"; got != want {
+	if got, want := f.s.Tally().PrimaryLabel(), "Request revision · 4 comments"; got != want {
 		t.Errorf("label = %q, want %q", got, want)
 	}
 	res := f.submit()
@@ -131,16 +131,16 @@ func TestReviewFeedback(t *testing.T) {
 func TestReviewFeedbackConfirm(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	h1 := f.find("one.txt", 1)
-	wantReason(t, f.s.SetFeedback(h1, " \n\t"), EmptyFeedback)
+	wantReason(t, f.s.SetFeedback(h1, " \n\t"), ReviewEmptyFeedback)
 	f.must(f.s.SetFeedback(h1, "no"))
 	err := f.s.Select(h1, nil)
-	wantReason(t, err, NeedsConfirm)
+	wantReason(t, err, ReviewNeedsConfirm)
 	var re *ReviewError
 	if !errors.As(err, &re) || re.Prompt != "Reselect and clear its feedback?" {
 		t.Errorf("prompt = %+v", re)
 	}
 	asked := ""
-	wantReason(t, f.s.Toggle(h1, func(p string) bool { asked = p; return false }), NeedsConfirm)
+	wantReason(t, f.s.Toggle(h1, func(p string) bool { asked = p; return false }), ReviewNeedsConfirm)
 	if asked == "" || f.s.Rows()[0].Selected != 1 {
 		t.Errorf("declined toggle: asked %q, %d selected", asked, f.s.Rows()[0].Selected)
 	}
@@ -149,8 +149,8 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 	if !errors.As(err, &re) || re.Prompt != "Reselect file and clear its feedback?" {
 		t.Fatalf("file reselect: %v", err)
 	}
-	f.must(f.s.Toggle(f.find("one.txt", 0), Yes))
-	if r := f.s.Rows()[0]; r.Selection != SelectedAll || f.s.Tally().Comments != 0 {
+	f.must(f.s.Toggle(f.find("one.txt", 0), DiscardFeedback))
+	if r := f.s.Rows()[0]; r.glyph() != "✓" || f.s.Tally().Comments != 0 {
 		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.Tally().Comments)
 	}
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), "file note"))
@@ -203,13 +203,13 @@ func TestReviewToggleSelection(t *testing.T) {
 			t.Errorf("a Move hunk without anchor shows a heading: %v", l)
 		}
 	}
-	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: UnknownTarget}) {
+	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
 		t.Errorf("a Move's hunk is selectable: %v", err)
 	}
 	up := f.find("update.txt", 0)
 	f.must(f.s.Toggle(up, nil))
 	rows = f.s.Rows()
-	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].Selection != SelectedNone || rows[2].Selection != SelectedNone {
+	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].glyph() != "✗" || rows[2].glyph() != "✗" {
 		t.Errorf("after toggling the file row: %v", f.rowStrings())
 	}
 	f.must(f.s.Toggle(up, nil))
@@ -231,11 +231,11 @@ func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
 	f.must(f.s.Deselect(WholePatch))
 	for _, r := range f.s.Rows() {
-		if r.Selection != SelectedNone || !r.Dimmed {
+		if r.glyph() != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
 		}
 	}
-	if got := f.s.PrimaryLabel(); got != "Reject patch" {
+	if got := f.s.Tally().PrimaryLabel(); got != "Reject patch" {
 		t.Errorf("label = %q", got)
 	}
 	f.must(f.s.Select(WholePatch, nil))
@@ -271,7 +271,7 @@ func TestReviewSubmit(t *testing.T) {
 	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.State() != StateSettled {
 		t.Errorf("after deselecting the stale file: %s", res.Text())
 	}
-	if _, err := f.s.Submit(context.Background()); !errors.Is(err, &ReviewError{Reason: Settled}) {
+	if _, err := f.s.Submit(context.Background()); !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
 		t.Errorf("second submit: %v", err)
 	}
 }
@@ -289,8 +289,8 @@ func TestReviewReject(t *testing.T) {
 	if f.read("one.txt") != twoFiles.files["one.txt"] {
 		t.Error("reject wrote one.txt")
 	}
-	wantReason(t, f.s.Reject(), Settled)
-	wantReason(t, f.s.Toggle(f.find("one.txt", 0), nil), Settled)
+	wantReason(t, f.s.Reject(), ReviewSettled)
+	wantReason(t, f.s.Toggle(f.find("one.txt", 0), nil), ReviewSettled)
 }
 
 // R11: visiting a hunk opens its file at the hunk's baseline line
@@ -304,13 +304,13 @@ func TestReviewVisit(t *testing.T) {
 		t.Errorf("visit hunk = %+v, %v", loc, err)
 	}
 	_, err = f.s.Visit(f.find("fresh.txt", 0))
-	wantReason(t, err, NotVisitable)
+	wantReason(t, err, ReviewNotVisitable)
 	if !strings.Contains(err.Error(), "File is not created until the patch is applied") {
 		t.Errorf("visit Add: %v", err)
 	}
 	f.must(f.fsys.Remove("/ws/v.txt"))
 	_, err = f.s.Visit(f.find("v.txt", 0))
-	wantReason(t, err, NotVisitable)
+	wantReason(t, err, ReviewNotVisitable)
 }
 
 // R1, R11, S5, F5: rows show the path as authored, and only Visit's Name carries the
@@ -339,7 +339,7 @@ func TestReviewNextRow(t *testing.T) {
 	for at := WholePatch; ; {
 		next, err := f.s.Next(at)
 		if err != nil {
-			wantReason(t, err, NoRow)
+			wantReason(t, err, ReviewNoRow)
 			if !strings.Contains(err.Error(), "No next change") {
 				t.Errorf("end: %v", err)
 			}
@@ -355,7 +355,7 @@ func TestReviewNextRow(t *testing.T) {
 		t.Errorf("prev from file 2 = %v, %v", back, err)
 	}
 	_, err = f.s.Prev(Target{File: 1})
-	wantReason(t, err, NoRow)
+	wantReason(t, err, ReviewNoRow)
 	f.must(f.s.Fold(Target{File: 1}, true))
 	if next, _ := f.s.Next(Target{1, 1}); next != (Target{File: 2}) {
 		t.Errorf("next from a hidden hunk = %v", next)
@@ -383,7 +383,7 @@ func TestReviewFeedbackTargets(t *testing.T) {
 			t.Errorf("feedback on %v: %v", tc.t, err)
 		}
 		if !tc.ok {
-			wantReason(t, err, UnknownTarget)
+			wantReason(t, err, ReviewUnknownTarget)
 		}
 	}
 	if got := f.s.Tally(); got.Total != 3 || got.Comments != 5 {
@@ -458,12 +458,12 @@ func TestReviewFeedbackBody(t *testing.T) {
 // deselected hunk dimmed with ✗ (mevedel-patch-review--body).
 func TestReviewBody(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+hello", "+world"))
-	if got := f.s.Header(); got != "ApplyPatch · 1 file · 1/1 change · +2 −0" {
+	if got := f.s.Tally().Header(); got != "ApplyPatch · 1 file · 1/1 change · +2 −0" {
 		t.Errorf("header = %q", got)
 	}
 	f.must(f.s.Fold(WholePatch, false))
 	r := f.s.Rows()[0]
-	want := []DiffLine{{Kind: Insert, Num: 1, Text: "hello"}, {Kind: Insert, Num: 2, Text: "world"}}
+	want := []DiffLine{{Kind: LineAdd, Num: 1, New: 1, Text: "hello"}, {Kind: LineAdd, Num: 2, New: 2, Text: "world"}}
 	if diff := cmp.Diff(want, r.Lines); diff != "" || r.String() != "▼ ✓ A fresh.txt · +2" {
 		t.Errorf("add row %q (-want +got):\n%s", r, diff)
 	}
@@ -482,7 +482,7 @@ func TestReviewBody(t *testing.T) {
 	for _, l := range g.s.Rows()[2].Lines {
 		kinds = append(kinds, l.Kind)
 	}
-	if !slices.Equal(kinds, []LineKind{Remove, Insert}) {
+	if !slices.Equal(kinds, []LineKind{LineRemove, LineAdd}) {
 		t.Errorf("line kinds = %q", kinds)
 	}
 	if got := g.s.Rows()[0].String(); got != "▼ ◐ M one.txt · 1/2 · +1 −1" {
@@ -495,17 +495,17 @@ func TestReviewSettledRefuses(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.submit()
 	for name, err := range map[string]error{
-		"select":   f.s.Select(WholePatch, Yes),
+		"select":   f.s.Select(WholePatch, DiscardFeedback),
 		"feedback": f.s.SetFeedback(WholePatch, "late"),
 		"fold":     f.s.Fold(WholePatch, false),
 		"reject":   f.s.Reject(),
 	} {
-		if !errors.Is(err, &ReviewError{Reason: Settled}) {
+		if !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
 			t.Errorf("%s after settling: %v", name, err)
 		}
 	}
 	_, err := f.s.Revise(Target{File: 1})
-	wantReason(t, err, Settled)
+	wantReason(t, err, ReviewSettled)
 	if got := f.s.Render(); got != "ApplyPatch: 2 files · 3 changes (+3 -3)" {
 		t.Errorf("settled render = %q", got)
 	}
@@ -526,7 +526,7 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 			t.Errorf("Feedback(%+v) = %q, %v; want %q", target, got, err, want)
 		}
 	}
-	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: UnknownTarget}) {
+	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
 		t.Errorf("unknown target: %v", err)
 	}
 }

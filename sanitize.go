@@ -8,7 +8,7 @@ import (
 )
 
 // sanitize rewrites a filesystem error so that its text names the authored path and never
-// the resolved host path, an intermediate directory or a link target (F5). The operating
+// the resolved host path, an intermediate directory or a link target. The operating
 // system's cause (fs.ErrNotExist, a syscall.Errno, an injected fault) stays reachable with
 // errors.Is. name is the host name the error may spell out; it is scrubbed from any text
 // the error carries beyond the path fields.

@@ -15,7 +15,7 @@ type scoped struct {
 
 // view returns the closest tier of the scope that holds a start in [lo, hi): a lone
 // start below a single anchor line needs no tier, several are narrowed to those inside
-// a block, failing that inside a section, failing that all of them (M6). It never
+// a block, failing that inside a section, failing that all of them. It never
 // empties the set.
 func (sc scope) view(ms *matchSet, lo, hi int) scoped {
 	all := scoped{ms: ms, sc: sc, t: tierBelow}

@@ -13,7 +13,7 @@ import (
 func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
 	cands, t := sc.narrow(all)
 	if !sc.unique() && t == tierBelow {
-		return -1, AnchorAmbiguous
+		return -1, MatchAnchorAmbiguous
 	}
 	if after := slices.DeleteFunc(slices.Clone(cands), func(c int) bool { return c < cursor }); len(cands) > 1 && len(after) > 0 {
 		cands = after
@@ -26,9 +26,9 @@ func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
 	case len(cands) == 1:
 		return cands[0], 0
 	case len(sc.owners(cands, t)) > 1:
-		return -1, AnchorAmbiguous
+		return -1, MatchAnchorAmbiguous
 	}
-	return -1, Ambiguous
+	return -1, MatchAmbiguous
 }
 
 // TestChooseAgreesWithNaive: M3, M6, M7, PERF4. The tie-breaks asked of the lazy match
@@ -60,12 +60,12 @@ func TestChooseAgreesWithNaive(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		all := pl.idx.find(old, Exact, -1)
+		all := pl.idx.find(old, passExact, -1)
 		if c, _ := sc.narrow(all); len(c) == 0 {
 			continue
 		}
 		want, wantReason := naiveChoose(sc, all, pl.cursor, h.Hint)
-		got, gerr := pl.choose(sc, pl.idx.matches(old, Exact, -1), &h, Exact)
+		got, gerr := pl.choose(sc, pl.idx.matches(old, passExact, -1), &h, passExact)
 		gotReason := MatchReason(0)
 		if gerr != nil {
 			gotReason = gerr.Reason
@@ -95,7 +95,7 @@ func TestAnchoredHintWork(t *testing.T) {
 	var hunks []Hunk
 	for k := 1; k < blocks; k += 2 {
 		hunks = append(hunks, Hunk{Anchor: "func f() {", Hint: k*size + 3,
-			Lines: []Line{{Context, "\t}"}, {Remove, "\t}"}, {Insert, "X"}}})
+			Lines: []Line{{LineContext, "\t}"}, {LineRemove, "\t}"}, {LineAdd, "X"}}})
 	}
 	pl := newPlacer(text, hunks)
 	for i := range hunks {
@@ -122,14 +122,14 @@ func TestAnchorAmbiguityBounded(t *testing.T) {
 		{"in several sections", "key:\nx\n", "names 5,000 lines (1, 3, 5, 7, 9 and 4,995 more)", "(at lines 2, 4, 6, 8, 10 and 4,995 more)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := Hunk{Anchor: "key:", Lines: []Line{{Remove, "x"}, {Insert, "y"}}}
+			h := Hunk{Anchor: "key:", Lines: []Line{{LineRemove, "x"}, {LineAdd, "y"}}}
 			pl := newPlacer(splitText(strings.Repeat(tc.unit, 5000)), []Hunk{h})
 			_, err := pl.place(&h)
-			if err == nil || err.Reason != AnchorAmbiguous {
+			if err == nil || err.Reason != MatchAnchorAmbiguous {
 				t.Fatalf("error %v, want AnchorAmbiguous", err)
 			}
-			if len(err.Candidates) != listedCandidates || len(err.HunkLines) != listedCandidates {
-				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Candidates, err.HunkLines, listedCandidates)
+			if len(err.Lines) != listedCandidates || len(err.HunkLines) != listedCandidates {
+				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Lines, err.HunkLines, listedCandidates)
 			}
 			for _, want := range []string{tc.lines, tc.places} {
 				if !strings.Contains(err.Error(), want) {

@@ -3,7 +3,6 @@ package applypatch
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -27,8 +26,8 @@ var eolBytes = [...]string{eolNone: "", eolLF: "\n", eolCRLF: "\r\n", eolCR: "\r
 
 // text is a decoded file split into lines. It keeps the content once and, per line, the
 // offset just past the line's terminator: four bytes a line instead of a string header
-// and a terminator each, and no copy of any line (PERF3). A line's terminator is read
-// back from its last bytes, so untouched lines are written back exactly (T2).
+// and a terminator each, and no copy of any line. A line's terminator is read
+// back from its last bytes, so untouched lines are written back exactly.
 type text struct {
 	s    string
 	ends []int32 // ends[i] is the offset in s just past line i and its terminator
@@ -95,7 +94,7 @@ func (t *text) span(lo, hi int) []string {
 // strings returns every line without its terminator, as a slice of its own.
 func (t *text) strings() []string { return t.span(0, t.count()) }
 
-// binaryProbe is how much of a file is searched for a NUL byte (T1).
+// binaryProbe is how much of a file is searched for a NUL byte.
 const binaryProbe = 8192
 
 // maxText is the largest content a text indexes: its offsets are int32. Files are
@@ -148,7 +147,7 @@ func splitLF(s string) *text {
 	return t
 }
 
-// codec turns a file's bytes into text and back without loss (T3): a UTF-8 or UTF-16
+// codec turns a file's bytes into text and back without loss: a UTF-8 or UTF-16
 // byte-order mark is kept, and a declared encoding is decoded and re-encoded.
 type codec struct {
 	bom []byte
@@ -174,59 +173,7 @@ var byteOrderMarks = []struct {
 	{bomUTF16BE, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "UTF-16BE"},
 }
 
-// An EncodingError refuses a file that is not valid in its encoding, or a result holding
-// a character its encoding cannot represent (T3). Nothing is written: a file is never
-// rewritten lossily. It arrives wrapped in a [*FileError] naming the path.
-type EncodingError struct {
-	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
-	Encoding string
-	// Line is the 1-based line of the first invalid byte, or of the first character that
-	// cannot be encoded; 0 when it cannot be told.
-	Line int
-	// Rune is the character the encoding cannot hold, for a result that cannot be
-	// written; 0 for a file whose bytes are not valid.
-	Rune rune
-	// Declared is set when the host declared the encoding for the path.
-	Declared bool
-	// ByteOrderMark is set when the encoding came from the byte-order mark the file starts
-	// with, which takes precedence over any declared encoding.
-	ByteOrderMark bool
-}
-
-func (e *EncodingError) Error() string {
-	subject := "the file"
-	if e.Rune != 0 {
-		subject = "the result"
-	}
-	if e.Line > 0 {
-		subject = fmt.Sprintf("line %d of %s", e.Line, subject)
-	}
-	switch {
-	case e.Rune != 0:
-		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
-			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
-	case e.ByteOrderMark:
-		where := ""
-		if e.Line > 0 {
-			where = fmt.Sprintf(" line %d", e.Line)
-		}
-		return fmt.Sprintf("the file starts with a %s byte-order mark, but%s is not valid %s; "+
-			"fix the file or remove the mark", e.Encoding, where, e.Encoding)
-	case e.Declared:
-		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
-			"it was left as it is. Check the declared encoding", subject, e.Encoding)
-	}
-	return fmt.Sprintf("%s is not valid %s; it was left as it is. "+
-		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
-}
-
-// Is reports whether target is an *EncodingError.
-func (e *EncodingError) Is(target error) bool {
-	_, ok := target.(*EncodingError)
-	return ok
-}
-
-// errBinary is decode's refusal of a file that looks binary (T1).
+// errBinary is decode's refusal of a file that looks binary.
 var errBinary = errors.New("the file looks binary")
 
 // decode reads raw bytes as text. declared is the host's encoding for the path (nil for
@@ -267,7 +214,7 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 
 // shareString returns b as a string without copying it. The baseline's bytes are never
 // modified (Baseline.Bytes says so), and a decoded copy belongs to the text alone, so
-// the string stays immutable; a 200,000-line file is then held once, not twice (PERF3).
+// the string stays immutable; a 200,000-line file is then held once, not twice.
 func shareString(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -312,7 +259,7 @@ func (c *codec) firstBadLine(text string, raw []byte) int {
 }
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
-// an [*EncodingError], never a replacement (T3).
+// an [*EncodingError], never a replacement.
 func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {
@@ -329,7 +276,7 @@ func (c *codec) encode(s []byte) ([]byte, error) {
 }
 
 // encodeAdd is an Add's content in the encoding the host declared for its path, if any.
-func (c *Change) encodeAdd() ([]byte, error) {
+func (c *change) encodeAdd() ([]byte, error) {
 	content := addContent(c.Op.Lines)
 	if c.codec == nil {
 		return content, nil

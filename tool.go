@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/afero"
 )
 
-// ToolName is the name an agent host registers the tool under (H1).
-const ToolName = "apply_patch"
+// toolName is the name an agent host registers the tool under.
+const toolName = "apply_patch"
 
-// ToolDescription teaches a model the payload format (H1). It is the description of
+// toolDescription teaches a model the payload format. It is the description of
 // [Tool.Definition].
-const ToolDescription = `Create, edit, move and delete files with one patch. Send the whole patch as the string "patchText":
+const toolDescription = `Create, edit, move and delete files with one patch. Send the whole patch as the string "patchText":
 
 *** Begin Patch
 *** Add File: docs/notes.md
@@ -40,10 +40,10 @@ const ToolDescription = `Create, edit, move and delete files with one patch. Sen
 - "*** End of File" after a hunk's last line anchors the hunk to the end of the file.
 - The patch applies completely or not at all. If it fails, re-read the files the error names and send a corrected patch.`
 
-// ToolSchema is the JSON schema of the tool's arguments (H1): one required string
+// toolSchema is the JSON schema of the tool's arguments: one required string
 // property, "patchText". The handler also accepts "input" as an alias (the name Codex
 // uses), but the schema advertises one name only.
-const ToolSchema = `{"type":"object",` +
+const toolSchema = `{"type":"object",` +
 	`"properties":{"patchText":{"type":"string","description":"The whole patch, from \"*** Begin Patch\" to \"*** End Patch\"."}},` +
 	`"required":["patchText"],"additionalProperties":false}`
 
@@ -55,21 +55,16 @@ type ToolDefinition struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// ErrNoReviewer is the error of a call in [Ask] mode on a [Tool] without a Reviewer: the
-// host must give one, or choose [Edits] or [FullAuto].
-var ErrNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
-	"the host must give it a Reviewer, or use the edits or full-auto mode")
-
 // errNoFS is the error of a call on a [Tool] without a filesystem.
 var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS (for example afero.NewOsFs())")
 
-// A Tool is the apply_patch tool of an agent host (H1–H4): it validates a model's
+// A Tool is the apply_patch tool of an agent host: it validates a model's
 // arguments and runs the pipeline (parse, resolve, review, commit) on FS with the host's
 // Options. Its methods may be called concurrently; commits on one filesystem are
 // serialised.
 //
-// Options.Mode chooses the approval mode (F4): in [Edits] and [FullAuto] every call that
-// resolves is committed without interactive review. In [Ask] mode a call that needs a
+// Options.Mode chooses the approval mode: in [ModeEdits] and [ModeFullAuto] every call that
+// resolves is committed without interactive review. In [ModeAsk] mode a call that needs a
 // review ([Proposal.NeedsReview]: it touches the workspace and the host's allow rules do
 // not cover it) is settled by the Reviewer with [Review]; paths outside the workspace or
 // protected were already put to the Authorizer while resolving. Without a Reviewer such
@@ -79,17 +74,17 @@ type Tool struct {
 	FS afero.Fs
 	// Options configure every call: workspace, mode, Authorizer, limits...
 	Options Options
-	// Reviewer settles calls in Ask mode: a terminal, an editor, an elicitation form, a
+	// Reviewer settles calls in ModeAsk: a terminal, an editor, an elicitation form, a
 	// review script. Unused in the other modes.
 	Reviewer Reviewer
 }
 
-// Definition returns the tool definition to register with a model (H1).
+// Definition returns the tool definition to register with a model.
 func (t *Tool) Definition() ToolDefinition {
-	return ToolDefinition{Name: ToolName, Description: ToolDescription, Parameters: json.RawMessage(ToolSchema)}
+	return ToolDefinition{Name: toolName, Description: toolDescription, Parameters: json.RawMessage(toolSchema)}
 }
 
-// Call handles one tool call (H2, H3): args are the call's JSON arguments. It returns the
+// Call handles one tool call: args are the call's JSON arguments. It returns the
 // text the model sees, the structured result (render data for the host), and the error,
 // if any, for the host's own logic; an error is also an error result, whose text starts
 // with "Error: ". Nothing is written unless the whole patch applies.
@@ -141,7 +136,7 @@ func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Re
 
 // checkArgsSize refuses, before decoding them, arguments larger than any payload within
 // the payload limit can be once written as JSON (escaping at most doubles ordinary text),
-// so an oversized call costs no decoding (PERF4).
+// so an oversized call costs no decoding.
 func (t *Tool) checkArgsSize(args []byte) error {
 	limit := argsLimit(t.Options.Limits.withDefaults().Payload)
 	if len(args) > limit {

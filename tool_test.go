@@ -111,7 +111,7 @@ func TestToolCall(t *testing.T) {
 			status: StatusApplied,
 			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
 				"/ws/docs/README.md": "# demo\n"}},
-		{name: "input alias", args: patchArgs(t, "input", update), mode: FullAuto,
+		{name: "input alias", args: patchArgs(t, "input", update), mode: ModeFullAuto,
 			text: "Applied patch: 2 changes…", status: StatusApplied,
 			after: map[string]string{"/ws/main.go": strings.Replace(toolBase, `"hi"`, `"hello"`, 1),
 				"/ws/docs/README.md": "# demo\n"}},
@@ -124,13 +124,17 @@ func TestToolCall(t *testing.T) {
 		{name: "bad arguments", args: json.RawMessage(`{"patchText": "` + "*** Begin Patch" + `", "cwd": "/"}`),
 			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
 		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
-			mode: FullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
+			mode: ModeFullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
-			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: tt.mode}}
+			mode := tt.mode
+			if mode == ModeAsk { // unset: a tool without a Reviewer applies in edits mode
+				mode = ModeEdits
+			}
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: mode}}
 			text, res, err := tool.Call(context.Background(), tt.args)
 			if want, prefix := strings.CutSuffix(tt.text, "…"); prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
 				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
@@ -138,7 +142,7 @@ func TestToolCall(t *testing.T) {
 			if text != res.Text() || res.Status != tt.status {
 				t.Errorf("result %s %q disagrees with text %q, want status %s", res.Status, res.Text(), text, tt.status)
 			}
-			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+			if tt.is == nil && err != nil || tt.is != nil && !matchesErr(err, tt.is) {
 				t.Errorf("err = %v (%T), want %T", err, err, tt.is)
 			}
 			want := tt.after
@@ -159,7 +163,7 @@ func TestToolUsesHostOptions(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		fsys := memFiles(t, map[string]string{"main.go": toolBase})
 		var asked []ClassifiedPath
-		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Edits,
+		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits,
 			Authorizer: AuthorizerFunc(func(_ context.Context, mode Mode, paths []ClassifiedPath) error {
 				asked = append(asked, paths...)
 				if !allow {
@@ -168,7 +172,7 @@ func TestToolUsesHostOptions(t *testing.T) {
 				return nil
 			})}}
 		text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
-		if len(asked) != 1 || asked[0].Path != "../shared/notes.txt" || asked[0].Class != Outside {
+		if len(asked) != 1 || asked[0].Path != "../shared/notes.txt" || asked[0].Class != ClassOutside {
 			t.Fatalf("allow=%v: the Authorizer was asked %+v", allow, asked)
 		}
 		_, statErr := fsys.Stat("/shared/notes.txt")
@@ -190,7 +194,7 @@ func TestToolWithoutFS(t *testing.T) {
 // the host's allow rules cover, and still refuses one they do not cover (F4).
 func TestToolAskAllowed(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
-	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask, Allow: []string{"docs"}}}
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk, Allow: []string{"docs"}}}
 	text, _, err := tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: docs/a.md\n+a\n*** End Patch"))
 	if err != nil || text != "Applied patch: 1 change\nApplied: docs/a.md" {
 		t.Errorf("covered call = %q, %v", text, err)
@@ -242,12 +246,12 @@ func TestToolAsk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
-			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask}, Reviewer: tt.reviewer}
+			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk}, Reviewer: tt.reviewer}
 			text, res, err := tool.Call(context.Background(), patchArgs(t, "patchText", payload))
 			if text != tt.text {
 				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
 			}
-			if tt.is == nil && err != nil || tt.is != nil && !errors.Is(err, tt.is) {
+			if tt.is == nil && err != nil || tt.is != nil && !matchesErr(err, tt.is) {
 				t.Errorf("err = %v, want %v", err, tt.is)
 			}
 			if res.Reviewed != (tt.reviewer != nil) {
@@ -269,7 +273,7 @@ func TestToolAsk(t *testing.T) {
 func TestToolAskOutsideOnly(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
 	reviewed := false
-	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: Ask,
+	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk,
 		Authorizer: AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })},
 		Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
 			reviewed = true
@@ -282,5 +286,28 @@ func TestToolAskOutsideOnly(t *testing.T) {
 	text, _, _ = tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: /shared/m.txt\n+m\n*** Add File: m.txt\n+m\n*** End Patch"))
 	if !reviewed || text != "Error: Patch rejected" {
 		t.Errorf("a call touching the workspace too = %q, reviewed %v", text, reviewed)
+	}
+}
+
+// TestToolZeroModeReviews: the zero Mode is ModeAsk, so a Tool given a Reviewer hands it
+// the call, and one without a Reviewer refuses to write (F4).
+func TestToolZeroModeReviews(t *testing.T) {
+	args := patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch")
+	reviewed := false
+	rv := ReviewerFunc(func(ctx context.Context, s *Session) error {
+		reviewed = true
+		_, err := s.Submit(ctx)
+		return err
+	})
+	fsys := afero.NewMemMapFs()
+	if _, res, err := (&Tool{FS: fsys, Reviewer: rv}).Call(context.Background(), args); err != nil || !reviewed || !res.Reviewed {
+		t.Errorf("a Tool with a Reviewer and no Mode: reviewed %v, err %v", reviewed, err)
+	}
+	other := afero.NewMemMapFs()
+	if _, _, err := (&Tool{FS: other}).Call(context.Background(), args); !errors.Is(err, ErrNoReviewer) {
+		t.Errorf("a Tool without a Reviewer and no Mode: err %v, want ErrNoReviewer", err)
+	}
+	if _, err := other.Stat("/a.txt"); err == nil {
+		t.Error("a Tool without a Reviewer wrote a.txt")
 	}
 }

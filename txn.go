@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -28,16 +27,16 @@ const (
 )
 
 // A step is one planned filesystem change of a transaction. The plan is computed before
-// the first write, so it can be checked as a whole (X2) and failed at any point in tests.
+// the first write, so it can be checked as a whole and failed at any point in tests.
 type step struct {
 	kind stepKind
 	name string      // resolved name
 	path string      // authored path, for errors and results
 	data []byte      // stepWrite: the new bytes
 	mode fs.FileMode // stepWrite: the new mode
-	base Baseline    // the state the path must still be in just before the step
+	base baseline    // the state the path must still be in just before the step
 	// from is the resolved source of a Move's destination, whose owner it keeps; owner
-	// is the owner and group the written file gets (T6), and its link count.
+	// is the owner and group the written file gets, and its link count.
 	from  string
 	owner fileOwner
 }
@@ -58,8 +57,8 @@ type state struct {
 func (s state) hash() string { return hashBytes(s.data) }
 
 // is reports whether the state is the baseline b: by bytes when the baseline keeps them,
-// else by hash, so a baseline that keeps only its hash (R12) is checked as well.
-func (s state) is(b Baseline) bool {
+// else by hash, so a baseline that keeps only its hash is checked as well.
+func (s state) is(b baseline) bool {
 	switch {
 	case s.err != nil:
 		return false
@@ -107,7 +106,7 @@ func (s state) satisfiesAll(snaps []Snapshot) bool {
 }
 
 // done is one started step of the journal: what the path held just before it, so that
-// rollback can tell what this transaction wrote from what someone else wrote (X5).
+// rollback can tell what this transaction wrote from what someone else wrote.
 type done struct {
 	step   *step
 	before state
@@ -145,17 +144,17 @@ type txn struct {
 	plan []*step
 	done []*done
 	// root is the resolved workspace root, where the journal lives; jr is the journal of
-	// the running commit (X11).
+	// the running commit.
 	root  string
 	jr    *journal
 	dirs  []created // directories created, outermost first
 	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
-	// there (F1).
+	// there.
 	guard func(*step) error
 	// present holds directories known to exist.
 	present map[string]bool
-	// expected are the snapshots the host expects, by resolved name (X2).
+	// expected are the snapshots the host expects, by resolved name.
 	expected map[string][]Snapshot
 	// seen holds what each file read said of itself, so the check just before a step
 	// compares the path's metadata with it instead of reading the bytes again; captured
@@ -165,11 +164,11 @@ type txn struct {
 	captured bool
 }
 
-// run executes the plan as one transaction (X2–X6, X8): the whole batch is checked
+// run executes the plan as one transaction: the whole batch is checked
 // before the first write, each path again just before its own, and any failure rolls
 // back what was written.
 //
-// Before the first write the plan and the baselines are recorded in a journal (X11),
+// Before the first write the plan and the baselines are recorded in a journal,
 // removed when the commit ends, so that recovery can undo a commit that was interrupted.
 func (tx *txn) run(ctx context.Context) error {
 	before, err := tx.precheck()
@@ -202,14 +201,13 @@ func (tx *txn) abort(cause error) error {
 }
 
 // precheck checks every step of the batch before anything is written: each path must be
-// owned by the host (X8) and still hold its baseline and any snapshot the host expects
-// (X2).
+// owned by the host and still hold its baseline and any snapshot the host expects.
 //
 // It returns what each step's path holds, for the journal; a path whose owner or group
-// this process could not keep on a rewritten file is refused (T6).
+// this process could not keep on a rewritten file is refused.
 func (tx *txn) precheck() ([]state, error) {
 	var lost []string
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	owners := &OwnershipError{Reasons: map[string]string{}}
 	before := make([]state, len(tx.plan))
 	for i, st := range tx.plan {
@@ -230,7 +228,7 @@ func (tx *txn) precheck() ([]state, error) {
 	}
 	switch {
 	case len(lost) > 0:
-		return nil, &OwnerError{Paths: lost}
+		return nil, &ConflictError{Reason: ConflictNotOwned, Paths: lost}
 	case len(stale.Paths) > 0:
 		return nil, stale
 	case len(owners.Paths) > 0:
@@ -300,7 +298,7 @@ func appendNew(list []string, s string) []string {
 }
 
 // absent reports a path that does not exist: missing, or below a file (ENOTDIR), which
-// an earlier step of the plan may remove (X3).
+// an earlier step of the plan may remove.
 func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
@@ -326,7 +324,7 @@ func (tx *txn) read(name string) state {
 // readAgainst returns what a path holds now, like read, but when it still holds the
 // baseline's bytes it compares them in chunks and shares the baseline's copy, so a
 // check of a large unchanged file allocates nothing.
-func (tx *txn) readAgainst(name string, b Baseline) state {
+func (tx *txn) readAgainst(name string, b baseline) state {
 	if b.Bytes == nil {
 		return tx.read(name)
 	}
@@ -365,18 +363,18 @@ func sameContent(f io.Reader, want []byte) (bool, error) {
 	}
 }
 
-// owns asks the host's owner predicate (X8).
+// owns asks the host's owner predicate.
 func (tx *txn) owns(name string) bool {
 	return tx.opts.Owner == nil || tx.opts.Owner.Owns(name)
 }
 
-// unsaved asks the buffer hook whether an open buffer of name has unsaved edits (X9).
+// unsaved asks the buffer hook whether an open buffer of name has unsaved edits.
 func (tx *txn) unsaved(name string) bool {
 	return tx.opts.Buffers != nil && tx.opts.Buffers.Unsaved(name)
 }
 
-// exec runs one step after checking, once more, the context, the fence (F1), the owner
-// (X8), the editor buffer (X9) and the path's state (X2).
+// exec runs one step after checking, once more, the context, the fence, the owner,
+// the editor buffer and the path's state.
 func (tx *txn) exec(ctx context.Context, st *step) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -387,10 +385,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		}
 	}
 	if !tx.owns(st.name) {
-		return &OwnerError{Paths: []string{st.path}}
+		return &ConflictError{Reason: ConflictNotOwned, Paths: []string{st.path}}
 	}
 	if tx.unsaved(st.name) {
-		return &UnsavedBufferError{Paths: []string{st.path}}
+		return &ConflictError{Reason: ConflictUnsaved, Paths: []string{st.path}}
 	}
 	cur, ok := tx.unchanged(st)
 	if !ok {
@@ -399,7 +397,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
 	}
-	stale := &ConflictError{}
+	stale := &ConflictError{Reason: ConflictChanged}
 	if tx.check(st, cur, stale); len(stale.Paths) > 0 {
 		return stale
 	}
@@ -425,7 +423,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 }
 
 // mkdirs creates the missing parents of a step's path, recording each so rollback can
-// remove exactly those (X3, X5). The first missing parent is found by binary search over
+// remove exactly those. The first missing parent is found by binary search over
 // the parents (a parent exists when any directory below it does), and the chain is made
 // by one MkdirAll, which walks the name once: the cost grows with the depth, not with
 // its square. Only this transaction creates directories meanwhile: it holds the lock.
@@ -478,7 +476,7 @@ func (tx *txn) known(dir string) {
 }
 
 // display names a file or directory the transaction creates for a step, for errors: the
-// authored path's directory at the same depth, so no host path is disclosed (F5).
+// authored path's directory at the same depth, so no host path is disclosed.
 func (tx *txn) display(st *step, name string) string {
 	if rel, err := filepath.Rel(filepath.Dir(st.name), name); err == nil && filepath.IsLocal(rel) {
 		return path.Join(path.Dir(filepath.ToSlash(st.path)), filepath.ToSlash(rel))
@@ -510,7 +508,7 @@ func tempPrefix(base string) string {
 	return "." + base + tempPattern
 }
 
-// replace writes data to a step's path atomically where the filesystem allows (X4): a
+// replace writes data to a step's path atomically where the filesystem allows: a
 // temporary file in the same directory, its mode set, optionally synced, then renamed
 // over the path, and with Options.Sync the directory synced too. Where rename is
 // impossible (some afero layers say EPERM, a cross-device link EXDEV) it rewrites the
@@ -568,24 +566,6 @@ func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own fileOwner) error 
 	}
 	return tx.fsys.Chmod(name, mode)
 }
-
-// A LinkedFileError refuses to rewrite in place a file that has several hard links:
-// the filesystem cannot rename over it here, and writing into it would change every
-// other name of the file too, possibly outside the workspace. The commit was rolled back.
-type LinkedFileError struct {
-	// Path is the path, as authored; Links its number of hard links.
-	Path  string
-	Links uint64
-	// Err is why the file could not be replaced by rename.
-	Err error
-}
-
-func (e *LinkedFileError) Error() string {
-	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
-		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
-}
-
-func (e *LinkedFileError) Unwrap() error { return e.Err }
 
 // renameImpossible reports a rename the filesystem cannot do at all, as opposed to one
 // that failed.
@@ -665,11 +645,11 @@ const (
 
 // rollback restores every journaled path to what it held before its step, newest first:
 // first the paths that did not exist, then it removes the temporary files and
-// directories the transaction created, then it puts back the paths that existed (X5),
-// so a file removed to make way for a directory (X3) finds its place free again. A
+// directories the transaction created, then it puts back the paths that existed,
+// so a file removed to make way for a directory finds its place free again. A
 // path that no longer holds what this transaction wrote was changed by someone else and
 // is left alone; it, and anything that cannot be restored, makes the error an
-// *IncompleteRollbackError wrapping cause (X6).
+// *IncompleteRollbackError wrapping cause.
 func (tx *txn) rollback(cause error) error {
 	lost := map[string]string{}
 	tx.restoreWhere(lost, func(d *done) bool { return !d.before.exists })
@@ -721,13 +701,13 @@ func (tx *txn) restore(d *done) string {
 	case !d.ours(cur):
 		return reasonChanged
 	case tx.unsaved(st.name):
-		return reasonUnsaved // restoring under an edited buffer would lose either (X6)
+		return reasonUnsaved // restoring under an edited buffer would lose either
 	}
 	var err error
 	switch {
 	case !d.before.exists:
 		err = tx.fsys.Remove(st.name)
-	case st.base.IsLink():
+	case st.base.isLink():
 		err = relink(tx.fsys, string(st.base.Bytes), st.name)
 	default:
 		if err = tx.restoreBackup(st); err != nil {
@@ -768,22 +748,4 @@ func readDirNames(fsys afero.Fs, dir string) ([]string, error) {
 	}
 	defer f.Close()
 	return f.Readdirnames(-1)
-}
-
-// An OwnerError refuses to write paths the host no longer owns (X8). Nothing was
-// written to them, and what the commit had written is rolled back.
-type OwnerError struct {
-	// Paths are the paths, as authored.
-	Paths []string
-}
-
-func (e *OwnerError) Error() string {
-	return fmt.Sprintf("the host no longer owns %s; the patch was not applied. "+
-		"Deselect the file to apply the rest, or reject the patch", strings.Join(e.Paths, ", "))
-}
-
-// Is reports whether target is an *OwnerError.
-func (e *OwnerError) Is(target error) bool {
-	_, ok := target.(*OwnerError)
-	return ok
 }

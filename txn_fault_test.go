@@ -204,7 +204,7 @@ func checkRollback(t *testing.T, label string, err error, first int, before, aft
 			t.Fatalf("%s: %s differs from the baseline but IncompleteRollbackError.Paths %v omit it\nerr: %v", label, p, ire.Paths, err)
 		}
 	}
-	if !errors.Is(err, &applypatch.IncompleteRollbackError{}) || !strings.Contains(err.Error(), "Inspect them before retrying") {
+	if !errors.As(err, new(*applypatch.IncompleteRollbackError)) || !strings.Contains(err.Error(), "Inspect them before retrying") {
 		t.Errorf("%s: err = %v, want an incomplete rollback telling the user to inspect", label, err)
 	}
 	o.incomplete++

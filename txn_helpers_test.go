@@ -143,7 +143,7 @@ func mustResolve(t testing.TB, fsys afero.Fs, payload string, opts *applypatch.O
 // changeOf returns the change of a proposal whose authored path is path.
 func changeOf(t testing.TB, pr *applypatch.Proposal, path string) *applypatch.Change {
 	t.Helper()
-	for _, c := range pr.Changes {
+	for _, c := range pr.Changes() {
 		if c.Op.Path == path {
 			return c
 		}

@@ -118,9 +118,9 @@ var errJournalLeft = errors.New("an interrupted commit's journal is still in the
 	"nothing was applied. Run recovery (applypatch --recover) and retry")
 
 // backup keeps the baseline of step i: a hard link where possible, else a copy. A
-// symbolic link that the step removes is kept as its target, which is all it holds (F1).
+// symbolic link that the step removes is kept as its target, which is all it holds.
 func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
-	if st.base.IsLink() {
+	if st.base.isLink() {
 		e.Mode, e.Target = cur.mode, string(cur.data)
 		return nil
 	}
@@ -218,7 +218,7 @@ func removeJournalDir(fsys afero.Fs, dir string) error {
 }
 
 // plannedDirs are the directories the plan's writes may create, outermost first: each
-// missing parent, and each parent that is a file now (an earlier step removes it, X3).
+// missing parent, and each parent that is a file now (an earlier step removes it).
 func (tx *txn) plannedDirs() []string {
 	var dirs []string
 	seen := map[string]bool{}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strings"
 )
 
 // fileOwner is a file's owner, group and number of hard links, where the filesystem
@@ -48,29 +47,4 @@ func chownNeeded(o fileOwner) bool {
 	}
 	id := processIdentity()
 	return !id.known || o.uid != id.uid || o.gid != id.gid
-}
-
-// An OwnershipError refuses paths whose owner or group this process cannot keep: every
-// replaced file is written anew, and a file written by this process would belong to it.
-// Nothing was written.
-type OwnershipError struct {
-	// Paths are the refused paths, as authored.
-	Paths []string
-	// Reasons say, by path, why the owner cannot be kept.
-	Reasons map[string]string
-}
-
-func (e *OwnershipError) Error() string {
-	var b strings.Builder
-	for _, p := range e.Paths {
-		fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
-	}
-	return clip(b.String(), errorBudget-256) +
-		"the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file"
-}
-
-// Is reports whether target is an *OwnershipError.
-func (e *OwnershipError) Is(target error) bool {
-	_, ok := target.(*OwnershipError)
-	return ok
 }

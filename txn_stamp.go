@@ -102,7 +102,7 @@ func (tx *txn) stampOf(st *step) (stamp, bool) {
 	s, ok := tx.seen[st.name]
 	b := st.base
 	switch {
-	case !ok, !b.Exists, b.Dir, b.IsLink(), b.Bytes == nil:
+	case !ok, !b.Exists, b.Dir, b.isLink(), b.Bytes == nil:
 		return stamp{}, false
 	case !s.fi.Mode().IsRegular(), s.fi.Size() != int64(len(b.Bytes)), modeOf(s.fi) != b.Mode:
 		return stamp{}, false

@@ -393,12 +393,14 @@ func TestExpectedNamesNoPath(t *testing.T) {
 		if strings.Contains(err.Error(), root) {
 			t.Errorf("error %q names the workspace's host path", err)
 		}
-		if !errors.Is(err, &applypatch.ExpectedPathError{}) {
+		if !errors.As(err, new(*applypatch.ExpectedPathError)) {
 			t.Errorf("errors.Is(%v, *ExpectedPathError) = false", err)
 		}
 
 		pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Expected: map[string]applypatch.Snapshot{"b.txt": {Exists: true}}})
-		pr.Changes[1].Hunks[0].Selected = false
+		if err := applypatch.NewSession(pr).Deselect(applypatch.Target{File: 2}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := applypatch.Commit(context.Background(), pr); err != nil {
 			t.Fatalf("Commit with b.txt deselected: %v", err)
 		}
@@ -429,7 +431,7 @@ func TestCommitConflictJustBeforeWrite(t *testing.T) {
 		_, err := applypatch.Commit(context.Background(), pr)
 
 		var ce *applypatch.ConflictError
-		if !errors.As(err, &ce) || !slices.Equal(ce.Paths, []string{"c.txt"}) || errors.Is(err, &applypatch.IncompleteRollbackError{}) {
+		if !errors.As(err, &ce) || !slices.Equal(ce.Paths, []string{"c.txt"}) || errors.As(err, new(*applypatch.IncompleteRollbackError)) {
 			t.Fatalf("err = %v, want a conflict naming c.txt after a complete rollback", err)
 		}
 		if diff := cmp.Diff(want, readTree(t, base, root), cmp.AllowUnexported(treeEntry{})); diff != "" {
@@ -470,9 +472,9 @@ func TestCommitOwner(t *testing.T) {
 			owner := applypatch.OwnerFunc(func(name string) bool { return filepath.Base(name) != "b.txt" })
 			pr := mustResolve(t, base, abcPayload, &applypatch.Options{Workspace: root, Owner: owner})
 			_, err := applypatch.Commit(context.Background(), pr)
-			var oe *applypatch.OwnerError
-			if !errors.As(err, &oe) || !slices.Equal(oe.Paths, []string{"b.txt"}) {
-				t.Fatalf("err = %v, want an OwnerError naming b.txt", err)
+			var oe *applypatch.ConflictError
+			if !errors.As(err, &oe) || oe.Reason != applypatch.ConflictNotOwned || !slices.Equal(oe.Paths, []string{"b.txt"}) {
+				t.Fatalf("err = %v, want a ConflictNotOwned conflict naming b.txt", err)
 			}
 			if diff := treeDiff(before, readTree(t, base, root)); len(diff) > 0 {
 				t.Errorf("wrote %v", diff)
@@ -487,9 +489,9 @@ func TestCommitOwner(t *testing.T) {
 			fsys := hookFs{base, afterWriteOf("a.txt", func() { owner.revoke("c.txt") })}
 			pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Owner: owner})
 			_, err := applypatch.Commit(context.Background(), pr)
-			var oe *applypatch.OwnerError
-			if !errors.As(err, &oe) || !slices.Equal(oe.Paths, []string{"c.txt"}) || errors.Is(err, &applypatch.IncompleteRollbackError{}) {
-				t.Fatalf("err = %v, want an OwnerError naming c.txt after a complete rollback", err)
+			var oe *applypatch.ConflictError
+			if !errors.As(err, &oe) || oe.Reason != applypatch.ConflictNotOwned || !slices.Equal(oe.Paths, []string{"c.txt"}) || errors.As(err, new(*applypatch.IncompleteRollbackError)) {
+				t.Fatalf("err = %v, want a ConflictNotOwned conflict naming c.txt after a complete rollback", err)
 			}
 			if diff := treeDiff(before, readTree(t, base, root)); len(diff) > 0 {
 				t.Errorf("not rolled back: %v", diff)
@@ -568,9 +570,9 @@ func TestCommitBuffers(t *testing.T) {
 			bufs := &buffers{unsaved: map[string]bool{"c.txt": true}}
 			pr := mustResolve(t, base, payload, &applypatch.Options{Workspace: root, Buffers: bufs})
 			_, err := applypatch.Commit(context.Background(), pr)
-			var ue *applypatch.UnsavedBufferError
-			if !errors.As(err, &ue) || !slices.Equal(ue.Paths, []string{"c.txt"}) {
-				t.Fatalf("err = %v, want an UnsavedBufferError naming c.txt", err)
+			var ue *applypatch.ConflictError
+			if !errors.As(err, &ue) || ue.Reason != applypatch.ConflictUnsaved || !slices.Equal(ue.Paths, []string{"c.txt"}) {
+				t.Fatalf("err = %v, want a ConflictUnsaved conflict naming c.txt", err)
 			}
 			if diff := treeDiff(before, readTree(t, base, root)); len(diff) > 0 || len(bufs.refreshed) > 0 {
 				t.Fatalf("wrote %v, refreshed %v", diff, bufs.refreshed)
@@ -592,8 +594,8 @@ func TestCommitBuffers(t *testing.T) {
 			fsys := hookFs{base, afterWriteOf("a.txt", func() { bufs.setUnsaved("c.txt", true) })}
 			pr := mustResolve(t, fsys, payload, &applypatch.Options{Workspace: root, Buffers: bufs})
 			_, err := applypatch.Commit(context.Background(), pr)
-			if !errors.Is(err, &applypatch.UnsavedBufferError{}) || errors.Is(err, &applypatch.IncompleteRollbackError{}) {
-				t.Fatalf("err = %v, want an UnsavedBufferError after a complete rollback", err)
+			if !errors.Is(err, &applypatch.ConflictError{Reason: applypatch.ConflictUnsaved}) || errors.As(err, new(*applypatch.IncompleteRollbackError)) {
+				t.Fatalf("err = %v, want a ConflictUnsaved conflict after a complete rollback", err)
 			}
 			if diff := treeDiff(before, readTree(t, base, root)); len(diff) > 0 || len(bufs.refreshed) > 0 {
 				t.Fatalf("left %v, refreshed %v", diff, bufs.refreshed)
@@ -614,8 +616,8 @@ func TestCommitBuffers(t *testing.T) {
 			pr := mustResolve(t, fsys, payload, &applypatch.Options{Workspace: root, Buffers: bufs})
 			_, err := applypatch.Commit(context.Background(), pr)
 			var ie *applypatch.IncompleteRollbackError
-			if !errors.As(err, &ie) || !slices.Equal(ie.Paths, []string{"a.txt"}) || !errors.Is(err, &applypatch.UnsavedBufferError{}) {
-				t.Fatalf("err = %v, want an IncompleteRollbackError naming a.txt after an UnsavedBufferError", err)
+			if !errors.As(err, &ie) || !slices.Equal(ie.Paths, []string{"a.txt"}) || !errors.Is(err, &applypatch.ConflictError{Reason: applypatch.ConflictUnsaved}) {
+				t.Fatalf("err = %v, want an IncompleteRollbackError naming a.txt after a ConflictUnsaved conflict", err)
 			}
 			if got := readTree(t, base, root)["a.txt"].data; got != "a1\nA2\n" {
 				t.Errorf("a.txt = %q, want it left as written", got)
@@ -798,7 +800,7 @@ func TestCommitCopyOnWriteBaseDelete(t *testing.T) {
 	pr := mustResolve(t, fsys, payload, &applypatch.Options{Workspace: "/ws"})
 	_, err := applypatch.Commit(context.Background(), pr)
 	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Path != "b.txt" || errors.Is(err, &applypatch.IncompleteRollbackError{}) {
+	if !errors.As(err, &pe) || pe.Path != "b.txt" || errors.As(err, new(*applypatch.IncompleteRollbackError)) {
 		t.Fatalf("err = %v, want the refused remove of b.txt after a complete rollback", err)
 	}
 	if diff := treeDiff(before, readTree(t, fsys, "/ws")); len(diff) > 0 {

@@ -6,7 +6,8 @@
 //	applypatch [flags] [PAYLOAD_FILE | PAYLOAD]
 //
 // The payload comes from PAYLOAD_FILE, from the first argument itself when it starts with
-// "*** Begin Patch", or from standard input. It prints the result the model would see.
+// "*** Begin Patch", or from standard input. It prints the result the model would see on
+// standard output, success or failure; standard error carries only diagnostics.
 //
 // Exit status: 0 applied (or a revision was requested), 1 rejected with nothing written,
 // 2 usage error, 3 a failed commit whose rollback was incomplete.

@@ -52,7 +52,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.Ask}, Reviewer: reviewer}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: reviewer}
 	// A host undoes a commit its last run left interrupted before it serves the model.
 	if _, err := applypatch.Recover(ctx, fsys, &tool.Options); err != nil {
 		return err

@@ -2,10 +2,8 @@ module github.com/applypatch/applypatch/examples/mcp
 
 go 1.26.0
 
-replace github.com/applypatch/applypatch => ../..
-
 require (
-	github.com/applypatch/applypatch v0.0.0-00010101000000-000000000000
+	github.com/applypatch/applypatch v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/spf13/afero v1.15.0

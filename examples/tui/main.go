@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	defer confined.Close()
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask, Authorizer: cfg.authorizer()}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.ModeAsk, Authorizer: cfg.authorizer()}
 	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
 		fmt.Fprintln(stderr, "tui:", err)
 		return exitRejected
@@ -153,13 +153,13 @@ func readPayload(args []string, stdin io.Reader) (string, error) {
 
 // authorizer allows the classes the flags allow (F4); forbidden paths never reach it.
 func (cfg *config) authorizer() applypatch.Authorizer {
-	allowed := map[applypatch.Class]bool{applypatch.Outside: cfg.allowOutside, applypatch.Protected: cfg.allowProtected}
-	flags := map[applypatch.Class]string{applypatch.Outside: "--allow-outside", applypatch.Protected: "--allow-protected"}
+	allowed := map[applypatch.Class]bool{applypatch.ClassOutside: cfg.allowOutside, applypatch.ClassProtected: cfg.allowProtected}
+	flags := map[applypatch.Class]string{applypatch.ClassOutside: "--allow-outside", applypatch.ClassProtected: "--allow-protected"}
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
-		for _, class := range []applypatch.Class{applypatch.Outside, applypatch.Protected} {
+		for _, class := range []applypatch.Class{applypatch.ClassOutside, applypatch.ClassProtected} {
 			if !allowed[class] && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
-				return p.Class == class || (class == applypatch.Outside && p.Outside)
+				return p.Class == class || (class == applypatch.ClassOutside && p.Outside)
 			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", class, flags[class]))
 			}
@@ -185,7 +185,7 @@ func report(res *applypatch.Result, err error, asJSON bool, stdout io.Writer) in
 		fmt.Fprintln(stdout, res.Text())
 	}
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return exitIncomplete
 	case err != nil || res.Status == applypatch.StatusError:
 		return exitRejected

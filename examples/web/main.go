@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			ready(url)
 		}
 	}}
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.Ask}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.ModeAsk}
 	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
 		fmt.Fprintln(stderr, "web:", err)
 		return exitRejected
@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	res, err := review(ctx, afero.NewOsFs(), string(payload), opts, rv)
 	fmt.Fprintln(stdout, res.Text())
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return exitIncomplete
 	case err != nil || res.Status == applypatch.StatusError:
 		return exitRejected

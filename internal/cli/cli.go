@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,7 +42,12 @@ With --review-script FILE the patch is reviewed first by the script's actions, o
     revise PATH FILE                (FILE, relative to the script, holds the edited result)
     submit | reject                 (the last line)
 
-The model-visible result is printed on standard output.
+Streams: the result the model would see, success or failure, is printed on standard
+output (with --json, as JSON); standard error carries only diagnostics, such as usage
+errors and hints. --check --diff also prints the unified diff the patch would apply.
+
+Exit status: 0 applied (or a revision requested), 1 rejected with nothing written,
+2 usage error, 3 a failed commit whose rollback was incomplete.
 
 Flags:
 `
@@ -50,6 +56,7 @@ Flags:
 type config struct {
 	dir            string
 	check          bool
+	diff           bool
 	json           bool
 	allowOutside   bool
 	allowProtected bool
@@ -58,6 +65,8 @@ type config struct {
 	expect         expectations
 	encodings      encodingFlags
 	args           []string
+	// unified is the diff --check --diff prints.
+	unified string
 }
 
 // expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).
@@ -77,16 +86,15 @@ func (e *expectations) Set(v string) error {
 	return nil
 }
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads the command line; --help prints the usage on stdout.
+func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	cfg := &config{}
 	fl := flag.NewFlagSet("applypatch", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fl.PrintDefaults()
-	}
+	fl.SetOutput(io.Discard) // errors are reported in one line by run, usage on request
+	fl.Usage = func() {}
 	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
 	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
+	fl.BoolVar(&cfg.diff, "diff", false, "with --check, also print the unified diff the patch would apply")
 	fl.BoolVar(&cfg.recover, "recover", false, "only undo a commit that was interrupted in the workspace, and say what was done")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
@@ -95,17 +103,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fl.Var(&cfg.expect, "expect", "refuse to write unless workspace file `PATH=SHA256` still has that content (repeatable)")
 	fl.Var(&cfg.encodings, "encoding", "declare the encoding of files matching `GLOB=NAME` (repeatable; the last match wins;\n"+
 		"a GLOB without a slash matches file names), e.g. '*.txt=latin-1' or 'legacy/*.c=windows-1252'")
-	if err := fl.Parse(args); err != nil {
-		return nil, err
+	if err := fl.Parse(args); errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout, fl)
+		return nil, errHelp
+	} else if err != nil {
+		return nil, flagError(fl, err)
 	}
 	if cfg.check && cfg.reviewScript != "" {
-		fl.Usage()
 		return nil, errors.New("--check and --review-script do not go together: a check writes nothing to review")
+	}
+	if cfg.diff && !cfg.check {
+		return nil, errors.New("--diff shows what a check would apply; use it with --check")
 	}
 	cfg.args = fl.Args()
 	if len(cfg.args) > 1 {
-		fl.Usage()
-		return nil, errors.New("applypatch takes at most one payload argument")
+		return nil, errors.New("applypatch takes at most one payload argument (applypatch --help)")
 	}
 	return cfg, nil
 }
@@ -119,8 +131,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
 // into the writes inside the workspace.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
-	cfg, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	cfg, err := parseFlags(args, stdout)
+	if errors.Is(err, errHelp) {
 		return exitApplied
 	}
 	if err != nil {
@@ -131,10 +143,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	defer stop()
 	var payload string
 	if !cfg.recover {
+		if len(cfg.args) == 0 && isTerminal(stdin) {
+			fmt.Fprintln(stderr, "applypatch:", errNoPayload)
+			return exitUsage
+		}
 		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
-		if errors.Is(err, &applypatch.LimitError{}) {
-			fmt.Fprintln(stderr, applypatch.ErrorResult(err).Text())
-			return exitRejected
+		if errors.As(err, new(*applypatch.LimitError)) {
+			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "applypatch:", err)
@@ -143,7 +158,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	}
 	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "applypatch: -C %s: not a directory\n", cfg.dir)
+		fmt.Fprintf(stderr, "applypatch: -C %s: %v\n", cfg.dir, err)
 		return exitUsage
 	}
 	confined, err := rootfs.Open(root)
@@ -153,10 +168,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	}
 	defer confined.Close()
 	if cfg.recover {
-		return recoverOnly(ctx, root, confined, stderr)
+		return recoverOnly(ctx, root, confined, stdout)
 	}
 	if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
-		return exitRejected
+		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
 	}
 	ws := slowed(confined)
 	if wrap != nil {
@@ -186,8 +201,11 @@ func workspaceRoot(dir string) (string, error) {
 		return "", err
 	}
 	root, err := filepath.EvalSymlinks(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("no such directory")
+	}
 	if err != nil {
-		return "", err
+		return "", errors.New("not a directory")
 	}
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return "", errors.New("not a directory")
@@ -205,9 +223,16 @@ func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, pa
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
 		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
 	if script == nil {
-		return execute(ctx, hostFs(), payload, opts, cfg.check)
+		res, err := execute(ctx, hostFs(), payload, opts, cfg.check)
+		if err == nil && cfg.diff {
+			cfg.unified, err = unifiedDiff(ctx, hostFs(), payload, opts)
+			if err != nil {
+				res = applypatch.ErrorResult(err)
+			}
+		}
+		return res, err
 	}
-	opts.Mode = applypatch.Ask
+	opts.Mode = applypatch.ModeAsk
 	return review(ctx, hostFs(), payload, opts, script)
 }
 
@@ -270,7 +295,7 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 	}
 	payload, err := readLimited(stdin, limit)
 	if err == nil && len(payload) == 0 {
-		err = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
+		err = errNoPayload
 	}
 	return payload, err
 }
@@ -296,14 +321,14 @@ func (cfg *config) authorizer() applypatch.Authorizer {
 		allowed bool
 		flag    string
 	}{
-		{applypatch.Outside, cfg.allowOutside, "--allow-outside"},
-		{applypatch.Protected, cfg.allowProtected, "--allow-protected"},
+		{applypatch.ClassOutside, cfg.allowOutside, "--allow-outside"},
+		{applypatch.ClassProtected, cfg.allowProtected, "--allow-protected"},
 	}
 	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
 		var missing []string
 		for _, f := range flags {
 			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
-				return p.Class == f.class || (f.class == applypatch.Outside && p.Outside)
+				return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
 			}) {
 				missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 			}
@@ -330,21 +355,23 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 			*applypatch.Result
 			Text    string `json:"text"`
 			Summary string `json:"summary"`
-		}{res, res.Text(), res.Summary()}
+			Unified string `json:"unified,omitempty"`
+		}{res, res.Text(), res.Summary(), cfg.unified}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
-	} else if res.Status == applypatch.StatusError && cfg.reviewScript == "" {
-		fmt.Fprintln(stderr, res.Text())
 	} else {
 		fmt.Fprintln(stdout, res.Text())
+		if cfg.unified != "" {
+			fmt.Fprint(stdout, "\n", cfg.unified)
+		}
 	}
 	var encErr *applypatch.EncodingError
 	if errors.As(err, &encErr) && !encErr.Declared && !encErr.ByteOrderMark && encErr.Rune == 0 {
 		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return exitIncomplete
 	case err != nil || res.Status == applypatch.StatusError:
 		return exitRejected

@@ -95,7 +95,7 @@ func TestExitIncompleteRollback(t *testing.T) {
 		if code != exitIncomplete {
 			t.Fatalf("json=%v: exit %d, want %d\nstdout: %s\nstderr: %s", asJSON, code, exitIncomplete, &stdout, &stderr)
 		}
-		out := stderr.String()
+		out := stdout.String() // the result, failure included, is on stdout
 		if asJSON {
 			var res struct{ Text string }
 			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
@@ -182,9 +182,9 @@ func TestReviewPayloadCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.Ask, Limits: applypatch.Limits{Payload: len(payload) - 1}}
+	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.ModeAsk, Limits: applypatch.Limits{Payload: len(payload) - 1}}
 	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Fatalf("review: err = %v, want a LimitError", err)
 	}
 	if !strings.Contains(res.Text(), "over the limit of") {
@@ -240,10 +240,37 @@ func TestReadPayloadStopsAtLimit(t *testing.T) {
 	const limit = 1 << 20
 	r := &countingReader{}
 	_, err := readPayload(nil, r, limit)
-	if !errors.Is(err, &applypatch.LimitError{}) {
+	if !errors.As(err, new(*applypatch.LimitError)) {
 		t.Fatalf("error %v, want a *LimitError", err)
 	}
 	if r.n > limit+1 {
 		t.Errorf("read %d bytes, want at most %d", r.n, limit+1)
+	}
+}
+
+// TestUsageExitCodes checks the exit codes of the usage paths (H5): --help succeeds on
+// stdout; a bad flag, a missing -C and --diff without --check are usage errors, one line
+// on stderr.
+func TestUsageExitCodes(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stdout bool
+	}{
+		{args: []string{"--help"}, code: exitApplied, stdout: true},
+		{args: []string{"-h"}, code: exitApplied, stdout: true},
+		{args: []string{"--chek"}, code: exitUsage},
+		{args: []string{"-C", filepath.Join(t.TempDir(), "missing"), "x"}, code: exitUsage},
+		{args: []string{"--diff", "x"}, code: exitUsage},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := Run(tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code != tt.code || (stdout.Len() > 0) != tt.stdout || (stderr.Len() > 0) == tt.stdout {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", tt.args, code, stdout.String(), stderr.String())
+		}
+		if !tt.stdout && strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: stderr is not one line: %q", tt.args, stderr.String())
+		}
 	}
 }

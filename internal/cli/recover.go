@@ -9,24 +9,37 @@ import (
 	"github.com/spf13/afero"
 )
 
+// nothingToRecover is what --recover prints when no commit was left interrupted.
+const nothingToRecover = "nothing to recover: no commit was left interrupted in the workspace"
+
 // recoverWorkspace undoes a commit an earlier run left interrupted (killed, or the
-// machine stopped) before this run reads anything, and says on stderr what it did.
+// machine stopped) before this run reads anything. What it did is a diagnostic of this
+// run, said on stderr; the run's result is the patch's.
 func recoverWorkspace(ctx context.Context, root string, ws afero.Fs, stderr io.Writer) (*applypatch.Recovery, error) {
 	r, err := applypatch.Recover(ctx, hostFs(), &applypatch.Options{Workspace: root, WorkspaceFs: ws})
 	if msg := r.String(); msg != "" {
 		fmt.Fprintln(stderr, "applypatch:", msg)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "applypatch:", err)
-	}
 	return r, err
 }
 
-// recoverOnly is --recover: recovery and nothing else. It exits 0 whether or not there
-// was anything to recover, 1 when recovery could not finish or left a path it could
-// not restore.
-func recoverOnly(ctx context.Context, root string, ws afero.Fs, stderr io.Writer) int {
-	if r, err := recoverWorkspace(ctx, root, ws, stderr); err != nil || len(r.Left) > 0 {
+// recoverOnly is --recover: recovery and nothing else. What was done is its result, so
+// it is printed on stdout like every result. It exits 0 whether or not there was
+// anything to recover, 1 when recovery could not finish or left a path it could not
+// restore.
+func recoverOnly(ctx context.Context, root string, ws afero.Fs, stdout io.Writer) int {
+	r, err := applypatch.Recover(ctx, hostFs(), &applypatch.Options{Workspace: root, WorkspaceFs: ws})
+	msg := r.String()
+	if msg == "" && err == nil {
+		msg = nothingToRecover
+	}
+	if msg != "" {
+		fmt.Fprintln(stdout, msg)
+	}
+	if err != nil {
+		fmt.Fprintln(stdout, applypatch.ErrorResult(err).Text())
+	}
+	if err != nil || len(r.Left) > 0 {
 		return exitRejected
 	}
 	return exitApplied

@@ -34,7 +34,7 @@ func (m *model) edit() tea.Cmd {
 	}
 	args := slices.Clone(m.editor[1:])
 	if lineFlagEditors[filepath.Base(m.editor[0])] {
-		args = append(args, fmt.Sprintf("+%d", rev.Line()))
+		args = append(args, fmt.Sprintf("+%d", rev.Line))
 	}
 	cmd := exec.Command(m.editor[0], append(args, file)...)
 	m.waiting = true
@@ -48,12 +48,12 @@ func writeProposed(rev *applypatch.Revision) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot create the file to edit: %w", err)
 	}
-	name := path.Base(filepath.ToSlash(rev.Path()))
+	name := path.Base(filepath.ToSlash(rev.Path))
 	if name == "." || name == "/" {
 		name = "file"
 	}
 	file := filepath.Join(dir, name)
-	if err := os.WriteFile(file, []byte(rev.Proposed()), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(rev.Proposed), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("cannot write the file to edit: %w", err)
 	}
@@ -81,7 +81,7 @@ func (m *model) adopt(rev *applypatch.Revision, text string) tea.Cmd {
 	err := rev.Adopt(text, nil)
 	if prompt, ok := needsConfirm(err); ok {
 		m.confirm(prompt,
-			func() tea.Cmd { return m.adopted(rev, rev.Adopt(text, applypatch.Yes)) },
+			func() tea.Cmd { return m.adopted(rev, rev.Adopt(text, applypatch.DiscardFeedback)) },
 			func() tea.Cmd { rev.Cancel(); m.setStatus("Edit not adopted"); return nil })
 		return nil
 	}
@@ -93,9 +93,9 @@ func (m *model) adopted(rev *applypatch.Revision, err error) tea.Cmd {
 	m.follow = true
 	switch {
 	case err == nil:
-		m.setStatus("Adopted your edit of " + printable(rev.Path()))
+		m.setStatus("Adopted your edit of " + printable(rev.Path))
 		return nil
-	case errors.Is(err, &applypatch.ReviewError{Reason: applypatch.RevisionUnchanged}):
+	case errors.Is(err, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionUnchanged}):
 		rev.Cancel()
 		m.setStatus("No change to adopt; the patch stays as proposed")
 		return nil

@@ -27,7 +27,7 @@ func ExampleReviewer() {
 -	return "bye"
 +	return "goodbye"
 *** End Patch`)
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.ModeAsk})
 	if err != nil {
 		panic(err)
 	}

@@ -18,7 +18,7 @@ func (m *model) feedback() tea.Cmd {
 		return m.report(errNoRow)
 	}
 	title := "Feedback on " + r.Path
-	if r.Kind == applypatch.HunkRow {
+	if r.Target.Hunk > 0 {
 		title = "Feedback on " + m.filePath(r.Target.File) + " @@ " + r.Label
 	}
 	return m.openNote(r.Target, title, r.Feedback)

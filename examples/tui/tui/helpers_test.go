@@ -103,7 +103,7 @@ func newFixture(t *testing.T, files map[string]string, payload string) *fixture 
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.Ask})
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.ModeAsk})
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}

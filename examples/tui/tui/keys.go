@@ -65,7 +65,7 @@ func (m *model) fold() tea.Cmd {
 func (m *model) foldAll() tea.Cmd {
 	folded := true
 	for _, r := range m.s.Rows() {
-		if r.Kind == applypatch.FileRow && r.Folded {
+		if r.Target.Hunk == 0 && r.Folded {
 			folded = false
 		}
 	}
@@ -82,7 +82,7 @@ func (m *model) toggle() tea.Cmd {
 	t := m.cursor
 	err := m.s.Toggle(t, nil)
 	if prompt, ok := needsConfirm(err); ok {
-		m.confirm(prompt, func() tea.Cmd { return m.report(m.s.Toggle(t, applypatch.Yes)) }, nil)
+		m.confirm(prompt, func() tea.Cmd { return m.report(m.s.Toggle(t, applypatch.DiscardFeedback)) }, nil)
 		return nil
 	}
 	return m.report(err)

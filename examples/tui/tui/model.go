@@ -160,7 +160,7 @@ func (m *model) confirm(prompt string, yes, no func() tea.Cmd) {
 // with a yes (R7).
 func needsConfirm(err error) (string, bool) {
 	var re *applypatch.ReviewError
-	if errors.As(err, &re) && re.Reason == applypatch.NeedsConfirm {
+	if errors.As(err, &re) && re.Reason == applypatch.ReviewNeedsConfirm {
 		return re.Prompt, true
 	}
 	return "", false

@@ -98,7 +98,7 @@ func TestReviewerProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.Ask})
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.ModeAsk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestReviewerProgramEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.Ask})
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: workspace, Mode: applypatch.ModeAsk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func (m *model) settle(out io.Writer) (again bool) {
 	m.intent = intentNone
 	switch it {
 	case intentSubmit:
-		fmt.Fprintf(out, "ApplyPatch · %s …\n", m.s.PrimaryLabel())
+		fmt.Fprintf(out, "ApplyPatch · %s …\n", m.s.Tally().PrimaryLabel())
 		_, err := m.s.Submit(m.ctx)
 		if m.s.State() == applypatch.StateSettled {
 			return false

@@ -77,7 +77,7 @@ func (m *model) scrollTo(first, last int) {
 // topLines are the header and, after a failed submission, the conflict with what to do
 // about it (X7).
 func (m *model) topLines() []string {
-	lines := []string{m.fit(styleHeader.Render(m.s.Header()))}
+	lines := []string{m.fit(styleHeader.Render(m.s.Tally().Header()))}
 	if err := m.s.Conflict(); err != nil {
 		lines = append(lines, m.wrap(styleConflict.Render("Conflict: "+printable(err.Error())))...)
 		lines = append(lines, m.wrap(conflictHint(err))...)
@@ -88,7 +88,7 @@ func (m *model) topLines() []string {
 // conflictHint says which keys recover from a failed submission.
 func conflictHint(err error) string {
 	switch {
-	case errors.Is(err, &applypatch.IncompleteRollbackError{}):
+	case errors.As(err, new(*applypatch.IncompleteRollbackError)):
 		return "Rollback was incomplete. Inspect the listed paths before retrying."
 	case errors.Is(err, &applypatch.ConflictError{}):
 		return "Deselect the stale file with SPC to apply the rest, or C-c C-k to reject so the model re-reads it."
@@ -115,7 +115,7 @@ func (m *model) bottomLines() []string {
 		lines = append(lines, m.fit(styleDim.Render("C-s or C-c C-c stage · Esc or C-c C-k cancel · empty text removes the feedback")))
 	}
 	lines = append(lines, m.keyLines()...)
-	return append(lines, m.fit(actions(m.s.PrimaryLabel())))
+	return append(lines, m.fit(actions(m.s.Tally().PrimaryLabel())))
 }
 
 // keyHelp lists the keys, mevedel's first.
@@ -170,13 +170,13 @@ func (m *model) body(rows []applypatch.Row) (lines []string, first, last int) {
 		for _, l := range r.Lines {
 			lines = append(lines, "  "+diffLine(l, r.Dimmed))
 		}
-		if r.Kind == applypatch.HunkRow {
+		if r.Target.Hunk > 0 {
 			lines = append(lines, feedbackLines("        ", r.Feedback)...)
 		}
 		if here {
 			last = len(lines) - 1
 		}
-		if i+1 == len(rows) || rows[i+1].Kind == applypatch.FileRow {
+		if i+1 == len(rows) || rows[i+1].Target.Hunk == 0 {
 			lines = append(lines, feedbackLines("    ", fileFeedback(rows, r.Target.File))...)
 		}
 	}
@@ -215,8 +215,8 @@ func feedbackLines(indent, text string) []string {
 // and feedback marks. A row with nothing selected is dimmed.
 func rowLine(r applypatch.Row, cursor bool) string {
 	text := printable(r.String())
-	prefix, glyph := "    ", r.Selection.Glyph()
-	if r.Kind == applypatch.FileRow {
+	prefix, glyph := "    ", selectionGlyph(r)
+	if r.Target.Hunk == 0 {
 		prefix = map[bool]string{true: "▶", false: "▼"}[r.Folded] + " "
 	}
 	text = strings.TrimPrefix(text, prefix+glyph)
@@ -246,9 +246,9 @@ var rowMarks = []struct {
 	on    func(applypatch.Row) bool
 }{
 	{" ✎", styleFeedback, func(r applypatch.Row) bool { return r.Feedback != "" }},
-	{" …", styleDim, func(r applypatch.Row) bool { return r.Kind == applypatch.HunkRow && r.Folded }},
+	{" …", styleDim, func(r applypatch.Row) bool { return r.Target.Hunk > 0 && r.Folded }},
 	{" · edited", styleEdited, func(r applypatch.Row) bool { return r.Revised }},
-	{" · fuzzy", styleFuzzy, func(r applypatch.Row) bool { return r.Pass.Fuzzy() }},
+	{" · fuzzy", styleFuzzy, func(r applypatch.Row) bool { return r.Fuzzy != "" }},
 }
 
 // diffLine renders a diff line with its gutter (R3): added lines tinted green, removed
@@ -272,10 +272,21 @@ func diffLine(l applypatch.DiffLine, dimmed bool) string {
 const gutterNumber = len("   12345 ")
 
 // lineTints colour added and removed lines.
-var lineTints = map[applypatch.LineKind]lipgloss.Style{applypatch.Insert: styleAdded, applypatch.Remove: styleRemoved}
+var lineTints = map[applypatch.LineKind]lipgloss.Style{applypatch.LineAdd: styleAdded, applypatch.LineRemove: styleRemoved}
 
 // fit cuts a line to the terminal's width.
 func (m *model) fit(s string) string { return ansi.Truncate(s, m.width, "…") }
 
 // wrap breaks text into lines as wide as the terminal.
 func (m *model) wrap(s string) []string { return strings.Split(ansi.Wrap(s, m.width, ""), "\n") }
+
+// selectionGlyph is the glyph Row.String draws for how much of a row is selected.
+func selectionGlyph(r applypatch.Row) string {
+	switch {
+	case r.Selected == 0:
+		return "✗"
+	case r.Selected < r.Total:
+		return "◐"
+	}
+	return "✓"
+}

@@ -61,9 +61,9 @@ func TestControlCharactersAreShownNotSent(t *testing.T) {
 // R3: added and removed lines are tinted; the lines of a deselected hunk are dimmed
 // without tint.
 func TestTints(t *testing.T) {
-	added := diffLine(applypatch.DiffLine{Kind: applypatch.Insert, Num: 3, Text: "x"}, false)
-	removed := diffLine(applypatch.DiffLine{Kind: applypatch.Remove, Num: 3, Text: "x"}, false)
-	dimmed := diffLine(applypatch.DiffLine{Kind: applypatch.Insert, Num: 3, Text: "x"}, true)
+	added := diffLine(applypatch.DiffLine{Kind: applypatch.LineAdd, Num: 3, Text: "x"}, false)
+	removed := diffLine(applypatch.DiffLine{Kind: applypatch.LineRemove, Num: 3, Text: "x"}, false)
+	dimmed := diffLine(applypatch.DiffLine{Kind: applypatch.LineAdd, Num: 3, Text: "x"}, true)
 	if added == removed || added == dimmed || removed == dimmed {
 		t.Errorf("added, removed and dimmed lines render alike: %q %q %q", added, removed, dimmed)
 	}

@@ -35,11 +35,17 @@ func TestCardRepublishesOnlyOnChange(t *testing.T) {
 		t.Errorf("a request that changed nothing published a card (%d)", len(f.cards))
 	}
 	mustContain(t, "card panel", r.text,
-		`<span class="mono" id="card-hash">`+card.Hash[:12]+`</span> · published 2 times`,
-		`id="card-action">Apply 4 changes in 4 files</button>`,
-		"<pre id=\"card-notice\">\nSelection and editing happen in the native review; this card shows the selected changes.\nRejected: greet.go hunk 2</pre>",
+		`Sent 2 times, each time the selected changes changed · version <span class="mono" id="card-hash">`+card.Hash[:12]+`</span>`,
+		`<h2>What a remote reviewer sees<span class="readonly">read-only</span></h2>`,
+		`Their action reads: <span class="action-label" id="card-action">Apply 4 changes in 4 files</span>`,
+		"<pre id=\"card-notice\">\nA read-only preview of the selected changes; the person reviewing the patch chooses and edits them.\nRejected: greet.go hunk 2</pre>",
 		"+\treturn fmt.Sprintf(\"Hello, %s!\", name)", "*** Move to: README.md")
 	mustLack(t, "card diff", card.Diff, "Goodbye")
+	// The preview is read-only: the one Apply button is the review's own.
+	if n := strings.Count(r.text, ">Apply 4 changes in 4 files</button>"); n != 1 {
+		t.Errorf("%d Apply buttons, want 1 (the preview has none)", n)
+	}
+	mustLack(t, "card panel", r.text, `action="card-feedback`, "native review")
 	if hash, n := f.page.Published(); hash != card.Hash || n != 2 {
 		t.Errorf("Published() = %s, %d", hash, n)
 	}
@@ -50,7 +56,7 @@ func TestCardRepublishesOnlyOnChange(t *testing.T) {
 func TestCardBudget(t *testing.T) {
 	f := newFixture(t, PageOptions{Card: applypatch.CardOptions{DiffBytes: 120}})
 	card := f.cards[0]
-	const marker = "[truncated: the full diff is in the native review]"
+	const marker = "[truncated: the rest of the diff is in the full review]"
 	if len(card.Diff) > 120 || !strings.HasSuffix(card.Diff, "\n"+marker) {
 		t.Fatalf("diff of %d bytes:\n%s", len(card.Diff), card.Diff)
 	}

@@ -27,7 +27,7 @@ func resolve() (afero.Fs, *applypatch.Proposal) {
 	if err != nil {
 		panic(err)
 	}
-	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.Ask})
+	pr, err := applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: "/ws", Mode: applypatch.ModeAsk})
 	if err != nil {
 		panic(err)
 	}
@@ -85,7 +85,7 @@ func ExampleNewPage() {
 	}
 	resp.Body.Close()
 	fmt.Println("deselect:", resp.StatusCode, resp.Header.Get("Location")[:5])
-	fmt.Println(s.Header())
+	fmt.Println(s.Tally().Header())
 	// Output:
 	// without the token: 403
 	// deselect: 303 ./?t=

@@ -105,7 +105,7 @@ func openSession(t *testing.T, dir string) *applypatch.Session {
 		t.Fatal(err)
 	}
 	pr, err := applypatch.Resolve(context.Background(), afero.NewOsFs(), p,
-		&applypatch.Options{Workspace: dir, WorkspaceFs: confined, Mode: applypatch.Ask})
+		&applypatch.Options{Workspace: dir, WorkspaceFs: confined, Mode: applypatch.ModeAsk})
 	if err != nil {
 		t.Fatal(err)
 	}

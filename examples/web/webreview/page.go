@@ -54,6 +54,7 @@ type Page struct {
 // NewPage returns the page of a session, guarded by token (see [NewToken]).
 func NewPage(s *applypatch.Session, token string, opts PageOptions) *Page {
 	p := &Page{s: s, token: token, opts: opts}
+	openOnLoad(s)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", p.show)
 	for path, act := range map[string]func(*http.Request, applypatch.Target) error{
@@ -132,8 +133,8 @@ func (p *Page) openEditor(v *view, t applypatch.Target) {
 		return
 	}
 	defer rev.Cancel()
-	v.Edit = &editView{Target: rev.Target(), Path: rev.Path(), Line: rev.Line(), Baseline: rev.Baseline(),
-		Text: rev.Proposed(), Proposed: digest(rev.Proposed())}
+	v.Edit = &editView{Target: rev.Target, Path: rev.Path, Line: rev.Line, Baseline: rev.Baseline,
+		Text: rev.Proposed, Proposed: digest(rev.Proposed)}
 }
 
 // revise adopts an edited result (R8).
@@ -150,20 +151,20 @@ func (p *Page) revise(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rev.Cancel()
-	if digest(rev.Proposed()) != r.PostFormValue("proposed") {
-		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.RevisionStale, Target: rev.Target(),
+	if digest(rev.Proposed) != r.PostFormValue("proposed") {
+		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionStale, Target: rev.Target,
 			Detail: "this file's selection changed while the revision was open, revision discarded"})
 		return
 	}
 	err = rev.Adopt(text, confirmed(r))
-	if err == nil || errors.Is(err, &applypatch.ReviewError{Reason: applypatch.RevisionUnchanged}) {
+	if err == nil || errors.Is(err, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionUnchanged}) {
 		p.back(w, t)
 		return
 	}
-	v := &view{Edit: &editView{Target: rev.Target(), Path: rev.Path(), Line: rev.Line(), Baseline: rev.Baseline(),
-		Text: text, Proposed: digest(rev.Proposed())}}
+	v := &view{Edit: &editView{Target: rev.Target, Path: rev.Path, Line: rev.Line, Baseline: rev.Baseline,
+		Text: text, Proposed: digest(rev.Proposed)}}
 	var re *applypatch.ReviewError
-	if errors.As(err, &re) && re.Reason == applypatch.NeedsConfirm {
+	if errors.As(err, &re) && re.Reason == applypatch.ReviewNeedsConfirm {
 		v.Edit.Confirm = re.Prompt
 		p.render(w, http.StatusConflict, v)
 		return
@@ -227,7 +228,7 @@ func (p *Page) settling(act func(*http.Request) error) http.HandlerFunc {
 // clears feedback, else the page with the reason.
 func (p *Page) refused(w http.ResponseWriter, v *view, err error) {
 	var re *applypatch.ReviewError
-	if errors.As(err, &re) && re.Reason == applypatch.NeedsConfirm {
+	if errors.As(err, &re) && re.Reason == applypatch.ReviewNeedsConfirm {
 		v.Confirm = &confirmView{Prompt: re.Prompt, Target: re.Target}
 		p.render(w, http.StatusConflict, v)
 		return
@@ -251,7 +252,7 @@ func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
 func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 	v.Token, v.Nonce = p.token, rand.Text()
 	v.State = p.s.State().String()
-	v.Header, v.Primary = p.s.Header(), p.s.PrimaryLabel()
+	v.Header, v.Primary = p.s.Tally().Header(), p.s.Tally().PrimaryLabel()
 	v.Rows = p.rowsView()
 	v.Feedback = p.wholeFeedback()
 	v.Conflict = conflictOf(p.s.Conflict())
@@ -278,7 +279,7 @@ func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 func (p *Page) rowsView() []rowView {
 	rows := rowsView(p.s.Rows())
 	for i := range rows {
-		if rows[i].Kind == applypatch.HunkRow {
+		if rows[i].Target.Hunk > 0 {
 			if loc, err := p.s.Visit(rows[i].Target); err == nil {
 				rows[i].Where = loc.Path + ":" + strconv.Itoa(loc.Line) // never loc.Name: a host path
 			}
@@ -296,7 +297,7 @@ func (p *Page) wholeFeedback() string {
 // confirmed is the answer a form gives to a request that clears feedback.
 func confirmed(r *http.Request) applypatch.Confirm {
 	if r.PostFormValue("confirm") == "yes" {
-		return applypatch.Yes
+		return applypatch.DiscardFeedback
 	}
 	return nil
 }
@@ -337,8 +338,17 @@ var pageHTML string
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"rowID": rowID,
 	"lines": lines,
-	"mark":  func(k applypatch.LineKind) string { return string(rune(k)) },
+	"mark":  mark,
 	"tint": func(k applypatch.LineKind) string {
-		return map[applypatch.LineKind]string{applypatch.Insert: "add", applypatch.Remove: "del"}[k]
+		return map[applypatch.LineKind]string{applypatch.LineAdd: "add", applypatch.LineRemove: "del"}[k]
 	},
 }).Parse(pageHTML))
+
+// mark is a diff line's marker as the page shows it: a minus sign (U+2212) rather than
+// a hyphen, as in every count on the page.
+func mark(k applypatch.LineKind) string {
+	if k == applypatch.LineRemove {
+		return "−"
+	}
+	return string(rune(k))
+}

@@ -80,8 +80,14 @@ func TestPageShowsHeaderRowsAndGutters(t *testing.T) {
 	if got, want := primary(t, r), "Apply 5 changes in 4 files"; got != want {
 		t.Errorf("primary %q, want %q", got, want)
 	}
-	mustLack(t, "folded page", r.text, `class="diff`, `<span class="label">`) // files start folded (R4)
-	mustContain(t, "folded page", r.text, `title="Expand">▶</button>`)
+	// A patch this small opens entirely on first load: every file expanded, every hunk open.
+	mustContain(t, "first load", r.text, `class="diff`, `<span class="label">`, `title="Fold">▼</button>`)
+	mustLack(t, "first load", r.text, `title="Expand">▶</button>`)
+
+	f.mustPost(t, "/fold", url.Values{"file": {"0"}, "folded": {"true"}})
+	r = f.get(t, "")
+	mustLack(t, "collapsed page", r.text, `class="diff`, `<span class="label">`)
+	mustContain(t, "collapsed page", r.text, `title="Expand">▶</button>`)
 
 	f.expandAll(t)
 	r = f.get(t, "")
@@ -97,11 +103,12 @@ func TestPageShowsHeaderRowsAndGutters(t *testing.T) {
 		// glyphs: unfolded and selected (R4)
 		`title="Fold">▼</button>`, `title="Deselect">✓</button>`,
 		// gutters: old numbers on removed lines, new numbers on added lines, tints (R3)
-		`<tr class="del"><td class="num">7</td><td class="mark">-</td><td>	return fmt.Sprintf("Hello, %s", name)</td></tr>`,
-		`<tr class="add"><td class="num">7</td><td class="mark">+</td><td>	return fmt.Sprintf("Hello, %s!", name)</td></tr>`,
-		`<tr class="del"><td class="num">12</td><td class="mark">-</td>`,
-		`<tr class="add"><td class="num">2</td><td class="mark">+</td><td>// TODO: test Hello</td></tr>`,
-		`<tr class="del"><td class="num">1</td><td class="mark">-</td><td>- greet everyone</td></tr>`,
+		// in two columns, old then new; a context line has both; removed lines marked − (U+2212)
+		`<tr class="del"><td class="num old">7</td><td class="num new"></td><td class="mark">−</td><td>	return fmt.Sprintf("Hello, %s", name)</td></tr>`,
+		`<tr class="add"><td class="num old"></td><td class="num new">7</td><td class="mark">+</td><td>	return fmt.Sprintf("Hello, %s!", name)</td></tr>`,
+		`<tr class="del"><td class="num old">12</td><td class="num new"></td><td class="mark">−</td>`,
+		`<tr class="add"><td class="num old"></td><td class="num new">2</td><td class="mark">+</td><td>// TODO: test Hello</td></tr>`,
+		`<tr class="del"><td class="num old">1</td><td class="num new"></td><td class="mark">−</td><td>- greet everyone</td></tr>`,
 		// the Move matched only by folding the em dash (M8), and says so
 		`<span class="tag fuzzy" title="Matched while normalizing typographic punctuation">· fuzzy</span>`,
 		// where a hunk is (R11), as authored

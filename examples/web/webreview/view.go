@@ -3,6 +3,7 @@ package webreview
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/applypatch/applypatch"
@@ -45,6 +46,10 @@ type rowView struct {
 	Match string
 	// Where is a hunk's place in its file as authored, "greet.go:7" (R11).
 	Where string
+	// Hunk is set on a hunk row, clear on a file row.
+	Hunk bool
+	// Glyph is how much of the row is selected: "✓", "◐" or "✗".
+	Glyph string
 }
 
 type conflictView struct {
@@ -95,12 +100,23 @@ func rowID(t applypatch.Target) string {
 func rowsView(rows []applypatch.Row) []rowView {
 	out := make([]rowView, len(rows))
 	for i, r := range rows {
-		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r)}
-		if r.Pass.Fuzzy() {
-			out[i].Match = "Matched while " + r.Pass.String()
+		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r), Hunk: r.Target.Hunk > 0, Glyph: glyph(r)}
+		if r.Fuzzy != "" {
+			out[i].Match = "Matched while " + r.Fuzzy
 		}
 	}
 	return out
+}
+
+// glyph is the selection glyph the row line starts with.
+func glyph(r applypatch.Row) string {
+	switch {
+	case r.Selected == 0:
+		return "✗"
+	case r.Selected < r.Total:
+		return "◐"
+	}
+	return "✓"
 }
 
 // rowCounts renders the counts part of a row line, with its separator.
@@ -124,7 +140,7 @@ func conflictOf(err error) *conflictView {
 		return nil
 	}
 	hint := hintStale
-	if errors.Is(err, &applypatch.IncompleteRollbackError{}) {
+	if errors.As(err, new(*applypatch.IncompleteRollbackError)) {
 		hint = hintIncomplete
 	}
 	return &conflictView{Message: err.Error(), Hint: hint}
@@ -136,8 +152,15 @@ func resultOf(s *applypatch.Session) *resultView {
 	if res == nil {
 		return nil
 	}
-	return &resultView{Summary: res.Summary(), Text: res.Text(), Error: res.Status == applypatch.StatusError}
+	return &resultView{Summary: minusSign(res.Summary()), Text: res.Text(), Error: res.Status == applypatch.StatusError}
 }
+
+// removedCount is the " -D)" that ends a transcript summary, "(+3 -1)".
+var removedCount = regexp.MustCompile(`(\(\+\d+) -(\d+\))$`)
+
+// minusSign writes a summary's removed-line count with a minus sign (U+2212), as the
+// header and every row write it; the summary itself stays ASCII for transcripts.
+func minusSign(summary string) string { return removedCount.ReplaceAllString(summary, "$1 −$2") }
 
 // shortHash is the first characters of a card hash, enough to tell versions apart.
 func shortHash(h string) string { return h[:min(len(h), 12)] }

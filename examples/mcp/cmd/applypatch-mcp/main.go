@@ -1,0 +1,126 @@
+// Command applypatch-mcp is an MCP server that gives a client the apply_patch tool on one
+// workspace, over standard input and output.
+//
+// Usage:
+//
+//	applypatch-mcp [-C DIR] [-mode ask|edits|full-auto] [-fallback refuse|edits|full-auto]
+//	               [-allow-outside] [-allow-protected]
+//
+// -C is the workspace (default: the current directory); payload paths are relative to it
+// and credential paths inside it are never written. -mode chooses the approval mode
+// (default ask): in ask mode every patch is shown to the person through MCP elicitation,
+// who applies it, rejects it, or sends feedback to the agent. -fallback is the mode for a
+// client that cannot elicit (default refuse: such calls write nothing, and the refusal
+// says which flag changes that). -allow-outside and -allow-protected let patches write
+// outside the workspace and to protected paths such as .git/.
+//
+// Register it with a client by absolute paths, for example:
+//
+//	{"mcpServers": {"applypatch": {"command": "/home/me/go/bin/applypatch-mcp", "args": ["-C", "/home/me/project"]}}}
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/afero"
+)
+
+// modes maps the flag values to approval modes.
+var modes = map[string]applypatch.Mode{"edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto, "ask": applypatch.ModeAsk}
+
+// fallbacks maps the -fallback values; refuse is ask with no one to ask.
+var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.ModeAsk, "edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		os.Exit(2)
+	}
+	closeWorkspace, err := confine(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer closeWorkspace()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := applypatch.Recover(ctx, cfg.FS, &applypatch.Options{Workspace: cfg.Workspace, WorkspaceFs: cfg.WorkspaceFs})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if msg := r.String(); msg != "" {
+		log.Print(msg)
+	}
+	if err := NewServer(*cfg).Run(ctx, &mcp.StdioTransport{MaxLineLength: maxFrame}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// maxFrame bounds one inbound JSON-RPC message: the largest payload the library accepts,
+// with room for JSON escaping (which at most doubles ordinary text) and the call's
+// envelope. The transport stops reading a longer message there, so a hostile client
+// costs no more memory than the largest patch allowed.
+var maxFrame = 2*applypatch.DefaultLimits().Payload + 128<<10
+
+// parseFlags reads the command line into a configuration on the OS filesystem.
+func parseFlags(args []string, stderr io.Writer) (*Config, error) {
+	fl := flag.NewFlagSet("applypatch-mcp", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	dir := fl.String("C", ".", "the workspace `DIR`ectory")
+	mode := fl.String("mode", "ask", "approval mode: edits, full-auto or ask")
+	fallback := fl.String("fallback", "refuse", "ask mode for a client that cannot elicit: refuse, edits or full-auto")
+	allowOutside := fl.Bool("allow-outside", false, "allow paths outside the workspace")
+	allowProtected := fl.Bool("allow-protected", false, "allow protected paths such as .git/")
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg := &Config{FS: afero.NewOsFs(), AllowOutside: *allowOutside, AllowProtected: *allowProtected}
+	var ok bool
+	if cfg.Mode, ok = modes[*mode]; !ok {
+		return nil, usageError(fl, "-mode must be edits, full-auto or ask, not %q", *mode)
+	}
+	if cfg.Fallback, ok = fallbacks[*fallback]; !ok {
+		return nil, usageError(fl, "-fallback must be refuse, edits or full-auto, not %q", *fallback)
+	}
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(root); err == nil && !fi.IsDir() {
+			err = fmt.Errorf("%s is not a directory", *dir)
+		}
+	}
+	if err != nil {
+		return nil, usageError(fl, "-C: %v", err)
+	}
+	cfg.Workspace = root
+	return cfg, nil
+}
+
+// confine makes the workspace's reads and writes go through an os.Root, while paths are
+// resolved on the OS filesystem, so that no symbolic link swapped in at the last moment
+// can lead a write out of the workspace.
+func confine(cfg *Config) (closeFn func() error, err error) {
+	root, err := rootfs.Open(cfg.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	cfg.WorkspaceFs = root
+	return root.Close, nil
+}
+
+func usageError(fl *flag.FlagSet, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	fmt.Fprintln(fl.Output(), "applypatch-mcp:", err)
+	fl.Usage()
+	return err
+}

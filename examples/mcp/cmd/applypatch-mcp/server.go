@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/applypatch/applypatch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/afero"
+)
+
+// Config is what the server serves.
+type Config struct {
+	// FS and Workspace are where patches apply: payload paths are relative to Workspace
+	// and resolved on FS. WorkspaceFs, when set, carries every read and write inside the
+	// workspace (see applypatch.Options).
+	FS          afero.Fs
+	Workspace   string
+	WorkspaceFs afero.Fs
+	// Mode is the approval mode. In applypatch.ModeAsk mode every call is shown to the person
+	// through MCP elicitation before anything is written.
+	Mode applypatch.Mode
+	// Fallback is the mode of an ask-mode call from a client that cannot elicit. Fallback
+	// applypatch.ModeAsk refuses such calls: there is no one to ask.
+	Fallback applypatch.Mode
+	// AllowOutside and AllowProtected let patches write outside the workspace and to
+	// protected paths such as .git/. Credential paths are refused whatever they say.
+	AllowOutside, AllowProtected bool
+}
+
+// errCannotAsk refuses an ask-mode call from a client without elicitation.
+var errCannotAsk = errors.New("this server applies a patch only after the user reviews it, " +
+	"but the client cannot ask the user (it does not support MCP elicitation); nothing was written. " +
+	"Tell the user: restarting the server with -fallback edits applies patches without review " +
+	"for clients that cannot ask, and -mode edits does so for every client")
+
+// server holds the configuration and the key that signs review state.
+type server struct {
+	cfg Config
+	key []byte
+}
+
+// NewServer returns an MCP server exposing the apply_patch tool on cfg's workspace.
+func NewServer(cfg Config) *mcp.Server {
+	s := &server{cfg: cfg, key: newKey()}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "applypatch", Title: "applypatch", Version: "v0.1.0"}, nil)
+	def := (&applypatch.Tool{}).Definition()
+	srv.AddTool(&mcp.Tool{
+		Name:        def.Name,
+		Title:       "Apply patch",
+		Description: def.Description,
+		InputSchema: def.Parameters,
+		Annotations: &mcp.ToolAnnotations{Title: "Apply patch", DestructiveHint: new(true), OpenWorldHint: new(false)},
+	}, s.applyPatch)
+	return srv
+}
+
+// applyPatch handles one tools/call of apply_patch.
+func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	mode := s.cfg.Mode
+	if mode == applypatch.ModeAsk && !canElicit(req) {
+		mode = s.cfg.Fallback
+		if mode == applypatch.ModeAsk {
+			return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
+		}
+	}
+	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace,
+		WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode, Authorizer: s.authorizer()}}
+	if mode == applypatch.ModeAsk {
+		return s.review(ctx, tool, req)
+	}
+	_, res, _ := tool.Call(ctx, req.Params.Arguments)
+	return toolResult(res), nil
+}
+
+// authorizer allows the classes the configuration allows, and refuses the others naming
+// the server flag that would allow them (F4). A protected path outside the workspace,
+// such as ../.git/hooks/x, needs both flags.
+func (s *server) authorizer() applypatch.Authorizer {
+	flags := []struct {
+		class   applypatch.Class
+		allowed bool
+		flag    string
+	}{
+		{applypatch.ClassOutside, s.cfg.AllowOutside, "-allow-outside"},
+		{applypatch.ClassProtected, s.cfg.AllowProtected, "-allow-protected"},
+	}
+	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
+		var missing []string
+		for _, f := range flags {
+			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+				return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
+			}) {
+				missing = append(missing, fmt.Sprintf("%s paths need the server flag %s", f.class, f.flag))
+			}
+		}
+		if len(missing) > 0 {
+			return errors.New(strings.Join(missing, " and ") + ", which only the user can set")
+		}
+		return nil
+	})
+}
+
+// canElicit reports whether the client can show a form to the person.
+func canElicit(req *mcp.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	// Neither form nor url declared means form (the capability predates the modes).
+	return caps.Elicitation.Form != nil || caps.Elicitation.URL == nil
+}
+
+// toolResult turns a result into the tool's answer: the model-visible text, the result
+// as structured content, and isError for an error result.
+func toolResult(res *applypatch.Result) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: res.Text()}},
+		StructuredContent: res,
+		IsError:           res.Status == applypatch.StatusError,
+	}
+}

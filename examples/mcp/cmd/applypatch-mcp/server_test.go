@@ -1,0 +1,443 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/applypatch/applypatch"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/afero"
+)
+
+const (
+	baseMain = "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
+	newMain  = "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"
+	update   = "*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n*** End Patch"
+)
+
+// Protocol versions the elicitation tests run under: the current one, where the server
+// returns its question as an input request, and an earlier one, where the SDK sends it
+// as an elicitation/create request.
+var protocols = []string{"", "2025-11-25"}
+
+// connect serves cfg (on a MemMapFs workspace /ws holding main.go) to an in-memory client.
+func connect(t *testing.T, cfg Config, client *mcp.ClientOptions, protocol string) (*mcp.ClientSession, afero.Fs) {
+	t.Helper()
+	if cfg.FS == nil {
+		cfg.FS = afero.NewMemMapFs()
+	}
+	cfg.Workspace = "/ws"
+	afero.WriteFile(cfg.FS, "/ws/main.go", []byte(baseMain), 0o644)
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := NewServer(cfg).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, client).
+		Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs, cfg.FS
+}
+
+// call calls apply_patch with args and returns its text.
+func call(t *testing.T, cs *mcp.ClientSession, args any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("content = %v, want one text", res.Content)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res
+}
+
+func readFile(t *testing.T, fsys afero.Fs, name string) string {
+	t.Helper()
+	b, err := afero.ReadFile(fsys, name)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// TestToolsList checks that the server lists apply_patch with the library's definition (H1).
+func TestToolsList(t *testing.T) {
+	cs, _ := connect(t, Config{Mode: applypatch.ModeEdits}, nil, "")
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 {
+		t.Fatalf("tools = %v, want one", res.Tools)
+	}
+	tool := res.Tools[0]
+	if tool.Name != "apply_patch" || tool.Description != (&applypatch.Tool{}).Definition().Description {
+		t.Errorf("tool = %q, description %q", tool.Name, tool.Description)
+	}
+	var want any
+	json.Unmarshal((&applypatch.Tool{}).Definition().Parameters, &want)
+	if diff := cmp.Diff(want, tool.InputSchema); diff != "" {
+		t.Errorf("input schema (-want +got):\n%s", diff)
+	}
+}
+
+// TestCall checks calls without review: a success writes, a bad payload, bad arguments and
+// a credential path are error results that write nothing (H2, H3, F2).
+func TestCall(t *testing.T) {
+	tests := []struct {
+		name    string
+		mode    applypatch.Mode
+		args    any
+		text    string // exact, or a prefix when it ends in "…"
+		isError bool
+		main    string // main.go afterwards
+		sshKeys bool   // whether .ssh/authorized_keys exists afterwards
+	}{
+		{name: "applied", mode: applypatch.ModeEdits, args: map[string]any{"patchText": update},
+			text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
+		{name: "input alias", mode: applypatch.ModeFullAuto, args: map[string]any{"input": update},
+			text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
+		{name: "payload rejected", mode: applypatch.ModeEdits,
+			args:    map[string]any{"patchText": "*** Begin Patch\n*** Update File: main.go\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"},
+			text:    `Error: invalid patch: line 4 "+\tprintln(\"hello\")": the last line of the patch must be '*** End Patch'…`,
+			isError: true, main: baseMain},
+		{name: "arguments rejected", mode: applypatch.ModeEdits, args: map[string]any{"patchText": 7},
+			text:    `Error: invalid arguments: "patchText" must be a string holding the whole patch, not a number`,
+			isError: true, main: baseMain},
+		{name: "forbidden path", mode: applypatch.ModeFullAuto,
+			args:    map[string]any{"patchText": "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA\n" + update[len("*** Begin Patch\n"):]},
+			text:    "Error: .ssh/authorized_keys: the path is…",
+			isError: true, main: baseMain},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, fsys := connect(t, Config{Mode: tt.mode}, nil, "")
+			text, res := call(t, cs, tt.args)
+			want, prefix := strings.CutSuffix(tt.text, "…")
+			if prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
+				t.Errorf("text:\n%s\nwant:\n%s", text, tt.text)
+			}
+			if res.IsError != tt.isError {
+				t.Errorf("isError = %v", res.IsError)
+			}
+			if got := readFile(t, fsys, "/ws/main.go"); got != tt.main {
+				t.Errorf("main.go = %q, want %q", got, tt.main)
+			}
+			if _, err := fsys.Stat("/ws/.ssh/authorized_keys"); (err == nil) != tt.sshKeys {
+				t.Errorf(".ssh/authorized_keys exists: %v", err == nil)
+			}
+			status := map[string]any{}
+			b, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(b, &status)
+			if wantStatus := map[bool]string{false: "applied", true: "error"}[tt.isError]; status["status"] != wantStatus {
+				t.Errorf("structured content = %s, want status %s", b, wantStatus)
+			}
+		})
+	}
+}
+
+// answer is a scripted person: the elicitation result it gives.
+func answer(action string, content map[string]any) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: action, Content: content}, nil
+	}
+}
+
+// TestElicitation checks the ask-mode round trip: the person sees the diff and applies,
+// rejects, or sends feedback; only apply writes (F4, S2, S4).
+func TestElicitation(t *testing.T) {
+	tests := []struct {
+		name    string
+		action  string
+		content map[string]any
+		text    string
+		isError bool
+		main    string
+	}{
+		{name: "apply", action: "accept", content: map[string]any{"decision": "apply"},
+			text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
+		{name: "apply with a comment", action: "accept", content: map[string]any{"decision": "apply", "feedback": "also add a test"},
+			text: "Applied patch: 1 change\nFeedback (whole patch): also add a test\nApplied: main.go hunk 1", main: newMain},
+		{name: "decline", action: "decline", text: "Error: Patch rejected", isError: true, main: baseMain},
+		{name: "reject", action: "accept", content: map[string]any{"decision": "reject"},
+			text: "Error: Patch rejected", isError: true, main: baseMain},
+		{name: "feedback", action: "accept", content: map[string]any{"decision": "feedback", "feedback": "greet by name instead"},
+			text: "Patch revision requested\nFeedback (whole patch): greet by name instead\nRejected: main.go hunk 1", main: baseMain},
+		{name: "cancel", action: "cancel", text: "Error: Patch review aborted", isError: true, main: baseMain},
+	}
+	for _, protocol := range protocols {
+		for _, tt := range tests {
+			t.Run(tt.name+"/"+protocol, func(t *testing.T) {
+				var asked []string
+				ask := answer(tt.action, tt.content)
+				cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
+					ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						asked = append(asked, req.Params.Message)
+						return ask(ctx, req)
+					}}, protocol)
+				text, res := call(t, cs, map[string]any{"patchText": update})
+				if text != tt.text || res.IsError != tt.isError {
+					t.Errorf("text (isError %v):\n%s\nwant (isError %v):\n%s", res.IsError, text, tt.isError, tt.text)
+				}
+				if len(asked) != 1 {
+					t.Fatalf("the person was asked %d times", len(asked))
+				}
+				for _, want := range []string{"(Apply 1 change in 1 file)", "ApplyPatch · 1 file · 1/1 change · +1 −1",
+					"*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n"} {
+					if !strings.Contains(asked[0], want) {
+						t.Errorf("the person was shown:\n%s\nwhich lacks %q", asked[0], want)
+					}
+				}
+				if got := readFile(t, fsys, "/ws/main.go"); got != tt.main {
+					t.Errorf("main.go = %q, want %q", got, tt.main)
+				}
+			})
+		}
+	}
+}
+
+// TestElicitationConflict checks that a file changed while the person was looking is
+// not overwritten: the answer was given for bytes that are gone (X2, X7).
+func TestElicitationConflict(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	edited := strings.Replace(baseMain, "func main", "// edited meanwhile\nfunc main", 1)
+	cs, _ := connect(t, Config{FS: fsys, Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			afero.WriteFile(fsys, "/ws/main.go", []byte(edited), 0o644)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}}, nil
+		}}, "")
+	text, res := call(t, cs, map[string]any{"patchText": update})
+	if !res.IsError || !strings.HasPrefix(text, "Error: file changed during review: main.go") {
+		t.Errorf("text = %q", text)
+	}
+	if got := readFile(t, fsys, "/ws/main.go"); got != edited {
+		t.Errorf("main.go = %q, want the concurrent edit kept", got)
+	}
+}
+
+// TestFallback checks ask mode with a client that cannot elicit: refused by default,
+// or applied in the configured fallback mode.
+func TestFallback(t *testing.T) {
+	tests := []struct {
+		fallback applypatch.Mode
+		text     string
+		main     string
+	}{
+		{fallback: applypatch.ModeAsk, text: "Error: " + errCannotAsk.Error(), main: baseMain},
+		{fallback: applypatch.ModeEdits, text: "Applied patch: 1 change\nApplied: main.go hunk 1", main: newMain},
+	}
+	for _, tt := range tests {
+		cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk, Fallback: tt.fallback}, nil, "")
+		if text, _ := call(t, cs, map[string]any{"patchText": update}); text != tt.text {
+			t.Errorf("fallback %v: text = %q, want %q", tt.fallback, text, tt.text)
+		}
+		if got := readFile(t, fsys, "/ws/main.go"); got != tt.main {
+			t.Errorf("fallback %v: main.go = %q", tt.fallback, got)
+		}
+	}
+}
+
+// TestReviewState checks that an answer only settles the patch it was asked for, with
+// the baselines the server sealed: a forged or reused state is refused.
+func TestReviewState(t *testing.T) {
+	s := &server{key: newKey()}
+	want := map[string]applypatch.Snapshot{"main.go": {Exists: true, Mode: 0o644, Hash: "ab"}}
+	state := s.seal(update, want)
+	got, err := s.open(state, update)
+	if err != nil || !cmp.Equal(got, want) {
+		t.Fatalf("open = %v, %v", got, err)
+	}
+	body, sig, _ := strings.Cut(state, ".")
+	for name, bad := range map[string]string{
+		"other patch":  "",
+		"forged":       body[:len(body)-2] + "AA." + sig,
+		"no signature": body,
+		"other server": (&server{key: newKey()}).seal(update, want),
+	} {
+		text := update
+		if name == "other patch" {
+			bad, text = state, update+"\n"
+		}
+		if _, err := s.open(bad, text); err != errStaleAnswer {
+			t.Errorf("%s: open = %v, want errStaleAnswer", name, err)
+		}
+	}
+}
+
+// TestReviewMessageBudget checks that a huge patch is shown cut to the card's budget,
+// saying so, rather than flooding the client (C2).
+func TestReviewMessageBudget(t *testing.T) {
+	var asked string
+	cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = req.Params.Message
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}}, nil
+		}}, "")
+	big := "*** Begin Patch\n*** Add File: big.txt\n" + strings.Repeat("+0123456789abcdef\n", 5000) + "*** End Patch"
+	text, _ := call(t, cs, map[string]any{"patchText": big})
+	if text != "Applied patch: 1 change\nApplied: big.txt" || len(readFile(t, fsys, "/ws/big.txt")) != 5000*17 {
+		t.Errorf("text = %q", text)
+	}
+	if len(asked) > 50_000+200 || !strings.Contains(asked, "[truncated: ") {
+		t.Errorf("the person was shown %d bytes ending %q", len(asked), asked[max(0, len(asked)-80):])
+	}
+}
+
+// TestFlags checks the command line.
+func TestFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto"}, io.Discard)
+	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.ModeEdits || cfg.Fallback != applypatch.ModeFullAuto {
+		t.Errorf("parseFlags = %+v, %v", cfg, err)
+	}
+	cfg, err = parseFlags(nil, io.Discard)
+	if err != nil || cfg.Mode != applypatch.ModeAsk || cfg.Fallback != applypatch.ModeAsk {
+		t.Errorf("defaults = %+v, %v; want ask, refusing clients that cannot elicit", cfg, err)
+	}
+	for _, args := range [][]string{{"-mode", "yolo"}, {"-fallback", "ask"}, {"-C", dir + "/missing"}} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) succeeded", args)
+		}
+	}
+}
+
+// TestOSWorkspace runs the server as main configures it, on a real directory confined by
+// os.Root: a patch applies, and one through a link that leads out of the workspace is
+// refused with nothing written outside (F1, F2).
+func TestOSWorkspace(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(baseMain), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeWorkspace, err := confine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeWorkspace()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+
+	if text, _ := call(t, cs, map[string]any{"patchText": update}); text != "Applied patch: 1 change\nApplied: main.go hunk 1" {
+		t.Errorf("update: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(b) != newMain {
+		t.Errorf("main.go = %q", b)
+	}
+	text, res := call(t, cs, map[string]any{"patchText": "*** Begin Patch\n*** Add File: out/escape.txt\n+x\n*** End Patch"})
+	if !res.IsError || strings.Contains(text, outside) {
+		t.Errorf("escape through a link: %q (it must be refused and not name the host path)", text)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escape.txt")); err == nil {
+		t.Error("the patch wrote outside the workspace")
+	}
+}
+
+// TestElicitationEdgeCases checks answers that settle nothing: feedback without a comment
+// is explained, and an answer that is none of the choices is a tool error, not a protocol
+// error, for a client that answers through elicitation/create. Nothing is written (S2).
+func TestElicitationEdgeCases(t *testing.T) {
+	tests := []struct {
+		name     string
+		protocol string
+		content  map[string]any
+		text     string
+	}{
+		{name: "empty feedback", content: map[string]any{"decision": "feedback", "feedback": "  "},
+			text: "Error: " + errEmptyFeedback.Error()},
+		{name: "empty feedback/2025-11-25", protocol: "2025-11-25", content: map[string]any{"decision": "feedback"},
+			text: "Error: " + errEmptyFeedback.Error()},
+		{name: "invalid choice/2025-11-25", protocol: "2025-11-25", content: map[string]any{"decision": "maybe"},
+			text: "Error: the user's review answer could not be read, so nothing was written; the answer must choose apply, reject or feedback; call apply_patch again to ask again (…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, fsys := connect(t, Config{Mode: applypatch.ModeAsk}, &mcp.ClientOptions{ElicitationHandler: answer("accept", tt.content)}, tt.protocol)
+			text, res := call(t, cs, map[string]any{"patchText": update})
+			want, prefix := strings.CutSuffix(tt.text, "…")
+			if !res.IsError || prefix && !strings.HasPrefix(text, want) || !prefix && text != want {
+				t.Errorf("text (isError %v):\n%s\nwant:\n%s", res.IsError, text, tt.text)
+			}
+			if got := readFile(t, fsys, "/ws/main.go"); got != baseMain {
+				t.Errorf("main.go = %q", got)
+			}
+		})
+	}
+}
+
+// TestRefusalNamesFlag checks that a refusal a server flag would lift names the flag, and
+// that the flag lets the patch through (F4).
+func TestRefusalNamesFlag(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch"
+	cs, fsys := connect(t, Config{Mode: applypatch.ModeEdits}, nil, "")
+	text, res := call(t, cs, map[string]any{"patchText": patch})
+	if !res.IsError || !strings.Contains(text, "protected paths need the server flag -allow-protected") {
+		t.Errorf("refusal = %q", text)
+	}
+	if _, err := fsys.Stat("/ws/.git/hooks/pre-commit"); err == nil {
+		t.Error("the refused patch was written")
+	}
+	cs, fsys = connect(t, Config{Mode: applypatch.ModeEdits, AllowProtected: true}, nil, "")
+	if text, _ := call(t, cs, map[string]any{"patchText": patch}); text != "Applied patch: 1 change\nApplied: .git/hooks/pre-commit" {
+		t.Errorf("with -allow-protected: %q", text)
+	}
+	if got := readFile(t, fsys, "/ws/.git/hooks/pre-commit"); got != "#!/bin/sh\n" {
+		t.Errorf("pre-commit = %q", got)
+	}
+	if !strings.Contains(errCannotAsk.Error(), "-fallback edits") || !strings.Contains(errCannotAsk.Error(), "-mode edits") {
+		t.Errorf("the refusal of a client that cannot ask names no flag: %q", errCannotAsk)
+	}
+}
+
+// TestOutsideProtectedNeedsBothFlags: F2, F4. A protected path that lies outside the
+// workspace, such as ../.git/hooks/x, needs -allow-outside as well as -allow-protected.
+func TestOutsideProtectedNeedsBothFlags(t *testing.T) {
+	paths := []applypatch.ClassifiedPath{{Path: "../.git/hooks/pre-commit", Kind: applypatch.OpAdd, Class: applypatch.ClassProtected, Outside: true}}
+	tests := []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{AllowProtected: true}, "outside paths need the server flag -allow-outside"},
+		{Config{AllowOutside: true}, "protected paths need the server flag -allow-protected"},
+		{Config{}, "outside paths need the server flag -allow-outside and protected paths need the server flag -allow-protected"},
+		{Config{AllowOutside: true, AllowProtected: true}, ""},
+	}
+	for _, tt := range tests {
+		s := &server{cfg: tt.cfg}
+		err := s.authorizer().Authorize(context.Background(), applypatch.ModeEdits, paths)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%+v: %v, want allowed", tt.cfg, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}

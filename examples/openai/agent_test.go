@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/applypatch/applypatch"
+	"github.com/google/go-cmp/cmp"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/spf13/afero"
+)
+
+// fakeAPI is a local Responses API: it answers POST /responses with the next of its
+// replies (Responses API JSON, as documented) and keeps every request body it was sent.
+type fakeAPI struct {
+	mu       sync.Mutex
+	replies  []string
+	requests []map[string]any
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r.Method != http.MethodPost || r.URL.Path != "/responses" || len(f.replies) == 0 {
+		http.Error(w, `{"error":{"message":"unexpected request"}}`, http.StatusBadRequest)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	var req map[string]any
+	json.Unmarshal(b, &req)
+	f.requests = append(f.requests, req)
+	w.Header().Set("Content-Type", "application/json")
+	io.WriteString(w, f.replies[0])
+	f.replies = f.replies[1:]
+}
+
+// response is a Responses API response with the given output items.
+func response(id string, output ...string) string {
+	return `{"id":"` + id + `","object":"response","created_at":1767225600,"model":"gpt-test","status":"completed",` +
+		`"output":[` + strings.Join(output, ",") + `]}`
+}
+
+const doneMessage = `{"type":"message","id":"msg_1","role":"assistant","status":"completed",` +
+	`"content":[{"type":"output_text","text":"Done.","annotations":[]}]}`
+
+// newAgent returns an agent whose client talks to api, applying patches in edits mode
+// on an in-memory workspace /ws holding greet.txt.
+func newAgent(t *testing.T, api *fakeAPI, function bool) (*Agent, afero.Fs) {
+	t.Helper()
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/greet.txt", []byte("hello\nworld\n"), 0o644)
+	client := openai.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("test-key"), option.WithMaxRetries(0))
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/ws", Mode: applypatch.ModeEdits}}
+	return &Agent{Client: client, Model: "gpt-test", Tool: tool, Function: function}, fsys
+}
+
+func fileText(fsys afero.Fs, name string) string {
+	b, err := afero.ReadFile(fsys, name)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// TestBuiltinApplyPatch runs the host loop with the Responses API's built-in apply_patch
+// tool: the model's apply_patch_call items (a create, an update, an update that does not
+// match and a credential path) are applied one by one through Tool, and each comes back
+// as an apply_patch_call_output with the model-visible text (H4, F2).
+func TestBuiltinApplyPatch(t *testing.T) {
+	api := &fakeAPI{replies: []string{
+		response("resp_1",
+			`{"type":"apply_patch_call","id":"apc_1","call_id":"call_create","status":"completed",`+
+				`"operation":{"type":"create_file","path":"notes/todo.txt","diff":"+buy milk\n+call home\n"}}`,
+			`{"type":"apply_patch_call","id":"apc_2","call_id":"call_update","status":"completed",`+
+				`"operation":{"type":"update_file","path":"greet.txt","diff":"@@\n hello\n-world\n+there\n"}}`,
+			`{"type":"apply_patch_call","id":"apc_3","call_id":"call_miss","status":"completed",`+
+				`"operation":{"type":"update_file","path":"greet.txt","diff":"@@\n-nowhere\n+x\n"}}`,
+			`{"type":"apply_patch_call","id":"apc_4","call_id":"call_ssh","status":"completed",`+
+				`"operation":{"type":"create_file","path":".ssh/authorized_keys","diff":"+ssh-ed25519 AAAA\n"}}`),
+		response("resp_2", doneMessage),
+	}}
+	agent, fsys := newAgent(t, api, false)
+	text, err := agent.Run(context.Background(), "tidy up")
+	if err != nil || text != "Done." {
+		t.Fatalf("Run = %q, %v", text, err)
+	}
+	if got := fileText(fsys, "/ws/notes/todo.txt"); got != "buy milk\ncall home\n" {
+		t.Errorf("notes/todo.txt = %q", got)
+	}
+	if got := fileText(fsys, "/ws/greet.txt"); got != "hello\nthere\n" {
+		t.Errorf("greet.txt = %q", got)
+	}
+	if _, err := fsys.Stat("/ws/.ssh"); err == nil {
+		t.Error("the credential path was written")
+	}
+	if len(api.requests) != 2 {
+		t.Fatalf("%d requests, want 2", len(api.requests))
+	}
+	first := api.requests[0]
+	if diff := cmp.Diff([]any{map[string]any{"type": "apply_patch"}}, first["tools"]); diff != "" {
+		t.Errorf("tools offered (-want +got):\n%s", diff)
+	}
+	if first["input"] != "tidy up" || first["model"] != "gpt-test" {
+		t.Errorf("first request: input %v, model %v", first["input"], first["model"])
+	}
+	second := api.requests[1]
+	if second["previous_response_id"] != "resp_1" {
+		t.Errorf("previous_response_id = %v", second["previous_response_id"])
+	}
+	want := []struct{ callID, status, output string }{
+		{"call_create", "completed", "Applied patch: 1 change\nApplied: notes/todo.txt"},
+		{"call_update", "completed", "Applied patch: 1 change\nApplied: greet.txt hunk 1"},
+		{"call_miss", "failed", "Error: greet.txt: hunk 1 (…"},
+		{"call_ssh", "failed", "Error: .ssh/authorized_keys: the path is, or leads through a symbolic link to, a credential location…"},
+	}
+	items, _ := second["input"].([]any)
+	if len(items) != len(want) {
+		t.Fatalf("input items sent back = %v", second["input"])
+	}
+	for i, w := range want {
+		item, _ := items[i].(map[string]any)
+		output, _ := item["output"].(string)
+		prefix, cut := strings.CutSuffix(w.output, "…")
+		if item["type"] != "apply_patch_call_output" || item["call_id"] != w.callID || item["status"] != w.status ||
+			cut && !strings.HasPrefix(output, prefix) || !cut && output != w.output {
+			t.Errorf("item %d = %v, want %s %s %q", i, item, w.callID, w.status, w.output)
+		}
+	}
+}
+
+// TestFunctionApplyPatch runs the host loop with apply_patch offered as a function tool
+// from Tool.Definition(): the model's function_call with a whole *** Begin Patch payload
+// is applied, and its text goes back as the function_call_output (H1, H3).
+func TestFunctionApplyPatch(t *testing.T) {
+	args, _ := json.Marshal(map[string]string{"patchText": "*** Begin Patch\n*** Update File: greet.txt\n@@\n-world\n+there\n" +
+		"*** Add File: new.txt\n+new\n*** End Patch"})
+	call, _ := json.Marshal(map[string]any{"type": "function_call", "id": "fc_1", "call_id": "call_fn", "name": "apply_patch",
+		"arguments": string(args), "status": "completed"})
+	api := &fakeAPI{replies: []string{response("resp_1", string(call)), response("resp_2", doneMessage)}}
+	agent, fsys := newAgent(t, api, true)
+	if text, err := agent.Run(context.Background(), "greet"); err != nil || text != "Done." {
+		t.Fatalf("Run = %q, %v", text, err)
+	}
+	if got := fileText(fsys, "/ws/greet.txt"); got != "hello\nthere\n" {
+		t.Errorf("greet.txt = %q", got)
+	}
+	if got := fileText(fsys, "/ws/new.txt"); got != "new\n" {
+		t.Errorf("new.txt = %q", got)
+	}
+	tools, _ := api.requests[0]["tools"].([]any)
+	if len(tools) != 1 {
+		t.Fatalf("tools = %v", api.requests[0]["tools"])
+	}
+	tool := tools[0].(map[string]any)
+	var schema any
+	json.Unmarshal((&applypatch.Tool{}).Definition().Parameters, &schema)
+	if tool["type"] != "function" || tool["name"] != (&applypatch.Tool{}).Definition().Name || tool["description"] != (&applypatch.Tool{}).Definition().Description ||
+		!cmp.Equal(tool["parameters"], schema) || tool["strict"] != false {
+		t.Errorf("function tool = %v", tool)
+	}
+	items, _ := api.requests[1]["input"].([]any)
+	wantItem := map[string]any{"type": "function_call_output", "call_id": "call_fn",
+		"output": "Applied patch: 2 changes\nApplied: greet.txt hunk 1\nApplied: new.txt"}
+	if len(items) != 1 || !cmp.Equal(items[0], wantItem) {
+		t.Errorf("input sent back = %v, want [%v]", api.requests[1]["input"], wantItem)
+	}
+}

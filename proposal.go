@@ -1,0 +1,103 @@
+package applypatch
+
+import (
+	"io/fs"
+
+	"github.com/spf13/afero"
+)
+
+// A placement says where a hunk landed in its file's baseline.
+type placement struct {
+	// Start is the 0-based index of the first baseline line the hunk covers; for a hunk
+	// of '+' lines only, the baseline line it is inserted before.
+	Start int
+	// Len is the number of baseline lines the hunk covers (its context and '-' lines).
+	Len int
+	// matchPass is the rung of the ladder that matched.
+	Pass matchPass
+	// Trimmed counts trailing empty context lines of the hunk that the file does not
+	// have (a model's blank separator line); they are neither required nor written.
+	Trimmed int
+}
+
+// A baseline is the state of a path captured before review: present or absent, its mode
+// and its bytes.
+type baseline struct {
+	Exists bool        `json:"exists"`
+	Dir    bool        `json:"dir,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
+	// large file costs less than hashing it; Baseline.Sum computes it, and a baseline
+	// restored without its bytes is checked by it.
+	Hash string `json:"hash,omitempty"`
+	// Bytes is the file's content; nil for an absent path or a directory. It must not be
+	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
+	// Bytes is the link's target as stored.
+	Bytes []byte `json:"bytes,omitempty"`
+}
+
+// A Snapshot is an expected-before state a host supplies for a path: what it last
+// saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
+type Snapshot struct {
+	Exists bool        `json:"exists"`
+	Mode   fs.FileMode `json:"mode,omitempty"`
+	Hash   string      `json:"hash,omitempty"`
+}
+
+// A Proposal is a resolved patch: every path fenced and classified, every baseline
+// captured, every hunk placed and every result derived. Nothing has been written. A
+// review changes its selection, feedback and revisions; [Commit] writes it.
+type Proposal struct {
+	// Patch is the parsed payload.
+	patch *Patch
+	// Changes are the resolved operations, in payload order.
+	changes []*change
+	// Feedback is whole-patch feedback staged in review.
+	feedback string
+
+	fsys   afero.Fs
+	opts   Options
+	fenced *fence // the resolver and classes of F1–F4, built by Resolve
+	// read holds what each baseline's file said of itself when its bytes were read;
+	// readLocked is set when they were read under the commit's lock ([Apply]), so the
+	// capture is the commit's check of the whole batch.
+	read       stamps
+	readLocked bool
+}
+
+// A change is one resolved operation.
+type change struct {
+	// Op is the operation as parsed; its Hunks are mirrored, with their review state, in
+	// Hunks.
+	Op Operation
+	// Class is the class of Op.Path; MoveClass of Op.MoveTo.
+	Class, MoveClass Class
+	// Base is the baseline of the path; Dest of the Move destination.
+	Base, Dest baseline
+	// Hunks are the Update's hunks with their placements and review state.
+	Hunks []*hunkChange
+	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.
+	// An Update's selection lives on its hunks.
+	Selected bool
+	// Feedback is feedback on the whole operation.
+	Feedback string
+	// Revised is set when a person replaced the operation's content in review.
+	Revised bool
+
+	name, moveName string // resolved names in the filesystem
+	// parentErr and destParentErr are set when a parent of the path an Add or a Move
+	// creates is a file on disk: an error unless an earlier operation removes it.
+	parentErr, destParentErr error
+	text                     *text
+	codec                    *codec
+	derived                  derivedResult
+}
+
+// A hunkChange is one hunk of an Update with where it landed and its review state.
+type hunkChange struct {
+	Hunk
+	Place    placement
+	Selected bool
+	Feedback string
+	Revised  bool
+}

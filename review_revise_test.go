@@ -1,0 +1,483 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// twelve is a 12-line file with two changes far apart, so its hunks stay separate.
+var twelve = struct {
+	file, payload string
+}{
+	file: "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\ntwelve\n",
+	payload: patch("*** Update File: one.txt",
+		"@@", " one", "-two", "+TWO", " three",
+		"@@", " ten", "-eleven", "+ELEVEN", " twelve"),
+}
+
+// revise opens a revision of a target and adopts edited.
+func (f *fixture) revise(t Target, edited string, confirm Confirm) error {
+	f.t.Helper()
+	rev, err := f.s.Revise(t)
+	if err != nil {
+		return err
+	}
+	return rev.Adopt(edited, confirm)
+}
+
+// R8, R9, S2: revising an Update's result re-derives its hunks, marks them edited,
+// writes the edited text and reports the file as wholly revised (mevedel §7.3).
+func TestReviseUpdate(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": "alpha\nbeta\ngamma\n"}, patch(
+		"*** Update File: one.txt", "@@", "-beta", "+BETA"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	if rev.Baseline != "alpha\nbeta\ngamma\n" || rev.Proposed != "alpha\nBETA\ngamma\n" || rev.Path != "one.txt" {
+		t.Fatalf("sides %q / %q", rev.Baseline, rev.Proposed)
+	}
+	f.must(rev.Adopt("alpha\nuser edited\ngamma\n", nil))
+	f.must(f.s.Fold(WholePatch, false))
+	rows := f.s.Rows()
+	if rows[0].String() != "▼ ✓ M one.txt · 1/1 · +1 −1 · edited" || rows[1].String() != "    ✓ @@ alpha · +1 −1 · edited" {
+		t.Errorf("rows %q", f.rowStrings())
+	}
+	if !slices.Contains(rows[1].Lines, DiffLine{Kind: LineAdd, Num: 2, New: 2, Text: "user edited"}) {
+		t.Errorf("lines %v", rows[1].Lines)
+	}
+	res := f.submit()
+	if got := f.read("one.txt"); got != "alpha\nuser edited\ngamma\n" {
+		t.Errorf("file = %q", got)
+	}
+	text := res.Text()
+	for _, want := range []string{
+		"Applied patch: 1 change (1 revised by the user during review)",
+		"User edited during review (authoritative): one.txt (whole file revised)",
+		"-beta",
+		"+user edited",
+		"Applied: one.txt hunk 1",
+	} {
+		if !hasLine(text, want) {
+			t.Errorf("result lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(text, "do not revert") || res.Revised != 1 || !strings.Contains(res.Reminder, "one.txt (whole file revised)") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// R8: the revision's text that is already the proposed result stages nothing, and a
+// cancelled revision stages nothing: the model's version applies.
+func TestReviseUntouchedStagesNothing(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": "a\nb\n"}, patch("*** Update File: one.txt", "-b", "+B"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), ReviewRevisionUnchanged) // line endings are no edit
+	rev.Cancel()
+	wantReason(t, rev.Adopt("a\nC\n", nil), ReviewRevisionClosed)
+	res := f.submit()
+	if f.read("one.txt") != "a\nB\n" || res.Revised != 0 || res.Reminder != "" {
+		t.Errorf("file %q, result %+v", f.read("one.txt"), res)
+	}
+}
+
+// R8: a deselected hunk survives a revision of its file: still there, still deselected,
+// not revised, after the derived hunk in baseline order, re-selectable on top of the
+// edit (mevedel §3.5).
+func TestRevisePreservesDeselectedHunk(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
+	f.must(f.s.Deselect(Target{1, 2}))
+	edited := strings.Replace(twelve.file, "two", "zwei", 1)
+	f.must(f.revise(Target{File: 1}, edited, nil))
+	f.must(f.s.Fold(WholePatch, false))
+	rows := f.s.Rows()
+	if len(rows) != 3 || !rows[1].Revised || rows[1].glyph() != "✓" || rows[2].Revised || rows[2].glyph() != "✗" {
+		t.Fatalf("rows after revision: %q", f.rowStrings())
+	}
+	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
+		t.Errorf("preserved hunk lines %v", rows[2].Lines)
+	}
+	f.must(f.s.Select(Target{1, 2}, nil))
+	res := f.submit()
+	want := strings.NewReplacer("two", "zwei", "eleven", "ELEVEN").Replace(twelve.file)
+	if got := f.read("one.txt"); got != want {
+		t.Errorf("file = %q, want %q", got, want)
+	}
+	if !hasLine(res.Text(), "User edited during review (authoritative): one.txt (whole file revised)") || res.Revised != 1 {
+		t.Errorf("result:\n%s", res.Text())
+	}
+}
+
+// R7, R8: feedback on a deselected hunk survives a revision of its file.
+func TestReviseKeepsHunkFeedback(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
+	f.must(f.s.SetFeedback(Target{1, 2}, "leave eleven alone"))
+	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "deux", 1), nil))
+	f.must(f.s.Fold(WholePatch, false))
+	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.glyph() != "✗" {
+		t.Errorf("preserved hunk %+v", r)
+	}
+	res := f.submit()
+	if !hasLine(res.Text(), "Feedback: one.txt hunk 2: leave eleven alone") {
+		t.Errorf("result:\n%s", res.Text())
+	}
+}
+
+// R8, R9: revising an Add replaces its content, marks it edited and reports it as
+// authoritative new content, with the reminder queued.
+func TestReviseAdd(t *testing.T) {
+	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	if rev.Baseline != "" || rev.Proposed != "model text\n" {
+		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
+	}
+	f.must(rev.Adopt("user text\r\nline two", nil))
+	if got := f.s.Rows()[0].String(); got != "▶ ✓ A fresh.txt · +2 · edited" {
+		t.Errorf("row %q", got)
+	}
+	res := f.submit()
+	if got := f.read("fresh.txt"); got != "user text\nline two\n" {
+		t.Errorf("file = %q", got)
+	}
+	if !hasLine(res.Text(), "User edited during review (authoritative): fresh.txt") ||
+		!strings.HasPrefix(res.Text(), "Applied patch: 1 change (1 revised by the user during review)") ||
+		!strings.Contains(res.Reminder, "fresh.txt (new file content)") {
+		t.Errorf("result:\n%s\nreminder %q", res.Text(), res.Reminder)
+	}
+}
+
+// R7, R8: adopting a revision of an Add with feedback asks first; declining keeps the
+// feedback, the content and the deselection; confirming clears and selects.
+func TestReviseAddWithFeedback(t *testing.T) {
+	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
+	f.must(f.s.SetFeedback(Target{File: 1}, "wrong greeting"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	wantReason(t, rev.Adopt("better text\n", func(string) bool { return false }), ReviewNeedsConfirm)
+	if r := f.s.Rows()[0]; r.Feedback == "" || r.glyph() != "✗" || r.Revised {
+		t.Errorf("declined: %+v", r)
+	}
+	f.must(rev.Adopt("better text\n", DiscardFeedback))
+	if r := f.s.Rows()[0]; r.Feedback != "" || r.glyph() != "✓" || !r.Revised {
+		t.Errorf("confirmed: %+v", r)
+	}
+}
+
+// R8: emptying an Add is refused and the original content applies.
+func TestReviseEmptyAddRefused(t *testing.T) {
+	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
+	err := f.revise(Target{File: 1}, " \n\n", nil)
+	wantReason(t, err, ReviewRevisionRefused)
+	if !strings.Contains(err.Error(), "An added file needs content") {
+		t.Errorf("err = %v", err)
+	}
+	f.s.revision.Cancel()
+	f.submit()
+	if f.read("fresh.txt") != "model text\n" {
+		t.Errorf("file = %q", f.read("fresh.txt"))
+	}
+}
+
+// R8: a revision that fails validation (the Add's path appeared meanwhile) is reported
+// and rolled back: content and flags are untouched.
+func TestReviseInvalidRolledBack(t *testing.T) {
+	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
+	f.write("fresh.txt", "someone else\n")
+	err := f.revise(Target{File: 1}, "user text\n", nil)
+	wantReason(t, err, ReviewRevisionInvalid)
+	if !errors.Is(err, &FileError{Reason: FileExists}) {
+		t.Errorf("err = %v, want the path to exist", err)
+	}
+	c := f.pr.changes[0]
+	if !slices.Equal(c.Op.Lines, []string{"model text"}) || c.Revised || !c.Selected {
+		t.Errorf("change after rollback: %+v", c)
+	}
+	if f.s.State() != StateOpen {
+		t.Errorf("state %s", f.s.State())
+	}
+}
+
+// R8: a Delete that keeps content becomes an Update; emptying or keeping everything is
+// refused (mevedel §3.6).
+func TestReviseDeleteBecomesUpdate(t *testing.T) {
+	files := map[string]string{"old.txt": "keep\nobsolete\nkeep too\n"}
+	f := newFixture(t, files, patch("*** Delete File: old.txt"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	if rev.Baseline != files["old.txt"] || rev.Proposed != "" {
+		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
+	}
+	err = rev.Adopt("", nil)
+	wantReason(t, err, ReviewRevisionRefused)
+	if !strings.Contains(err.Error(), "Empty content keeps nothing") {
+		t.Errorf("empty: %v", err)
+	}
+	err = rev.Adopt(files["old.txt"], nil)
+	wantReason(t, err, ReviewRevisionRefused)
+	if !strings.Contains(err.Error(), "keeps the file unchanged") {
+		t.Errorf("everything kept: %v", err)
+	}
+	f.must(rev.Adopt("keep\nkeep too\n", nil))
+	f.must(f.s.Fold(WholePatch, false))
+	rows := f.s.Rows()
+	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "obsolete"}) {
+		t.Errorf("rows %q %v", f.rowStrings(), rows[1].Lines)
+	}
+	res := f.submit()
+	if got := f.read("old.txt"); got != "keep\nkeep too\n" {
+		t.Errorf("file = %q", got)
+	}
+	if !hasLine(res.Text(), "User edited during review (authoritative): old.txt (whole file revised)") || res.Reminder == "" {
+		t.Errorf("result:\n%s", res.Text())
+	}
+	if res.Files[0].Kind != "update" {
+		t.Errorf("reported as %q", res.Files[0].Kind)
+	}
+}
+
+// R8: nothing to edit for a deselected Add, Delete or Move, a pure rename or a fully
+// deselected Update; one revision at a time.
+func TestReviseRefusals(t *testing.T) {
+	f := newFixture(t, map[string]string{"u.txt": "a\nb\n", "d.txt": "d\n", "m.txt": "m\n", "r.txt": "r\n"}, patch(
+		"*** Update File: u.txt", "-b", "+B",
+		"*** Delete File: d.txt",
+		"*** Update File: m.txt", "*** Move to: m2.txt", "-m", "+M",
+		"*** Update File: r.txt", "*** Move to: r2.txt",
+		"*** Add File: a.txt", "+a"))
+	f.must(f.s.Deselect(WholePatch))
+	for file := 1; file <= 5; file++ {
+		_, err := f.s.Revise(Target{File: file})
+		wantReason(t, err, ReviewNothingToEdit)
+	}
+	f.must(f.s.Select(WholePatch, nil))
+	_, err := f.s.Revise(Target{File: 4})
+	if !strings.Contains(fmt.Sprint(err), "pure rename") {
+		t.Errorf("pure rename: %v", err)
+	}
+	rev, err := f.s.Revise(Target{File: 3})
+	f.must(err)
+	_, err = f.s.Revise(Target{File: 1})
+	wantReason(t, err, ReviewRevisionOpen)
+	rev.Cancel()
+	_, err = f.s.Revise(Target{File: 1})
+	f.must(err)
+}
+
+// R8, R10: a revision arriving after the review settled is discarded; the model's version
+// is what was written.
+func TestReviseAfterSettleDiscarded(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": "a\nb\n"}, patch("*** Update File: one.txt", "-b", "+B"))
+	rev, err := f.s.Revise(Target{File: 1})
+	f.must(err)
+	f.submit()
+	err = rev.Adopt("a\nlate\n", nil)
+	wantReason(t, err, ReviewRevisionStale)
+	if !strings.Contains(err.Error(), "already settled") || f.read("one.txt") != "a\nB\n" {
+		t.Errorf("err %v, file %q", err, f.read("one.txt"))
+	}
+}
+
+// R8: a revision whose file's selection changed while it was open is discarded; the
+// toggled hunk keeps its new state and nothing is marked revised.
+func TestReviseSelectionChangedDiscarded(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
+	rev, err := f.s.Revise(Target{1, 1})
+	f.must(err)
+	if rev.Line != 1 || rev.Target != (Target{File: 1}) {
+		t.Errorf("revision at line %d of %v", rev.Line, rev.Target)
+	}
+	f.must(f.s.Toggle(Target{1, 2}, nil))
+	err = rev.Adopt(strings.Replace(twelve.file, "two", "zwei", 1), nil)
+	wantReason(t, err, ReviewRevisionStale)
+	if !strings.Contains(err.Error(), "selection changed") {
+		t.Errorf("err = %v", err)
+	}
+	for _, h := range f.pr.changes[0].Hunks {
+		if h.Revised {
+			t.Error("a hunk is marked revised")
+		}
+	}
+	if f.s.Tally().Selected != 1 {
+		t.Errorf("toggle lost: %+v", f.s.Tally())
+	}
+	if _, err := f.s.Revise(Target{File: 1}); err != nil {
+		t.Errorf("the stale revision still blocks: %v", err)
+	}
+}
+
+// R9: an unedited Delete applies and queues no reminder.
+func TestUneditedDeleteQueuesNoReminder(t *testing.T) {
+	f := newFixture(t, map[string]string{"d.txt": "x\n"}, patch("*** Delete File: d.txt"))
+	res := f.submit()
+	if res.Reminder != "" || res.Revised != 0 || f.read("d.txt") != "<absent>" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// R8: revising a Move re-derives its hunks; the Move stays indivisible and applies
+// the revision at its destination.
+func TestReviseMove(t *testing.T) {
+	f := newFixture(t, map[string]string{"m.txt": "1\n2\n3\n"}, patch(
+		"*** Update File: m.txt", "*** Move to: n.txt", "-2", "+two"))
+	f.must(f.revise(Target{File: 1}, "1\n2\nthree\n", nil))
+	res := f.submit()
+	if f.read("n.txt") != "1\n2\nthree\n" || f.read("m.txt") != "<absent>" {
+		t.Errorf("files %q %q", f.read("n.txt"), f.read("m.txt"))
+	}
+	if !hasLine(res.Text(), "User edited during review (authoritative): m.txt (whole file revised)") || !hasLine(res.Text(), "Applied: m.txt -> n.txt") {
+		t.Errorf("result:\n%s", res.Text())
+	}
+}
+
+// R8: derived hunks re-apply to the baseline to give the edited text, whatever the line
+// endings, final newline or emptiness of either side: apply(baseline, derive(baseline,
+// edited)) == edited, in logical lines, and byte for byte when the edit uses the file's
+// own line endings (T2, T4).
+func TestHunksFromEditRoundTrip(t *testing.T) {
+	for _, tc := range []struct{ name, base, edited, want string }{
+		{"first line", "a\nb\nc\n", "A\nb\nc\n", "A\nb\nc\n"},
+		{"appended last line", "a\nb\n", "a\nb\nc\n", "a\nb\nc\n"},
+		{"deleted last line", "a\nb\nc\n", "a\nb\n", "a\nb\n"},
+		{"two regions", twelve.file, strings.NewReplacer("two", "2", "eleven", "11").Replace(twelve.file), ""},
+		{"CRLF kept", "a\r\nb\r\nc\r\n", "a\nB\nc\n", "a\r\nB\r\nc\r\n"},
+		{"no final newline, no phantom hunk", "a\nb", "a\nB", "a\nB\n"},
+		{"empty baseline", "", "x\ny\n", "x\ny\n"},
+		{"empty edit", "x\ny\n", "", ""},
+		{"repeated blocks", "x\nx\nx\nx\nx\nx\nx\nx\nx\n", "x\nx\nx\nx\nx\nx\nx\nX\nx\n", "x\nx\nx\nx\nx\nx\nx\nX\nx\n"},
+		{"lone CR", "a\rb\rc\r", "a\rB\rc\r", "a\rB\rc\r"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if want == "" && tc.edited != "" {
+				want = tc.edited
+			}
+			got, n, err := roundTrip(tc.base, tc.edited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("applied = %q, want %q", got, want)
+			}
+			if tc.name == "two regions" && n != 2 {
+				t.Errorf("%d hunks, want 2 independently selectable", n)
+			}
+		})
+	}
+}
+
+// roundTrip derives hunks from base to edited and applies them to base.
+func roundTrip(base, edited string) (string, int, error) {
+	tx := splitText(base)
+	hs, err := hunksFromEdit(tx, logicalLines(edited))
+	if err != nil {
+		return "", 0, err
+	}
+	var sel []placedHunk
+	for i, h := range hs {
+		if !h.Selected || !h.Revised || h.Line != 0 {
+			return "", 0, fmt.Errorf("derived hunk %d: %+v", i+1, h)
+		}
+		sel = append(sel, placedHunk{h, i + 1})
+	}
+	if len(sel) == 0 {
+		return base, 0, nil
+	}
+	out, merr := applyHunks(tx, sel)
+	if merr != nil {
+		return "", 0, merr
+	}
+	return string(out), len(hs), nil
+}
+
+// FuzzAdopt checks that adopting any edit of any file never panics, and that an adopted
+// revision applies to the baseline as the edited lines (R8).
+func FuzzAdopt(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n")
+	f.Add("x\r\ny\r\n", "x\r\n")
+	f.Add("", "new\n")
+	f.Add("a\nb", "")
+	f.Add("x\nx\nx\nx\nx\nx\nx\nx\n", "x\nx\ny\nx\nx\nx\nx\nx\n")
+	f.Add("*** End Patch\n@@\n", "@@ x\n*** End Patch\n")
+	f.Add(" \n\t\n", "\n\n\n")
+	f.Fuzz(func(t *testing.T, base, edited string) {
+		fsys := afero.NewMemMapFs()
+		if err := afero.WriteFile(fsys, "/ws/f.txt", []byte(base), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := &Patch{Ops: []Operation{{Kind: OpDelete, Path: "f.txt"}}}
+		pr, err := Resolve(context.Background(), fsys, p, &Options{Workspace: "/ws"})
+		if err != nil {
+			t.Skip() // not a text file Resolve accepts
+		}
+		s := NewSession(pr)
+		rev, err := s.Revise(Target{File: 1})
+		if err != nil {
+			t.Skip()
+		}
+		if err := rev.Adopt(edited, DiscardFeedback); err != nil {
+			var re *ReviewError
+			if !errors.As(err, &re) || re.Reason == ReviewRevisionInvalid {
+				t.Fatalf("Adopt(%q over %q): %v", edited, base, err)
+			}
+			return
+		}
+		res, err := s.Submit(context.Background())
+		if err != nil {
+			t.Fatalf("Submit: %v (%s)", err, res.Text())
+		}
+		// The file is compared as text: one in UTF-16 is re-encoded, so its bytes are
+		// not the edited text's (T3).
+		raw, _ := afero.ReadFile(fsys, "/ws/f.txt")
+		got, _, derr := decode(raw, nil, "")
+		if derr != nil {
+			t.Fatalf("the result %q cannot be read back: %v", raw, derr)
+		}
+		if !slices.Equal(logicalLines(got), logicalLines(edited)) {
+			t.Fatalf("file %q, edited %q", raw, edited)
+		}
+	})
+}
+
+// R8: a selected Delete of an empty file has nothing to edit, and says so rather than
+// asking to select something; an unknown hunk is told apart from an unknown file.
+func TestReviseEmptyAndUnknownTargets(t *testing.T) {
+	f := newFixture(t, map[string]string{"e.txt": ""}, patch("*** Delete File: e.txt"))
+	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: ReviewNothingToEdit}) ||
+		!strings.Contains(err.Error(), "empty on both sides") {
+		t.Errorf("revise an empty Delete: %v", err)
+	}
+	if _, err := f.s.Revise(Target{File: 2}); err == nil || !strings.Contains(err.Error(), "the patch has 1 operation") {
+		t.Errorf("unknown file: %v", err)
+	}
+	if _, err := f.s.Revise(Target{File: 1, Hunk: -1}); err == nil || !strings.Contains(err.Error(), "hunks count from 1") {
+		t.Errorf("unknown hunk: %v", err)
+	}
+}
+
+// R8: a kept hunk re-selected after a revision that changed its lines no longer applies;
+// submitting says so to the reviewer (deselect it or revise again), names the kept hunk,
+// and the review stays open.
+func TestReselectedHunkClashesWithRevision(t *testing.T) {
+	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
+	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "eleven", "elf", 1), nil))
+	f.must(f.s.Select(Target{File: 1}, DiscardFeedback))
+	_, err := f.s.Submit(context.Background())
+	var me *MatchError
+	if !errors.As(err, &me) || me.Reason != MatchOverlap || !me.Revision || me.Hunk != 2 {
+		t.Fatalf("err = %v, want an Overlap on the kept hunk 2 against the revision", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no longer applies on top of the revision of this file") ||
+		!strings.Contains(msg, "deselect it, or revise the file again") {
+		t.Errorf("message: %s", msg)
+	}
+	if f.s.State() == StateSettled || f.read("one.txt") != twelve.file {
+		t.Error("the review settled or wrote, want it open and the file untouched")
+	}
+}

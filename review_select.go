@@ -1,0 +1,230 @@
+package applypatch
+
+import "strings"
+
+// Prompts a front end shows before a request clears staged feedback.
+const (
+	promptReselect     = "Reselect and clear its feedback?"
+	promptReselectFile = "Reselect file and clear its feedback?"
+	promptReselectAll  = "Reselect every change and clear its feedback?"
+)
+
+// unit is one indivisible selection unit: a hunk of an Update, or a whole Add, Delete or
+// Move, with access to its selection and feedback.
+type unit struct {
+	selected *bool
+	feedback *string
+}
+
+// units returns the selection units a target covers: one for a hunk or an indivisible
+// operation, the changing hunks of an Update, every unit of the patch for WholePatch.
+func (s *Session) units(c *change, h *hunkChange) []unit {
+	switch {
+	case h != nil:
+		return []unit{{&h.Selected, &h.Feedback}}
+	case c != nil && !c.divisible():
+		return []unit{{&c.Selected, &c.Feedback}}
+	case c != nil:
+		var out []unit
+		for _, h := range c.changing() {
+			out = append(out, unit{&h.Selected, &h.Feedback})
+		}
+		return out
+	}
+	var out []unit
+	for _, c := range s.pr.changes {
+		out = append(out, s.units(c, nil)...)
+	}
+	return out
+}
+
+// Toggle flips a target's selection as the space bar of a review does: a
+// selected hunk, Add, Delete or Move is deselected, a deselected one selected; an Update's
+// file row deselects all its hunks when any is selected and selects them all otherwise;
+// the whole patch likewise. Selecting something that carries feedback asks confirm first
+// and clears the feedback on yes.
+func (s *Session) Toggle(t Target, confirm Confirm) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	us, err := s.selectable(t)
+	if err != nil {
+		return err
+	}
+	for _, u := range us {
+		if *u.selected {
+			deselect(us)
+			return nil
+		}
+	}
+	return s.selectUnits(t, us, confirm)
+}
+
+// Select selects a target: a hunk, an operation (all of an Update's hunks) or, for
+// WholePatch, every change. Units that carry feedback are selected only when confirm says
+// yes, and lose their feedback. Selecting what is selected does nothing.
+func (s *Session) Select(t Target, confirm Confirm) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	us, err := s.selectable(t)
+	if err != nil {
+		return err
+	}
+	return s.selectUnits(t, us, confirm)
+}
+
+// Deselect deselects a target: a hunk, an operation (all of an Update's hunks) or, for
+// WholePatch, every change. Feedback stays.
+func (s *Session) Deselect(t Target) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	us, err := s.selectable(t)
+	if err != nil {
+		return err
+	}
+	deselect(us)
+	return nil
+}
+
+// selectable checks the review is open and returns the units of a target.
+func (s *Session) selectable(t Target) ([]unit, error) {
+	if err := s.writable(t); err != nil {
+		return nil, err
+	}
+	c, h, err := s.lookup(t)
+	if err != nil {
+		return nil, err
+	}
+	return s.units(c, h), nil
+}
+
+func deselect(us []unit) {
+	for _, u := range us {
+		*u.selected = false
+	}
+}
+
+// selectUnits selects units, asking before it clears the feedback of deselected ones.
+func (s *Session) selectUnits(t Target, us []unit, confirm Confirm) error {
+	asks := 0
+	for _, u := range us {
+		if !*u.selected && *u.feedback != "" {
+			asks++
+		}
+	}
+	if asks > 0 {
+		prompt := promptReselect
+		switch {
+		case t.File == 0:
+			prompt = promptReselectAll
+		case t.Hunk == 0 && s.pr.changes[t.File-1].divisible():
+			prompt = promptReselectFile
+		}
+		if confirm == nil || !confirm(prompt) {
+			return &ReviewError{Reason: ReviewNeedsConfirm, Target: t, Prompt: prompt}
+		}
+	}
+	for _, u := range us {
+		if !*u.selected {
+			*u.selected, *u.feedback = true, ""
+		}
+	}
+	return nil
+}
+
+// Feedback returns the feedback staged on a target: a hunk, an operation, or the whole
+// patch ([WholePatch]); "" when there is none.
+func (s *Session) Feedback(t Target) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, h, err := s.lookup(t)
+	switch {
+	case err != nil:
+		return "", err
+	case c == nil:
+		return s.pr.feedback, nil
+	case h != nil:
+		return h.Feedback, nil
+	}
+	return c.Feedback, nil
+}
+
+// SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an
+// Add, Delete or Move it also deselects the target; on an Update's file row or on
+// WholePatch it leaves selection alone. It replaces earlier feedback on the target.
+// Blank text is refused; use [Session.ClearFeedback] to remove feedback.
+func (s *Session) SetFeedback(t Target, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writable(t); err != nil {
+		return err
+	}
+	text = normalizeFeedback(text)
+	if text == "" {
+		return reviewErr(ReviewEmptyFeedback, t, "write what the model should change, or reject the change instead")
+	}
+	c, h, err := s.lookup(t)
+	switch {
+	case err != nil:
+		return err
+	case c == nil:
+		s.pr.feedback = text
+	case h != nil:
+		h.Feedback, h.Selected = text, false
+	case c.divisible():
+		c.Feedback = text
+	default:
+		c.Feedback, c.Selected = text, false
+	}
+	return nil
+}
+
+// ClearFeedback removes a target's feedback; selection stays as it is.
+func (s *Session) ClearFeedback(t Target) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writable(t); err != nil {
+		return err
+	}
+	c, h, err := s.lookup(t)
+	switch {
+	case err != nil:
+		return err
+	case c == nil:
+		s.pr.feedback = ""
+	case h != nil:
+		h.Feedback = ""
+	default:
+		c.Feedback = ""
+	}
+	return nil
+}
+
+// normalizeFeedback turns CRLF into LF and trims surrounding blank space.
+func normalizeFeedback(text string) string {
+	return strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
+}
+
+// Fold folds or unfolds a target: a file hides or shows its hunk rows and lines, a
+// hunk its lines; WholePatch folds or unfolds every file. Folding never changes selection
+// or anything a result or card shows, and works until the review settles.
+func (s *Session) Fold(t Target, folded bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateSettled {
+		return reviewErr(ReviewSettled, t, "")
+	}
+	c, h, err := s.lookup(t)
+	switch {
+	case err != nil:
+		return err
+	case c == nil:
+		for _, c := range s.pr.changes {
+			s.expanded[c] = !folded
+		}
+	case h != nil:
+		s.folded[h] = folded
+	default:
+		s.expanded[c] = !folded
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package applypatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Operation types of the OpenAI Responses API's apply_patch tool.
+const (
+	opCreateFile = "create_file"
+	opUpdateFile = "update_file"
+	opDeleteFile = "delete_file"
+)
+
+// opHeaders maps an operation type to the section header it becomes.
+var opHeaders = map[string]string{opCreateFile: headerAdd, opUpdateFile: headerUpdate, opDeleteFile: headerDelete}
+
+// parseOperation builds a one-operation [*Patch] from the operation of an OpenAI Responses
+// API apply_patch call: kind is "create_file", "update_file" or "delete_file", path the
+// file, and diff the envelope-less body: the "+" lines of the new file for create_file, the
+// hunks ("@@" optional before the first) for update_file, nothing for delete_file.
+//
+// The diff is read by [Parse] itself, so both shapes accept and reject exactly the same
+// lines. Line numbers, in the Patch and in errors, count lines of diff: a hunk's Line is
+// where it starts in diff, the operation's Line is 0, and a [*ParseError] has Line 0 when
+// it concerns the operation as a whole.
+func parseOperation(kind, path, diff string) (*Patch, error) {
+	header, ok := opHeaders[kind]
+	if !ok {
+		return nil, &ParseError{Msg: fmt.Sprintf(
+			"unknown operation type %q; use %q, %q or %q", kind, opCreateFile, opUpdateFile, opDeleteFile)}
+	}
+	path = strings.TrimSpace(path)
+	diff = strings.TrimSuffix(strings.TrimSuffix(diff, "\n"), "\r")
+	if err := checkOperation(kind, path, diff); err != nil {
+		return nil, err
+	}
+	payload := markerBegin + "\n" + header + path + "\n"
+	if diff != "" {
+		payload += diff + "\n"
+	}
+	p, err := Parse(payload + markerEnd)
+	if err != nil {
+		return nil, diffError(err, strings.Count(diff, "\n")+1)
+	}
+	op := &p.Ops[0]
+	op.Line = 0 // the header is not in the diff
+	for i := range op.Hunks {
+		op.Hunks[i].Line -= envelopeLines
+	}
+	return p, nil
+}
+
+// envelopeLines is how many lines of the synthetic payload precede the diff.
+const envelopeLines = 2
+
+// diffError maps a parse error of the synthetic payload back to a line of the diff.
+func diffError(err error, diffLines int) error {
+	pe, ok := err.(*ParseError)
+	if !ok {
+		return err
+	}
+	mapped := *pe
+	mapped.Line -= envelopeLines
+	if mapped.Line < 1 || mapped.Line > diffLines {
+		mapped.Line, mapped.Text = 0, ""
+	}
+	return &mapped
+}
+
+// checkOperation rejects what the synthetic envelope must not carry: a path on more than
+// one line, a diff for a delete, an update without hunks, and lines the parser would read
+// as a header of its own, which would smuggle in a second operation.
+func checkOperation(kind, path, diff string) error {
+	switch {
+	case path == "":
+		return &ParseError{Msg: "the operation names no path; give the file's path, relative to the workspace"}
+	case strings.ContainsAny(path, "\r\n"):
+		return &ParseError{Msg: "the path spans more than one line; give one file's path"}
+	case pathProblem(path) != "":
+		return &ParseError{Msg: pathProblem(path)}
+	case kind == opDeleteFile && strings.TrimSpace(diff) != "":
+		return &ParseError{Msg: "a delete_file operation has no diff; send it with an empty diff"}
+	case kind == opUpdateFile && strings.TrimSpace(diff) == "":
+		return &ParseError{Msg: "the update_file diff is empty; send '@@' hunks with ' ' context, '-' removed and '+' added lines"}
+	}
+	for i, l := range strings.Split(diff, "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if isSmuggledHeader(kind, l) {
+			return &ParseError{Line: i + 1, Text: l, Msg: "the diff holds only the file's own lines, " +
+				"not patch headers; send one operation per file, with its path in \"path\""}
+		}
+	}
+	return nil
+}
+
+// isSmuggledHeader reports whether the parser would read a diff line as a marker that
+// opens or ends a section. In an Add, a line that trims to "*** …" is one; in an Update, a
+// line starting with "*** ", except "*** End of File".
+func isSmuggledHeader(kind, l string) bool {
+	if kind == opCreateFile {
+		return strings.HasPrefix(strings.TrimSpace(l), "***")
+	}
+	return strings.HasPrefix(l, "*** ") && strings.TrimRight(l, " \t") != markerEOF
+}
+
+// A responsesCall is the apply_patch_call item of the OpenAI Responses API.
+type responsesCall struct {
+	Type      string             `json:"type"`
+	ID        string             `json:"id,omitempty"`
+	CallID    string             `json:"call_id"`
+	Status    string             `json:"status,omitempty"`
+	Operation responsesOperation `json:"operation"`
+}
+
+// A responsesOperation is the operation of a ResponsesCall: create_file, update_file or
+// delete_file, the file's path, and the envelope-less diff (empty for delete_file).
+type responsesOperation struct {
+	Type string `json:"type"`
+	Path string `json:"path"`
+	Diff string `json:"diff,omitempty"`
+}
+
+// Patch parses the operation with ParseOperation.
+func (op responsesOperation) patch() (*Patch, error) {
+	return parseOperation(op.Type, op.Path, op.Diff)
+}
+
+// A ResponsesOutput is the apply_patch_call_output item a host sends back: Status is
+// "completed" when the call applied or asked for a revision, "failed" when it wrote
+// nothing because of an error; Output is the model-visible text.
+type ResponsesOutput struct {
+	Type   string `json:"type"`
+	CallID string `json:"call_id"`
+	Status string `json:"status"`
+	Output string `json:"output"`
+}
+
+// Statuses of a [ResponsesOutput].
+const (
+	responsesCompleted = "completed"
+	responsesFailed    = "failed"
+)
+
+// CallResponses handles one apply_patch_call item of the OpenAI Responses API: it
+// parses the operation, runs the same pipeline as [Tool.Call], and returns the
+// apply_patch_call_output item to send back, the structured result and the error, if any.
+func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {
+	var call responsesCall
+	if err := t.checkArgsSize(item); err != nil {
+		res := errorResult(err)
+		return &ResponsesOutput{Type: "apply_patch_call_output", Status: responsesFailed, Output: res.Text()}, res, err
+	}
+	err := json.Unmarshal(item, &call)
+	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
+		err = fmt.Errorf("the item has type %q", call.Type)
+	}
+	var res *Result
+	if err != nil {
+		err = &ArgumentError{Msg: "not an apply_patch_call item: " + err.Error() +
+			`; send {"type": "apply_patch_call", "call_id": ..., "operation": {"type": ..., "path": ..., "diff": ...}}`}
+		res = errorResult(err)
+	} else {
+		res, err = t.call(ctx, func() (*Proposal, error) {
+			if limit := t.Options.Limits.withDefaults().Payload; len(call.Operation.Diff) > limit {
+				return nil, &LimitError{What: "diff bytes", Limit: limit, Got: len(call.Operation.Diff)}
+			}
+			p, err := call.Operation.patch()
+			if err != nil {
+				return nil, err
+			}
+			return t.proposePatch(ctx, p)
+		})
+	}
+	out := &ResponsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text()}
+	if res.Status == StatusError {
+		out.Status = responsesFailed
+	}
+	return out, res, err
+}
