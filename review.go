@@ -307,9 +307,9 @@ func (s *Session) writable(t Target) error {
 func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	switch {
 	case t.File < 0 || t.File > len(s.pr.changes):
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
 	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, "hunks count from 1, within a file")
+		return nil, nil, reviewErr(reviewUnknownTarget, t, "hunks count from 1, within a file")
 	}
 	if t.File == 0 {
 		return nil, nil, nil
@@ -319,11 +319,11 @@ func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 		return c, nil, nil
 	}
 	if !c.divisible() {
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
+		return nil, nil, reviewErr(reviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
 	}
 	hs := c.changing()
 	if t.Hunk > len(hs) {
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
 	}
 	return c, hs[t.Hunk-1], nil
 }
@@ -343,7 +343,7 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 			return t, nil
 		}
 	}
-	return Target{}, reviewErr(ReviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
+	return Target{}, reviewErr(reviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
 }
 
 // divisible reports whether the change's hunks are selected one by one: an Update that

@@ -140,7 +140,7 @@ func TestCardFeedback(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.must(f.s.SetFeedback(Target{1, 2}, "hunk note"))
 	_, err := f.s.CardFeedback(context.Background(), "  ")
-	wantReason(t, err, ReviewEmptyFeedback)
+	wantReason(t, err, reviewEmptyFeedback)
 	res, err := f.s.CardFeedback(context.Background(), "Please split this patch")
 	if err != nil || res.Status != StatusRevision {
 		t.Fatalf("card feedback: %v %s", err, res.Text())

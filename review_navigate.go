@@ -36,9 +36,9 @@ func (s *Session) step(t Target, dir int) (Target, error) {
 		}
 	}
 	if dir > 0 {
-		return Target{}, reviewErr(ReviewNoRow, t, "No next change")
+		return Target{}, reviewErr(reviewNoRow, t, "No next change")
 	}
-	return Target{}, reviewErr(ReviewNoRow, t, "No previous change")
+	return Target{}, reviewErr(reviewNoRow, t, "No previous change")
 }
 
 // allTargets lists every row target in order, hidden hunk rows included, with whether
@@ -80,12 +80,12 @@ func (s *Session) Visit(t Target) (Location, error) {
 	case err != nil:
 		return Location{}, err
 	case c == nil:
-		return Location{}, reviewErr(ReviewNotVisitable, t, "choose a file or a hunk")
+		return Location{}, reviewErr(reviewNotVisitable, t, "choose a file or a hunk")
 	case c.Op.Kind == OpAdd:
-		return Location{}, reviewErr(ReviewNotVisitable, t, "File is not created until the patch is applied")
+		return Location{}, reviewErr(reviewNotVisitable, t, "File is not created until the patch is applied")
 	}
 	if _, err := s.pr.files().Stat(c.name); errors.Is(err, fs.ErrNotExist) {
-		return Location{}, reviewErr(ReviewNotVisitable, t, c.Op.Path+" no longer exists")
+		return Location{}, reviewErr(reviewNotVisitable, t, c.Op.Path+" no longer exists")
 	}
 	loc := Location{Path: c.Op.Path, Name: c.name, Line: 1}
 	if h != nil {

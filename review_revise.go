@@ -59,26 +59,26 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 		return nil, err
 	}
 	if s.revision != nil {
-		return nil, reviewErr(ReviewRevisionOpen, t, "")
+		return nil, reviewErr(reviewRevisionOpen, t, "")
 	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
 		return nil, err
 	case c == nil:
-		return nil, reviewErr(ReviewUnknownTarget, t, "a revision edits one file; choose a file or a hunk")
+		return nil, reviewErr(reviewUnknownTarget, t, "a revision edits one file; choose a file or a hunk")
 	case c.Op.Kind == OpUpdate && len(c.changing()) == 0:
-		return nil, reviewErr(ReviewNothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
+		return nil, reviewErr(reviewNothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
 	}
 	base, proposed, err := s.sides(c)
 	if err != nil {
-		return nil, &ReviewError{Reason: ReviewNothingToEdit, Target: t, Err: err}
+		return nil, refused(&ReviewError{Reason: reviewNothingToEdit, Target: t, Err: err})
 	}
 	if slices.Equal(logicalLines(base), logicalLines(proposed)) {
 		if c.hasSelection() { // an empty Add or a Delete of an empty file
-			return nil, reviewErr(ReviewNothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
+			return nil, reviewErr(reviewNothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
 		}
-		return nil, reviewErr(ReviewNothingToEdit, t, "Nothing to compare; select a change in this file first")
+		return nil, reviewErr(reviewNothingToEdit, t, "Nothing to compare; select a change in this file first")
 	}
 	r := &Revision{s: s, c: c, target: Target{File: t.File}, line: 1, base: base, proposed: proposed}
 	if h != nil {
@@ -124,14 +124,14 @@ func (r *Revision) Adopt(edited string, confirm Confirm) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.closed {
-		return reviewErr(ReviewRevisionClosed, r.target, "")
+		return reviewErr(reviewRevisionClosed, r.target, "")
 	}
 	if err := r.fresh(); err != nil {
 		r.close()
 		return err
 	}
 	if strings.TrimSpace(edited) == "" {
-		return reviewErr(ReviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
+		return reviewErr(reviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
 	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
@@ -147,7 +147,7 @@ func (r *Revision) Adopt(edited string, confirm Confirm) error {
 		if errors.As(err, &re) {
 			return re
 		}
-		return &ReviewError{Reason: ReviewRevisionInvalid, Target: r.target, Err: err}
+		return refused(&ReviewError{Reason: reviewRevisionInvalid, Target: r.target, Err: err})
 	}
 	r.close()
 	return nil
@@ -190,7 +190,7 @@ func (r *Revision) stage(lines []string) error {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(ReviewRevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
+			return reviewErr(reviewRevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
 		}
 		c.Op.Kind, c.text, c.codec = OpUpdate, t, cd
 		c.setHunks(hs)
@@ -200,7 +200,7 @@ func (r *Revision) stage(lines []string) error {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(ReviewRevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
+			return reviewErr(reviewRevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
 		}
 		c.setHunks(merged(hs, c))
 	}

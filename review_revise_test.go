@@ -79,7 +79,7 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 	f.must(err)
 	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), ReviewRevisionUnchanged) // line endings are no edit
 	rev.Cancel()
-	wantReason(t, rev.Adopt("a\nC\n", nil), ReviewRevisionClosed)
+	wantReason(t, rev.Adopt("a\nC\n", nil), reviewRevisionClosed)
 	res := f.submit()
 	if f.read("one.txt") != "a\nB\n" || res.Revised != 0 || res.Reminder != "" {
 		t.Errorf("file %q, result %+v", f.read("one.txt"), res)
@@ -173,7 +173,7 @@ func TestReviseAddWithFeedback(t *testing.T) {
 func TestReviseEmptyAddRefused(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	err := f.revise(Target{File: 1}, " \n\n", nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "An added file needs content") {
 		t.Errorf("err = %v", err)
 	}
@@ -190,7 +190,7 @@ func TestReviseInvalidRolledBack(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	f.write("fresh.txt", "someone else\n")
 	err := f.revise(Target{File: 1}, "user text\n", nil)
-	wantReason(t, err, ReviewRevisionInvalid)
+	wantReason(t, err, reviewRevisionInvalid)
 	if !errors.Is(err, &FileError{Reason: FileExists}) {
 		t.Errorf("err = %v, want the path to exist", err)
 	}
@@ -214,12 +214,12 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
 	}
 	err = rev.Adopt("", nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "Empty content keeps nothing") {
 		t.Errorf("empty: %v", err)
 	}
 	err = rev.Adopt(files["old.txt"], nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "keeps the file unchanged") {
 		t.Errorf("everything kept: %v", err)
 	}
@@ -253,7 +253,7 @@ func TestReviseRefusals(t *testing.T) {
 	f.must(f.s.Deselect(WholePatch))
 	for file := 1; file <= 5; file++ {
 		_, err := f.s.Revise(Target{File: file})
-		wantReason(t, err, ReviewNothingToEdit)
+		wantReason(t, err, reviewNothingToEdit)
 	}
 	f.must(f.s.Select(WholePatch, nil))
 	_, err := f.s.Revise(Target{File: 4})
@@ -263,7 +263,7 @@ func TestReviseRefusals(t *testing.T) {
 	rev, err := f.s.Revise(Target{File: 3})
 	f.must(err)
 	_, err = f.s.Revise(Target{File: 1})
-	wantReason(t, err, ReviewRevisionOpen)
+	wantReason(t, err, reviewRevisionOpen)
 	rev.Cancel()
 	_, err = f.s.Revise(Target{File: 1})
 	f.must(err)
@@ -422,7 +422,7 @@ func FuzzAdopt(f *testing.F) {
 		}
 		if err := rev.Adopt(edited, DiscardFeedback); err != nil {
 			var re *ReviewError
-			if !errors.As(err, &re) || re.Reason == ReviewRevisionInvalid {
+			if !errors.As(err, &re) || re.Reason == reviewRevisionInvalid {
 				t.Fatalf("Adopt(%q over %q): %v", edited, base, err)
 			}
 			return
@@ -448,7 +448,7 @@ func FuzzAdopt(f *testing.F) {
 // asking to select something; an unknown hunk is told apart from an unknown file.
 func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 	f := newFixture(t, map[string]string{"e.txt": ""}, patch("*** Delete File: e.txt"))
-	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: ReviewNothingToEdit}) ||
+	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: reviewNothingToEdit}) ||
 		!strings.Contains(err.Error(), "empty on both sides") {
 		t.Errorf("revise an empty Delete: %v", err)
 	}

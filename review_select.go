@@ -151,7 +151,7 @@ func (s *Session) Feedback(t Target) (string, error) {
 // SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an
 // Add, Delete or Move it also deselects the target; on an Update's file row or on
 // WholePatch it leaves selection alone. It replaces earlier feedback on the target.
-// Blank text is refused; use [Session.ClearFeedback] to remove feedback.
+// Blank text removes the target's feedback and leaves selection as it is.
 func (s *Session) SetFeedback(t Target, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,9 +159,6 @@ func (s *Session) SetFeedback(t Target, text string) error {
 		return err
 	}
 	text = normalizeFeedback(text)
-	if text == "" {
-		return reviewErr(ReviewEmptyFeedback, t, "write what the model should change, or reject the change instead")
-	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
@@ -169,32 +166,11 @@ func (s *Session) SetFeedback(t Target, text string) error {
 	case c == nil:
 		s.pr.feedback = text
 	case h != nil:
-		h.Feedback, h.Selected = text, false
+		h.Feedback, h.Selected = text, h.Selected && text == ""
 	case c.divisible():
 		c.Feedback = text
 	default:
-		c.Feedback, c.Selected = text, false
-	}
-	return nil
-}
-
-// ClearFeedback removes a target's feedback; selection stays as it is.
-func (s *Session) ClearFeedback(t Target) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.writable(t); err != nil {
-		return err
-	}
-	c, h, err := s.lookup(t)
-	switch {
-	case err != nil:
-		return err
-	case c == nil:
-		s.pr.feedback = ""
-	case h != nil:
-		h.Feedback = ""
-	default:
-		c.Feedback = ""
+		c.Feedback, c.Selected = text, c.Selected && text == ""
 	}
 	return nil
 }

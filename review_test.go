@@ -126,12 +126,15 @@ func TestReviewFeedback(t *testing.T) {
 	}
 }
 
-// R7: blank feedback is refused; cleared feedback leaves selection as it is; a target
+// R7: blank feedback clears; cleared feedback leaves selection as it is; a target
 // with feedback is re-selected only when the confirm callback says yes.
 func TestReviewFeedbackConfirm(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	h1 := f.find("one.txt", 1)
-	wantReason(t, f.s.SetFeedback(h1, " \n\t"), ReviewEmptyFeedback)
+	f.must(f.s.SetFeedback(h1, " \n\t")) // blank: nothing to clear, nothing staged
+	if f.s.Tally().Comments != 0 {
+		t.Errorf("blank feedback staged: %+v", f.s.Tally())
+	}
 	f.must(f.s.SetFeedback(h1, "no"))
 	err := f.s.Select(h1, nil)
 	wantReason(t, err, ReviewNeedsConfirm)
@@ -154,9 +157,9 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.Tally().Comments)
 	}
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), "file note"))
-	f.must(f.s.ClearFeedback(f.find("two.txt", 0)))
+	f.must(f.s.SetFeedback(f.find("two.txt", 0), ""))
 	if f.s.Tally().Comments != 0 || f.s.Tally().Selected != 3 {
-		t.Errorf("ClearFeedback: %+v", f.s.Tally())
+		t.Errorf("cleared feedback: %+v", f.s.Tally())
 	}
 }
 
@@ -203,7 +206,7 @@ func TestReviewToggleSelection(t *testing.T) {
 			t.Errorf("a Move hunk without anchor shows a heading: %v", l)
 		}
 	}
-	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
+	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: reviewUnknownTarget}) {
 		t.Errorf("a Move's hunk is selectable: %v", err)
 	}
 	up := f.find("update.txt", 0)
@@ -304,13 +307,13 @@ func TestReviewVisit(t *testing.T) {
 		t.Errorf("visit hunk = %+v, %v", loc, err)
 	}
 	_, err = f.s.Visit(f.find("fresh.txt", 0))
-	wantReason(t, err, ReviewNotVisitable)
+	wantReason(t, err, reviewNotVisitable)
 	if !strings.Contains(err.Error(), "File is not created until the patch is applied") {
 		t.Errorf("visit Add: %v", err)
 	}
 	f.must(f.fsys.Remove("/ws/v.txt"))
 	_, err = f.s.Visit(f.find("v.txt", 0))
-	wantReason(t, err, ReviewNotVisitable)
+	wantReason(t, err, reviewNotVisitable)
 }
 
 // R1, R11, S5, F5: rows show the path as authored, and only Visit's Name carries the
@@ -339,7 +342,7 @@ func TestReviewNextRow(t *testing.T) {
 	for at := WholePatch; ; {
 		next, err := f.s.Next(at)
 		if err != nil {
-			wantReason(t, err, ReviewNoRow)
+			wantReason(t, err, reviewNoRow)
 			if !strings.Contains(err.Error(), "No next change") {
 				t.Errorf("end: %v", err)
 			}
@@ -355,7 +358,7 @@ func TestReviewNextRow(t *testing.T) {
 		t.Errorf("prev from file 2 = %v, %v", back, err)
 	}
 	_, err = f.s.Prev(Target{File: 1})
-	wantReason(t, err, ReviewNoRow)
+	wantReason(t, err, reviewNoRow)
 	f.must(f.s.Fold(Target{File: 1}, true))
 	if next, _ := f.s.Next(Target{1, 1}); next != (Target{File: 2}) {
 		t.Errorf("next from a hidden hunk = %v", next)
@@ -383,7 +386,7 @@ func TestReviewFeedbackTargets(t *testing.T) {
 			t.Errorf("feedback on %v: %v", tc.t, err)
 		}
 		if !tc.ok {
-			wantReason(t, err, ReviewUnknownTarget)
+			wantReason(t, err, reviewUnknownTarget)
 		}
 	}
 	if got := f.s.Tally(); got.Total != 3 || got.Comments != 5 {
@@ -526,7 +529,7 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 			t.Errorf("Feedback(%+v) = %q, %v; want %q", target, got, err, want)
 		}
 	}
-	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
+	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: reviewUnknownTarget}) {
 		t.Errorf("unknown target: %v", err)
 	}
 }

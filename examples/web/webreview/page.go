@@ -203,7 +203,7 @@ func (p *Page) feedback(r *http.Request, t applypatch.Target) error {
 }
 
 func (p *Page) clearFeedback(_ *http.Request, t applypatch.Target) error {
-	return p.s.ClearFeedback(t)
+	return p.s.SetFeedback(t, "")
 }
 
 // settling runs a request that may settle the review: submit, reject, card feedback. A
