@@ -23,7 +23,7 @@ func TestResultRenderData(t *testing.T) {
 		"*** Add File: n.txt", "+x", "+",
 		"*** Delete File: d.txt",
 		"*** Update File: p.txt", "*** Move to: q.txt"))
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	res := f.submit()
 	want := []string{
 		"Applied patch: 4 changes",
@@ -109,7 +109,7 @@ func TestResultBodyAndPreview(t *testing.T) {
 // a successful revision request; applied changes with feedback are a success too.
 func TestResultRejectAndRevision(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	res, err := f.s.Submit(context.Background())
 	if err == nil || res.Text() != "Error: Patch rejected" {
 		t.Errorf("nothing selected: %v %s", err, res.Text())

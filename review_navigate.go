@@ -5,14 +5,16 @@ import (
 	"io/fs"
 )
 
-// Next returns the target of the visible row after t; from [WholePatch], the first
-// row. Past the last row it fails with reason [ReviewNoRow] ("No next change"). A t hidden in a
-// folded file counts from where it would be.
-func (s *Session) Next(t Target) (Target, error) { return s.step(t, +1) }
-
-// Prev returns the target of the visible row before t; from [WholePatch], the last
-// row. Before the first row it fails with reason [ReviewNoRow] ("No previous change").
-func (s *Session) Prev(t Target) (Target, error) { return s.step(t, -1) }
+// Next returns the target of the visible row after t, or with back the row before it;
+// from [WholePatch], the first row (the last with back). Past either end it fails with
+// reason [ReviewRefused] ("No next change", "No previous change"). A t hidden in a folded
+// file counts from where it would be.
+func (s *Session) Next(t Target, back bool) (Target, error) {
+	if back {
+		return s.step(t, -1)
+	}
+	return s.step(t, +1)
+}
 
 func (s *Session) step(t Target, dir int) (Target, error) {
 	s.mu.Lock()
@@ -71,7 +73,7 @@ type Location struct {
 
 // Visit returns where to open the file of a target: a hunk's baseline line, or the
 // top of an operation's file (a Move's source). An Add has no file before the patch
-// applies, and a file that is gone cannot be opened: both fail with reason [ReviewNotVisitable].
+// applies, and a file that is gone cannot be opened: both fail with reason [ReviewRefused].
 func (s *Session) Visit(t Target) (Location, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

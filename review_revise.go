@@ -50,8 +50,8 @@ type Revision struct {
 // positioned at the hunk). The two sides are, for an Add, empty and its content; for a
 // Delete, the baseline and empty; for an Update or Move, the baseline and the baseline
 // with the selected hunks applied. It is refused while another revision is open
-// ([ReviewRevisionOpen]), for a pure rename, and when both sides hold the same lines, as for a
-// file with nothing selected ([ReviewNothingToEdit]).
+// ([ReviewRefused]), for a pure rename, and when both sides hold the same lines, as for a
+// file with nothing selected ([ReviewRefused]).
 func (s *Session) Revise(t Target) (*Revision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,13 +112,13 @@ func (r *Revision) close() {
 // confirm before the adoption clears it. Only line content counts: line endings follow
 // the file's own.
 //
-// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRevisionRefused]),
+// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRefused]),
 // text that is already the proposed result ([ReviewRevisionUnchanged]) and an unconfirmed
 // feedback loss ([ReviewNeedsConfirm]); the revision stays open for another try or a Cancel.
 // It discards the revision ([ReviewRevisionStale]) when the review is no longer open or the
 // file's selection changed since the revision opened: a result computed from the older
 // selection would reinstate what a person just changed. A revision that fails validation
-// is rolled back ([ReviewRevisionInvalid]). In every case the review stays as it was.
+// is rolled back ([ReviewRefused]). In every case the review stays as it was.
 func (r *Revision) Adopt(edited string, confirm Confirm) error {
 	s := r.s
 	s.mu.Lock()

@@ -91,7 +91,7 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 // edit (mevedel §3.5).
 func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	edited := strings.Replace(twelve.file, "two", "zwei", 1)
 	f.must(f.revise(Target{File: 1}, edited, nil))
 	f.must(f.s.Fold(WholePatch, false))
@@ -102,7 +102,7 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
 		t.Errorf("preserved hunk lines %v", rows[2].Lines)
 	}
-	f.must(f.s.Select(Target{1, 2}, nil))
+	f.must(f.s.Select(Target{1, 2}, true, nil))
 	res := f.submit()
 	want := strings.NewReplacer("two", "zwei", "eleven", "ELEVEN").Replace(twelve.file)
 	if got := f.read("one.txt"); got != want {
@@ -250,12 +250,12 @@ func TestReviseRefusals(t *testing.T) {
 		"*** Update File: m.txt", "*** Move to: m2.txt", "-m", "+M",
 		"*** Update File: r.txt", "*** Move to: r2.txt",
 		"*** Add File: a.txt", "+a"))
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	for file := 1; file <= 5; file++ {
 		_, err := f.s.Revise(Target{File: file})
 		wantReason(t, err, reviewNothingToEdit)
 	}
-	f.must(f.s.Select(WholePatch, nil))
+	f.must(f.s.Select(WholePatch, true, nil))
 	_, err := f.s.Revise(Target{File: 4})
 	if !strings.Contains(fmt.Sprint(err), "pure rename") {
 		t.Errorf("pure rename: %v", err)
@@ -465,9 +465,9 @@ func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 // and the review stays open.
 func TestReselectedHunkClashesWithRevision(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "eleven", "elf", 1), nil))
-	f.must(f.s.Select(Target{File: 1}, DiscardFeedback))
+	f.must(f.s.Select(Target{File: 1}, true, DiscardFeedback))
 	_, err := f.s.Submit(context.Background())
 	var me *MatchError
 	if !errors.As(err, &me) || me.Reason != MatchOverlap || !me.Revision || me.Hunk != 2 {

@@ -26,7 +26,7 @@ func staged(t *testing.T) *fixture {
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "zwei", 1), nil))
 	f.must(f.revise(Target{File: 2}, "keep\n", nil))
 	f.must(f.s.SetFeedback(WholePatch, "see notes"))
-	f.must(f.s.Deselect(Target{File: 4}))
+	f.must(f.s.Select(Target{File: 4}, false, nil))
 	f.must(f.s.Fold(Target{File: 1}, false))
 	f.must(f.s.Fold(Target{1, 2}, true))
 	return f
@@ -87,7 +87,7 @@ func TestCommitRestoredConflict(t *testing.T) {
 	}
 	t2, err := s.Find("d.txt", 0)
 	f.must(err)
-	f.must(s.Deselect(t2))
+	f.must(s.Select(t2, false, nil))
 	if _, err := s.Submit(context.Background()); err != nil {
 		t.Errorf("after deselecting the stale file: %v", err)
 	}

@@ -59,30 +59,22 @@ func (s *Session) Toggle(t Target, confirm Confirm) error {
 	return s.selectUnits(t, us, confirm)
 }
 
-// Select selects a target: a hunk, an operation (all of an Update's hunks) or, for
-// WholePatch, every change. Units that carry feedback are selected only when confirm says
-// yes, and lose their feedback. Selecting what is selected does nothing.
-func (s *Session) Select(t Target, confirm Confirm) error {
+// Select selects a target, or with on false deselects it: a hunk, an operation (all of
+// an Update's hunks) or, for WholePatch, every change. Units that carry feedback are
+// selected only when confirm says yes, and lose their feedback; deselecting keeps
+// feedback, and confirm may be nil. Selecting what is selected does nothing.
+func (s *Session) Select(t Target, on bool, confirm Confirm) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	us, err := s.selectable(t)
 	if err != nil {
 		return err
+	}
+	if !on {
+		deselect(us)
+		return nil
 	}
 	return s.selectUnits(t, us, confirm)
-}
-
-// Deselect deselects a target: a hunk, an operation (all of an Update's hunks) or, for
-// WholePatch, every change. Feedback stays.
-func (s *Session) Deselect(t Target) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	us, err := s.selectable(t)
-	if err != nil {
-		return err
-	}
-	deselect(us)
-	return nil
 }
 
 // selectable checks the review is open and returns the units of a target.

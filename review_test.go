@@ -65,7 +65,7 @@ func TestReviewStart(t *testing.T) {
 	if r := f.s.Rows()[1]; r.Lines != nil || !strings.HasSuffix(r.String(), " …") {
 		t.Errorf("folded hunk row = %q with %d lines", r.String(), len(r.Lines))
 	}
-	f.must(f.s.Deselect(f.find("one.txt", 1)))
+	f.must(f.s.Select(f.find("one.txt", 1), false, nil))
 	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
 		t.Errorf("header after deselect = %q, want %q", got, want)
 	}
@@ -99,7 +99,7 @@ func TestReviewFeedback(t *testing.T) {
 		t.Errorf("file and patch feedback changed selection: %d selected, want 2", got)
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 2), "Not this one either"))
-	f.must(f.s.Deselect(f.find("two.txt", 0)))
+	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
 	if got, want := f.s.Tally().PrimaryLabel(), "Request revision · 4 comments"; got != want {
 		t.Errorf("label = %q, want %q", got, want)
 	}
@@ -136,7 +136,7 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 		t.Errorf("blank feedback staged: %+v", f.s.Tally())
 	}
 	f.must(f.s.SetFeedback(h1, "no"))
-	err := f.s.Select(h1, nil)
+	err := f.s.Select(h1, true, nil)
 	wantReason(t, err, ReviewNeedsConfirm)
 	var re *ReviewError
 	if !errors.As(err, &re) || re.Prompt != "Reselect and clear its feedback?" {
@@ -219,7 +219,7 @@ func TestReviewToggleSelection(t *testing.T) {
 	if got := f.s.Rows()[0].String(); got != "▼ ✓ M update.txt · 2/2 · +2 −2" {
 		t.Errorf("second toggle: %q", got)
 	}
-	f.must(f.s.Deselect(f.find("delete.txt", 0)))
+	f.must(f.s.Select(f.find("delete.txt", 0), false, nil))
 	res := f.submit()
 	if f.read("delete.txt") != "gone\n" || !hasLine(res.Text(), "Rejected: delete.txt") {
 		t.Errorf("deselected Delete: file %q, result:\n%s", f.read("delete.txt"), res.Text())
@@ -232,7 +232,7 @@ func TestReviewToggleSelection(t *testing.T) {
 // R6: with everything deselected the primary action rejects the patch.
 func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	for _, r := range f.s.Rows() {
 		if r.glyph() != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
@@ -241,7 +241,7 @@ func TestReviewDeselectAll(t *testing.T) {
 	if got := f.s.Tally().PrimaryLabel(); got != "Reject patch" {
 		t.Errorf("label = %q", got)
 	}
-	f.must(f.s.Select(WholePatch, nil))
+	f.must(f.s.Select(WholePatch, true, nil))
 	if got := f.s.Tally(); got.Selected != got.Total {
 		t.Errorf("select all: %+v", got)
 	}
@@ -269,7 +269,7 @@ func TestReviewSubmit(t *testing.T) {
 	if !strings.Contains(f.s.Render(), "Conflict: file changed during review: two.txt") {
 		t.Errorf("render:\n%s", f.s.Render())
 	}
-	f.must(f.s.Deselect(f.find("two.txt", 0)))
+	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
 	res = f.submit()
 	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.State() != StateSettled {
 		t.Errorf("after deselecting the stale file: %s", res.Text())
@@ -340,7 +340,7 @@ func TestReviewNextRow(t *testing.T) {
 	want := []Target{{1, 0}, {1, 1}, {1, 2}, {2, 0}}
 	var got []Target
 	for at := WholePatch; ; {
-		next, err := f.s.Next(at)
+		next, err := f.s.Next(at, false)
 		if err != nil {
 			wantReason(t, err, reviewNoRow)
 			if !strings.Contains(err.Error(), "No next change") {
@@ -353,14 +353,14 @@ func TestReviewNextRow(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("next (-want +got):\n%s", diff)
 	}
-	back, err := f.s.Prev(Target{File: 2})
+	back, err := f.s.Next(Target{File: 2}, true)
 	if err != nil || back != (Target{1, 2}) {
 		t.Errorf("prev from file 2 = %v, %v", back, err)
 	}
-	_, err = f.s.Prev(Target{File: 1})
+	_, err = f.s.Next(Target{File: 1}, true)
 	wantReason(t, err, reviewNoRow)
 	f.must(f.s.Fold(Target{File: 1}, true))
-	if next, _ := f.s.Next(Target{1, 1}); next != (Target{File: 2}) {
+	if next, _ := f.s.Next(Target{1, 1}, false); next != (Target{File: 2}) {
 		t.Errorf("next from a hidden hunk = %v", next)
 	}
 }
@@ -476,7 +476,7 @@ func TestReviewBody(t *testing.T) {
 
 	g := newFixture(t, twoFiles.files, twoFiles.payload)
 	g.must(g.s.Fold(WholePatch, false))
-	g.must(g.s.Deselect(g.find("one.txt", 1)))
+	g.must(g.s.Select(g.find("one.txt", 1), false, nil))
 	h := g.s.Rows()[1]
 	if !h.Dimmed || h.String() != "    ✗ @@ alpha · +1 −1" {
 		t.Errorf("deselected hunk row %q dimmed=%t", h, h.Dimmed)
@@ -498,7 +498,7 @@ func TestReviewSettledRefuses(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.submit()
 	for name, err := range map[string]error{
-		"select":   f.s.Select(WholePatch, DiscardFeedback),
+		"select":   f.s.Select(WholePatch, true, DiscardFeedback),
 		"feedback": f.s.SetFeedback(WholePatch, "late"),
 		"fold":     f.s.Fold(WholePatch, false),
 		"reject":   f.s.Reject(),

@@ -189,10 +189,10 @@ func (p *Page) targetAction(act func(*http.Request, applypatch.Target) error) ht
 }
 
 func (p *Page) selectTarget(r *http.Request, t applypatch.Target) error {
-	return p.s.Select(t, confirmed(r))
+	return p.s.Select(t, true, confirmed(r))
 }
 
-func (p *Page) deselect(_ *http.Request, t applypatch.Target) error { return p.s.Deselect(t) }
+func (p *Page) deselect(_ *http.Request, t applypatch.Target) error { return p.s.Select(t, false, nil) }
 
 func (p *Page) fold(r *http.Request, t applypatch.Target) error {
 	return p.s.Fold(t, r.PostFormValue("folded") == "true")
