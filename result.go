@@ -389,7 +389,7 @@ func (c *change) revisedDiff() string {
 
 // fileResult renders the written diff of a selected change.
 func (c *change) fileResult(pr *Proposal) FileResult {
-	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
+	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: string(c.Op.Kind), Revised: c.Revised}
 	if c.Op.isMove() {
 		f.Kind = "move"
 	}

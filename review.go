@@ -48,26 +48,17 @@ func Review(ctx context.Context, pr *Proposal, rv Reviewer) (*Result, error) {
 }
 
 // State is where a [Session] is in its life.
-type State int
+type State string
 
 const (
 	// StateOpen: the review is interactive.
-	StateOpen State = iota
+	StateOpen State = "open"
 	// StateSubmitting: the patch is being applied; the review is inert.
-	StateSubmitting
+	StateSubmitting State = "submitting"
 	// StateSettled: the review has its result; nothing can change it.
-	StateSettled
+	StateSettled State = "settled"
 )
 
-var stateNames = [...]string{StateOpen: "open", StateSubmitting: "submitting", StateSettled: "settled"}
-
-// String returns "open", "submitting" or "settled".
-func (st State) String() string {
-	if int(st) < len(stateNames) {
-		return stateNames[st]
-	}
-	return fmt.Sprintf("State(%d)", int(st))
-}
 
 // A Target names what a review request acts on: the whole patch (the zero value), an
 // operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
@@ -126,7 +117,7 @@ type Session struct {
 // NewSession opens a review of a resolved proposal. Every change starts selected and
 // every file folded; a file's hunks show unfolded once it is expanded.
 func NewSession(pr *Proposal) *Session {
-	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{})}
+	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{}), state: StateOpen}
 	s.countDeleted()
 	return s
 }

@@ -96,7 +96,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 
 // saveOp saves an operation; hcs, when given, add each hunk's review state.
 func saveOp(op *Operation, hcs []*hunkChange) savedOp {
-	so := savedOp{Kind: op.Kind.String(), Path: op.Path, MoveTo: op.MoveTo, Lines: op.Lines, Line: op.Line}
+	so := savedOp{Kind: string(op.Kind), Path: op.Path, MoveTo: op.MoveTo, Lines: op.Lines, Line: op.Line}
 	hunks := op.Hunks
 	if hcs != nil {
 		hunks = make([]Hunk, len(hcs))
@@ -301,7 +301,7 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	if err != nil {
 		return "", "", err
 	}
-	cp, err := f.classify(path, 0)
+	cp, err := f.classify(path, "")
 	switch {
 	case err != nil:
 		return "", "", err

@@ -251,7 +251,7 @@ func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
 // render fills the view from the session and writes the page.
 func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 	v.Token, v.Nonce = p.token, rand.Text()
-	v.State = p.s.State().String()
+	v.State = string(p.s.State())
 	v.Header, v.Primary = p.s.Tally().Header(), p.s.Tally().PrimaryLabel()
 	v.Rows = p.rowsView()
 	v.Feedback = p.wholeFeedback()
