@@ -59,7 +59,6 @@ const (
 	StateSettled State = "settled"
 )
 
-
 // A Target names what a review request acts on: the whole patch (the zero value), an
 // operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
 // 1 in the order the rows show, locators not counted). A Move, an Add and a Delete are
