@@ -494,24 +494,6 @@ func (e *RecoveryError) Error() string {
 
 func (e *RecoveryError) Unwrap() error { return e.Err }
 
-// A StateError reports saved review state that cannot be restored: malformed, from
-// another version, or not matching its own baselines. Resolve the patch again.
-type StateError struct {
-	Msg string
-	Err error
-}
-
-func (e *StateError) Error() string {
-	msg := "cannot restore the review: " + e.Msg
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the underlying error, if any.
-func (e *StateError) Unwrap() error { return e.Err }
-
 // An EncodingError refuses a file that is not valid in its encoding, or a result holding
 // a character its encoding cannot represent. Nothing is written: a file is never
 // rewritten lossily. It arrives wrapped in a [*FileError] naming the path.

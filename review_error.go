@@ -30,6 +30,9 @@ const (
 	// ReviewRevisionStale: the review settled, or the file's selection changed, while the
 	// revision was open; it was discarded.
 	ReviewRevisionStale
+	// ReviewUnrestorable: saved review state cannot be restored (malformed, from another
+	// version, or not matching its own baselines); resolve the patch again.
+	ReviewUnrestorable
 )
 
 // The refusals a ReviewError reports as [ReviewRefused], each with its own message.
@@ -48,6 +51,7 @@ const (
 // reviewReasonText is the message of each reason, written for the person or model
 // reading it.
 var reviewReasonText = map[ReviewReason]string{
+	ReviewUnrestorable:      "cannot restore the review",
 	reviewUnknownTarget:     "no change has that target",
 	ReviewBusy:              "the patch is being applied; wait for the review to settle",
 	ReviewSettled:           "the review has already settled",

@@ -130,17 +130,17 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"not JSON", []byte("{"), &StateError{}},
-		{"version", edit(func(m map[string]any) { m["version"] = 7.0 }), &StateError{}},
+		{"not JSON", []byte("{"), &ReviewError{Reason: ReviewUnrestorable}},
+		{"version", edit(func(m map[string]any) { m["version"] = 7.0 }), &ReviewError{Reason: ReviewUnrestorable}},
 		{"placement", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["place"].(map[string]any)["start"] = 9.0
-		}), &StateError{}},
-		{"hash", edit(func(m map[string]any) { change(m, 1)["base"].(map[string]any)["hash"] = strings.Repeat("0", 64) }), &StateError{}},
+		}), &ReviewError{Reason: ReviewUnrestorable}},
+		{"hash", edit(func(m map[string]any) { change(m, 1)["base"].(map[string]any)["hash"] = strings.Repeat("0", 64) }), &ReviewError{Reason: ReviewUnrestorable}},
 		{"marker", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["lines"] = []any{"?x"}
-		}), &StateError{}},
+		}), &ReviewError{Reason: ReviewUnrestorable}},
 		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = "outside" }), &FenceError{}},
 		{"forbidden", edit(func(m map[string]any) {
 			change(m, 3)["op"].(map[string]any)["path"] = ".ssh/id_rsa"
