@@ -375,7 +375,7 @@ type MatchError struct {
 // (unanchored End of File, trailing blank lines trimmed) may still place it.
 func (e *MatchError) missing() bool { return e.Reason == MatchNotFound || e.Reason == MatchAboveAnchor }
 
-// A NearMiss is the region of the file most like a hunk that was not found: Start is its
+// A nearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
 // shows the hunk's expected lines against the file's.
 type nearMiss struct {

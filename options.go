@@ -177,7 +177,7 @@ func (o *Options) workspace() string {
 	return o.Workspace
 }
 
-// OwnerFunc adapts a function to [OwnerPredicate].
+// ownerFunc adapts a function to [OwnerPredicate].
 type ownerFunc func(name string) bool
 
 // Owns calls f.
