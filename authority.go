@@ -22,25 +22,28 @@ import (
 // workspace or into .git/hooks is a privilege a host grants on purpose, with
 // Options.Allow or an [Authorizer]. The Authorizer is told the mode, so a host can prompt
 // a person in Ask or Edits and decide by rule in FullAuto.
-type Mode int
+type Mode string
 
 const (
-	// ModeAsk, the zero Mode, reviews a call with the host's Reviewer when a path lies in
-	// the workspace, unless the host's allow rules cover every path
+	// ModeAsk, which the zero Mode means too, reviews a call with the host's Reviewer when
+	// a path lies in the workspace, unless the host's allow rules cover every path
 	// ([Proposal.NeedsReview]). A [Tool] given a Reviewer therefore reviews unless told
 	// otherwise, and one without a Reviewer refuses such a call with [ErrNoReviewer].
-	ModeAsk Mode = iota
+	ModeAsk Mode = "ask"
 	// ModeEdits applies without interactive review.
-	ModeEdits
+	ModeEdits Mode = "edits"
 	// ModeFullAuto applies without interactive review and without a person to ask; the
 	// Authorizer, if any, should decide by rule.
-	ModeFullAuto
+	ModeFullAuto Mode = "full-auto"
 )
 
-var modeNames = map[Mode]string{ModeEdits: "edits", ModeAsk: "ask", ModeFullAuto: "full-auto"}
-
-// String returns "ask", "edits" or "full-auto".
-func (m Mode) String() string { return modeNames[m] }
+// orAsk returns m, or ModeAsk for the zero Mode.
+func (m Mode) orAsk() Mode {
+	if m == "" {
+		return ModeAsk
+	}
+	return m
+}
 
 // An Authorizer decides outside and protected paths that no allow rule covers. It is
 // asked once per call, with all such paths, before any baseline is read. It sees the paths
@@ -116,7 +119,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	}
 	var answer error
 	if pr.opts.Authorizer != nil {
-		if answer = pr.opts.Authorizer.Authorize(ctx, pr.opts.Mode, ask); answer == nil {
+		if answer = pr.opts.Authorizer.Authorize(ctx, pr.opts.Mode.orAsk(), ask); answer == nil {
 			return nil
 		}
 	}
@@ -131,7 +134,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 // only in [ModeAsk] mode, when a path lies in the workspace, and not when the host's
 // allow rules (Options.Allow) cover every path of the payload.
 func (pr *Proposal) NeedsReview() bool {
-	if pr.opts.Mode != ModeAsk {
+	if pr.opts.Mode.orAsk() != ModeAsk {
 		return false
 	}
 	f, err := pr.fencer()

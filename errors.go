@@ -362,7 +362,7 @@ type MatchError struct {
 	// FileLines is, for a HintPastEnd, the number of lines of the file.
 	FileLines int
 	// Near is, for a NotFound, the region of the file most like the hunk.
-	Near *NearMiss
+	near *nearMiss
 
 	pass matchPass // the pass at which an ambiguity was found
 
@@ -375,10 +375,10 @@ type MatchError struct {
 // (unanchored End of File, trailing blank lines trimmed) may still place it.
 func (e *MatchError) missing() bool { return e.Reason == MatchNotFound || e.Reason == MatchAboveAnchor }
 
-// A NearMiss is the region of the file most like a hunk that was not found: Start is its
+// A nearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
 // shows the hunk's expected lines against the file's.
-type NearMiss struct {
+type nearMiss struct {
 	Start, Agree, Of int
 	Diff             string
 }
@@ -394,10 +394,10 @@ func (e *MatchError) Error() string {
 	b.WriteString(e.where())
 	b.WriteString(": ")
 	b.WriteString(e.reason())
-	if e.Near != nil {
+	if e.near != nil {
 		fmt.Fprintf(&b, "\nThe closest region starts at line %d, where %d of the hunk's %d expected lines occur "+
 			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
-			e.Near.Start, e.Near.Agree, e.Near.Of, e.Near.Diff)
+			e.near.Start, e.near.Agree, e.near.Of, e.near.Diff)
 	}
 	return clip(b.String(), errorBudget)
 }
@@ -417,7 +417,7 @@ func (e *MatchError) where() string {
 func (e *MatchError) reason() string {
 	switch e.Reason {
 	case MatchNotFound:
-		if e.Near == nil {
+		if e.near == nil {
 			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
 		}
 		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
@@ -493,24 +493,6 @@ func (e *RecoveryError) Error() string {
 }
 
 func (e *RecoveryError) Unwrap() error { return e.Err }
-
-// A StateError reports saved review state that cannot be restored: malformed, from
-// another version, or not matching its own baselines. Resolve the patch again.
-type StateError struct {
-	Msg string
-	Err error
-}
-
-func (e *StateError) Error() string {
-	msg := "cannot restore the review: " + e.Msg
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the underlying error, if any.
-func (e *StateError) Unwrap() error { return e.Err }
 
 // An EncodingError refuses a file that is not valid in its encoding, or a result holding
 // a character its encoding cannot represent. Nothing is written: a file is never

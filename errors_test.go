@@ -197,7 +197,7 @@ func TestErrRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := applypatch.NewSession(pr).Deselect(applypatch.Target{File: 1}); err != nil {
+	if err := applypatch.NewSession(pr).Select(applypatch.Target{File: 1}, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := applypatch.Commit(context.Background(), pr)

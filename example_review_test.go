@@ -138,7 +138,7 @@ func ExampleSession_Card() {
 	before := s.Card(applypatch.CardOptions{})
 	s.Fold(applypatch.WholePatch, false) // folding is not content
 	bye, _ := s.Find("greet.go", 2)
-	s.Deselect(bye)
+	s.Select(bye, false, nil)
 	after := s.Card(applypatch.CardOptions{})
 	fmt.Println(after.Action)
 	fmt.Println(after.Notice)
@@ -160,7 +160,7 @@ func ExampleRestoreSession() {
 
 	var saved []byte
 	_, err := applypatch.Review(ctx, pr, applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
-		s.Deselect(applypatch.Target{File: 3}) // keep old.txt
+		s.Select(applypatch.Target{File: 3}, false, nil) // keep old.txt
 		saved, _ = s.Save(applypatch.SaveOptions{})
 		s.Abort() // the person answers later
 		return nil

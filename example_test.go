@@ -117,7 +117,7 @@ func ExampleCommit() {
 		return
 	}
 	s := applypatch.NewSession(pr)
-	s.Deselect(applypatch.Target{File: 3}) // keep old.txt
+	s.Select(applypatch.Target{File: 3}, false, nil) // keep old.txt
 
 	res, err := applypatch.Commit(context.Background(), pr)
 	if err != nil {

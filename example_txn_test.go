@@ -54,7 +54,7 @@ func ExampleConflictError() {
 	}
 
 	// Nothing was written and the review is still open: leave b.txt out and submit again.
-	s.Deselect(applypatch.Target{File: 2})
+	s.Select(applypatch.Target{File: 2}, false, nil)
 	res, err := s.Submit(context.Background())
 	fmt.Println(res.Text(), err)
 	// Output:

@@ -7,3 +7,6 @@ type Change = change
 func (pr *Proposal) Changes() []*change { return pr.changes }
 
 type RolledBackError = rolledBackError
+
+// OwnerFunc lets the external tests name an OwnerPredicate from a function.
+type OwnerFunc = ownerFunc

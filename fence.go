@@ -167,7 +167,7 @@ func (f *fence) allowed(name string, class Class) bool {
 // recheck resolves an authored path again and reports whether it still lands on name:
 // as an entry of its directory for the removal of a link (entry), else to its target.
 func (f *fence) recheck(authored, name string, entry bool) error {
-	kind := OpKind(0)
+	kind := OpKind("")
 	if entry {
 		kind = OpDelete
 	}

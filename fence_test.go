@@ -246,7 +246,7 @@ func TestAuthorityInEveryMode(t *testing.T) {
 	}
 	for _, mode := range []Mode{ModeAsk, ModeEdits, ModeFullAuto} {
 		for _, tt := range tests {
-			t.Run(mode.String()+"/"+tt.name, func(t *testing.T) {
+			t.Run(string(mode)+"/"+tt.name, func(t *testing.T) {
 				opts := &Options{Workspace: "/ws", Mode: mode, Allow: tt.allow}
 				var auth recorder
 				if tt.auth != nil {

@@ -31,7 +31,7 @@ const (
 // occurrences imply, so a hunk with a typo on every line still points at its place; the
 // best-voted starts are then compared line by line, and the most similar wins (the
 // earliest at or after the cursor among equals).
-func (pl *placer) nearMiss(old []string) *NearMiss {
+func (pl *placer) nearMiss(old []string) *nearMiss {
 	want := normalized(old, passPunctuation)
 	votes := pl.wordVotes(want)
 	if len(votes) == 0 {
@@ -56,7 +56,7 @@ func (pl *placer) nearMiss(old []string) *NearMiss {
 	if n < len(old) {
 		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
 	}
-	return &NearMiss{Start: lo + 1, Agree: agree, Of: n, Diff: diff}
+	return &nearMiss{Start: lo + 1, Agree: agree, Of: n, Diff: diff}
 }
 
 // sample returns the indexes of at most nearMissSample lines, spread evenly over n.

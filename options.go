@@ -177,11 +177,11 @@ func (o *Options) workspace() string {
 	return o.Workspace
 }
 
-// OwnerFunc adapts a function to [OwnerPredicate].
-type OwnerFunc func(name string) bool
+// ownerFunc adapts a function to [OwnerPredicate].
+type ownerFunc func(name string) bool
 
 // Owns calls f.
-func (f OwnerFunc) Owns(name string) bool { return f(name) }
+func (f ownerFunc) Owns(name string) bool { return f(name) }
 
 // An OwnerPredicate tells whether the host still owns a path: a commit asks it before
 // every write, buffer refresh and rollback step, and leaves a path it no longer owns alone.

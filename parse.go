@@ -190,7 +190,7 @@ func header(text string) (OpKind, string, bool) {
 			return h.kind, "", true
 		}
 	}
-	return 0, "", false
+	return "", "", false
 }
 
 // sections reads every section.

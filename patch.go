@@ -7,26 +7,16 @@ import (
 )
 
 // Kind says what an [Operation] does to its path.
-type OpKind int
+type OpKind string
 
 const (
 	// OpAdd creates a file that must not exist yet.
-	OpAdd OpKind = iota + 1
+	OpAdd OpKind = "add"
 	// OpUpdate edits an existing file in place, or moves it when MoveTo is set.
-	OpUpdate
+	OpUpdate OpKind = "update"
 	// OpDelete removes an existing file.
-	OpDelete
+	OpDelete OpKind = "delete"
 )
-
-var kindNames = map[OpKind]string{OpAdd: "add", OpUpdate: "update", OpDelete: "delete"}
-
-// String returns "add", "update" or "delete".
-func (k OpKind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // A Patch is a parsed payload: its operations in payload order.
 type Patch struct {

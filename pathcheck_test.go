@@ -3,6 +3,7 @@ package applypatch
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,7 +80,11 @@ func FuzzFormatResolved(f *testing.F) {
 	f.Add(int8(3), "gone.txt", "", "", "", 0, "")
 	f.Add(int8(2), "a.txt", "", " *** End Patch", "12", 0, "+x")
 	f.Fuzz(func(t *testing.T, kind int8, path, moveTo, old, anchor string, hint int, add string) {
-		op := Operation{Kind: OpKind(kind), Path: path, MoveTo: moveTo}
+		k, ok := map[int8]OpKind{1: OpAdd, 2: OpUpdate, 3: OpDelete}[kind]
+		if !ok {
+			k = OpKind(strconv.Itoa(int(kind))) // an unknown kind, which the check refuses
+		}
+		op := Operation{Kind: k, Path: path, MoveTo: moveTo}
 		switch op.Kind {
 		case OpAdd:
 			op.Lines = strings.Split(add, "\n")

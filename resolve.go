@@ -286,7 +286,7 @@ func (pr *Proposal) place(c *change) []error {
 				merr.Hunk = num
 			}
 			if merr.Reason == MatchNotFound {
-				merr.Near = pl.nearMiss(h.oldLines())
+				merr.near = pl.nearMiss(h.oldLines())
 			}
 			errs = append(errs, merr)
 		}

@@ -133,7 +133,7 @@ func (r *Result) Summary() string {
 }
 
 // Body renders the transcript body: per file a heading and its diff, then the notes.
-func (r *Result) Body() string {
+func (r *Result) body() string {
 	var parts []string
 	for _, f := range r.Files {
 		parts = append(parts, strings.TrimSuffix(fileHeading(f)+"\n"+f.Diff, "\n"))
@@ -154,7 +154,7 @@ const (
 // reviewed result that applied something, the first 2 changes (a change is one "@@" chunk
 // of an Update or Move, or a whole Add or Delete), each under its file's heading and cut to
 // 20 lines plus "…", then "… K more changes". Otherwise "": the body starts collapsed.
-func (r *Result) Preview() string {
+func (r *Result) preview() string {
 	if !r.Reviewed || r.Applied == 0 {
 		return ""
 	}
@@ -389,7 +389,7 @@ func (c *change) revisedDiff() string {
 
 // fileResult renders the written diff of a selected change.
 func (c *change) fileResult(pr *Proposal) FileResult {
-	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: c.Op.Kind.String(), Revised: c.Revised}
+	f := FileResult{Path: c.Op.Path, MovePath: c.Op.MoveTo, Kind: string(c.Op.Kind), Revised: c.Revised}
 	if c.Op.isMove() {
 		f.Kind = "move"
 	}

@@ -23,7 +23,7 @@ func TestResultRenderData(t *testing.T) {
 		"*** Add File: n.txt", "+x", "+",
 		"*** Delete File: d.txt",
 		"*** Update File: p.txt", "*** Move to: q.txt"))
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	res := f.submit()
 	want := []string{
 		"Applied patch: 4 changes",
@@ -84,23 +84,23 @@ func TestResultBodyAndPreview(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
 	f.must(f.s.SetFeedback(WholePatch, "thanks"))
 	res := f.submit()
-	if !strings.HasPrefix(res.Body(), "M one.txt · +2 −2\n@@\n one\n-two") || !strings.HasSuffix(res.Body(), "\n\nFeedback (whole patch): thanks") {
-		t.Errorf("body:\n%s", res.Body())
+	if !strings.HasPrefix(res.body(), "M one.txt · +2 −2\n@@\n one\n-two") || !strings.HasSuffix(res.body(), "\n\nFeedback (whole patch): thanks") {
+		t.Errorf("body:\n%s", res.body())
 	}
-	if res.Preview() != res.Body()[:strings.Index(res.Body(), "\n\n")] {
-		t.Errorf("preview of two changes:\n%s", res.Preview())
+	if res.preview() != res.body()[:strings.Index(res.body(), "\n\n")] {
+		t.Errorf("preview of two changes:\n%s", res.preview())
 	}
 
 	r := &Result{Status: StatusApplied, Reviewed: true, Applied: 4, Total: 4, Files: []FileResult{
 		{Path: "big.txt", Kind: "add", Added: 25, Diff: strings.TrimSuffix(long, "\n")},
 		{Path: "u.txt", Kind: "update", Diff: "@@\n-a\n+b\n@@\n-c\n+d\n@@ x\n-e\n+f"},
 	}}
-	lines := strings.Split(r.Preview(), "\n")
+	lines := strings.Split(r.preview(), "\n")
 	if lines[0] != "A big.txt · +25 −0" || len(lines) != 1+20+1+1+3+1 || lines[21] != "…" || lines[len(lines)-1] != "… 2 more changes" {
-		t.Errorf("preview:\n%s", r.Preview())
+		t.Errorf("preview:\n%s", r.preview())
 	}
 	r.Reviewed = false
-	if r.Preview() != "" {
+	if r.preview() != "" {
 		t.Error("an unreviewed result previews")
 	}
 }
@@ -109,7 +109,7 @@ func TestResultBodyAndPreview(t *testing.T) {
 // a successful revision request; applied changes with feedback are a success too.
 func TestResultRejectAndRevision(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	res, err := f.s.Submit(context.Background())
 	if err == nil || res.Text() != "Error: Patch rejected" {
 		t.Errorf("nothing selected: %v %s", err, res.Text())
@@ -129,7 +129,7 @@ func TestPreviewCountsEmptyChanges(t *testing.T) {
 		{Path: "e.txt", Kind: "delete"},
 		{Path: "n.txt", Kind: "add", Diff: "+new"},
 	}}
-	if p := r.Preview(); !strings.HasSuffix(p, "… 2 more changes") {
+	if p := r.preview(); !strings.HasSuffix(p, "… 2 more changes") {
 		t.Errorf("preview ends %q, want two more changes (the empty Delete and the Add)", p[max(0, len(p)-40):])
 	}
 }
@@ -161,7 +161,7 @@ func TestResultJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Items) < 3 || back.Text() != res.Text() || back.Summary() != res.Summary() || back.Body() != res.Body() {
+	if len(res.Items) < 3 || back.Text() != res.Text() || back.Summary() != res.Summary() || back.body() != res.body() {
 		t.Errorf("decoded result renders\n%s\nwant\n%s", back.Text(), res.Text())
 	}
 }

@@ -48,26 +48,16 @@ func Review(ctx context.Context, pr *Proposal, rv Reviewer) (*Result, error) {
 }
 
 // State is where a [Session] is in its life.
-type State int
+type State string
 
 const (
 	// StateOpen: the review is interactive.
-	StateOpen State = iota
+	StateOpen State = "open"
 	// StateSubmitting: the patch is being applied; the review is inert.
-	StateSubmitting
+	StateSubmitting State = "submitting"
 	// StateSettled: the review has its result; nothing can change it.
-	StateSettled
+	StateSettled State = "settled"
 )
-
-var stateNames = [...]string{StateOpen: "open", StateSubmitting: "submitting", StateSettled: "settled"}
-
-// String returns "open", "submitting" or "settled".
-func (st State) String() string {
-	if int(st) < len(stateNames) {
-		return stateNames[st]
-	}
-	return fmt.Sprintf("State(%d)", int(st))
-}
 
 // A Target names what a review request acts on: the whole patch (the zero value), an
 // operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
@@ -126,7 +116,7 @@ type Session struct {
 // NewSession opens a review of a resolved proposal. Every change starts selected and
 // every file folded; a file's hunks show unfolded once it is expanded.
 func NewSession(pr *Proposal) *Session {
-	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{})}
+	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{}), state: StateOpen}
 	s.countDeleted()
 	return s
 }
@@ -307,9 +297,9 @@ func (s *Session) writable(t Target) error {
 func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	switch {
 	case t.File < 0 || t.File > len(s.pr.changes):
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
 	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, "hunks count from 1, within a file")
+		return nil, nil, reviewErr(reviewUnknownTarget, t, "hunks count from 1, within a file")
 	}
 	if t.File == 0 {
 		return nil, nil, nil
@@ -319,11 +309,11 @@ func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 		return c, nil, nil
 	}
 	if !c.divisible() {
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
+		return nil, nil, reviewErr(reviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
 	}
 	hs := c.changing()
 	if t.Hunk > len(hs) {
-		return nil, nil, reviewErr(ReviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
 	}
 	return c, hs[t.Hunk-1], nil
 }
@@ -343,7 +333,7 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 			return t, nil
 		}
 	}
-	return Target{}, reviewErr(ReviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
+	return Target{}, reviewErr(reviewUnknownTarget, Target{}, fmt.Sprintf("the patch does not touch %q", path))
 }
 
 // divisible reports whether the change's hunks are selected one by one: an Update that

@@ -197,7 +197,7 @@ func (s *Session) CardFeedback(ctx context.Context, text string) (*Result, error
 	text = normalizeFeedback(text)
 	if text == "" {
 		s.mu.Unlock()
-		return nil, reviewErr(ReviewEmptyFeedback, WholePatch, "write what the model should change")
+		return nil, reviewErr(reviewEmptyFeedback, WholePatch, "write what the model should change")
 	}
 	s.pr.feedback = text
 	deselect(s.units(nil, nil))

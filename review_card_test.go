@@ -19,7 +19,7 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 		"@@", " one", "-two", "+TWO", " three",
 		"@@", " ten", "-eleven", "+ELEVEN", " twelve",
 		"*** Update File: ./sub/two.txt", "-x", "+new line"))
-	g.must(g.s.Deselect(Target{1, 2}))
+	g.must(g.s.Select(Target{1, 2}, false, nil))
 	g.must(g.revise(Target{File: 2}, "user line\n", nil))
 	card := g.s.Card(CardOptions{})
 	for _, want := range []string{"*** Update File: ./sub/two.txt", "+user line", "+TWO"} {
@@ -51,7 +51,7 @@ func TestCardBudgets(t *testing.T) {
 	content := strings.Repeat("héllo wörld ✓\n", 400)
 	f := newFixture(t, nil, patch("*** Add File: big.txt", "+"+strings.ReplaceAll(strings.TrimSuffix(content, "\n"), "\n", "\n+")))
 	f.must(f.s.SetFeedback(WholePatch, strings.Repeat("ü", 3000)))
-	f.must(f.s.Select(WholePatch, DiscardFeedback))
+	f.must(f.s.Select(WholePatch, true, DiscardFeedback))
 	for _, budgets := range []CardOptions{{DiffBytes: 1000, NoticeBytes: 300}, {DiffBytes: 1001, NoticeBytes: 301}, {DiffBytes: 1002, NoticeBytes: 302}} {
 		card := f.s.Card(budgets)
 		for _, tc := range []struct {
@@ -119,12 +119,12 @@ func TestCardHashIgnoresFolding(t *testing.T) {
 	if got := f.s.Card(CardOptions{}).Hash; got != h {
 		t.Error("folding changed the card's hash")
 	}
-	f.must(f.s.Deselect(Target{1, 1}))
+	f.must(f.s.Select(Target{1, 1}, false, nil))
 	h2 := f.s.Card(CardOptions{}).Hash
 	if h2 == h {
 		t.Error("deselecting a hunk kept the card's hash")
 	}
-	f.must(f.s.Select(Target{1, 1}, nil))
+	f.must(f.s.Select(Target{1, 1}, true, nil))
 	if got := f.s.Card(CardOptions{}).Hash; got != h {
 		t.Error("the same content has another hash")
 	}
@@ -140,7 +140,7 @@ func TestCardFeedback(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.must(f.s.SetFeedback(Target{1, 2}, "hunk note"))
 	_, err := f.s.CardFeedback(context.Background(), "  ")
-	wantReason(t, err, ReviewEmptyFeedback)
+	wantReason(t, err, reviewEmptyFeedback)
 	res, err := f.s.CardFeedback(context.Background(), "Please split this patch")
 	if err != nil || res.Status != StatusRevision {
 		t.Fatalf("card feedback: %v %s", err, res.Text())

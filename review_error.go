@@ -13,57 +13,59 @@ var ErrAborted = errors.New("Patch review aborted")
 type ReviewReason int
 
 const (
-	// ReviewUnknownTarget: no operation or hunk has that target.
-	ReviewUnknownTarget ReviewReason = iota + 1
+	// ReviewRefused: the request cannot be carried out as asked (an unknown target, a
+	// revision already open or closed, nothing to edit, an edit that cannot be adopted or
+	// did not validate, navigation past the ends, nothing to visit); the message says which
+	// and what to do instead.
+	ReviewRefused ReviewReason = iota + 1
 	// ReviewBusy: the patch is being applied; the review is inert until that finishes.
 	ReviewBusy
 	// ReviewSettled: the review has settled; nothing can change it any more.
 	ReviewSettled
 	// ReviewNeedsConfirm: the request clears feedback and the front end did not confirm it.
 	ReviewNeedsConfirm
-	// ReviewEmptyFeedback: feedback text is blank.
-	ReviewEmptyFeedback
-	// ReviewRevisionOpen: another revision is already open.
-	ReviewRevisionOpen
-	// ReviewRevisionClosed: the revision was already adopted or cancelled.
-	ReviewRevisionClosed
-	// ReviewNothingToEdit: the target has nothing a revision could change (a pure rename, or
-	// both sides hold the same lines, as for a file with nothing selected).
-	ReviewNothingToEdit
-	// ReviewRevisionRefused: the edited text cannot be adopted (empty, or it restores the
-	// baseline); Detail says what to do instead.
-	ReviewRevisionRefused
 	// ReviewRevisionUnchanged: the edited text is what the patch already proposes; nothing was
 	// staged. A front end may treat it as a quiet no-op.
 	ReviewRevisionUnchanged
 	// ReviewRevisionStale: the review settled, or the file's selection changed, while the
 	// revision was open; it was discarded.
 	ReviewRevisionStale
-	// ReviewRevisionInvalid: the adopted revision failed validation and was rolled back.
-	ReviewRevisionInvalid
-	// ReviewNoRow: navigation ran past the first or the last row.
-	ReviewNoRow
-	// ReviewNotVisitable: the target has no file to visit yet.
-	ReviewNotVisitable
+	// ReviewUnrestorable: saved review state cannot be restored (malformed, from another
+	// version, or not matching its own baselines); resolve the patch again.
+	ReviewUnrestorable
+)
+
+// The refusals a ReviewError reports as [ReviewRefused], each with its own message.
+const (
+	reviewUnknownTarget ReviewReason = -1 - iota
+	reviewRevisionOpen
+	reviewRevisionClosed
+	reviewNothingToEdit
+	reviewRevisionRefused
+	reviewRevisionInvalid
+	reviewNoRow
+	reviewNotVisitable
+	reviewEmptyFeedback
 )
 
 // reviewReasonText is the message of each reason, written for the person or model
 // reading it.
 var reviewReasonText = map[ReviewReason]string{
-	ReviewUnknownTarget:     "no change has that target",
+	ReviewUnrestorable:      "cannot restore the review",
+	reviewUnknownTarget:     "no change has that target",
 	ReviewBusy:              "the patch is being applied; wait for the review to settle",
 	ReviewSettled:           "the review has already settled",
 	ReviewNeedsConfirm:      "this clears staged feedback and needs confirmation",
-	ReviewEmptyFeedback:     "feedback cannot be empty",
-	ReviewRevisionOpen:      "another revision is already open; adopt or cancel it first",
-	ReviewRevisionClosed:    "this revision was already adopted or cancelled",
-	ReviewNothingToEdit:     "nothing to edit",
-	ReviewRevisionRefused:   "revision refused",
+	reviewRevisionOpen:      "another revision is already open; adopt or cancel it first",
+	reviewRevisionClosed:    "this revision was already adopted or cancelled",
+	reviewNothingToEdit:     "nothing to edit",
+	reviewRevisionRefused:   "revision refused",
 	ReviewRevisionUnchanged: "nothing to adopt",
 	ReviewRevisionStale:     "revision discarded",
-	ReviewRevisionInvalid:   "revision not adopted",
-	ReviewNoRow:             "no further change",
-	ReviewNotVisitable:      "nothing to visit",
+	reviewRevisionInvalid:   "revision not adopted",
+	reviewNoRow:             "no further change",
+	reviewNotVisitable:      "nothing to visit",
+	reviewEmptyFeedback:     "feedback cannot be empty",
 }
 
 // A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
@@ -74,6 +76,8 @@ var reviewReasonText = map[ReviewReason]string{
 // errors.Is(err, &ReviewError{Reason: ReviewSettled}) for one with that reason.
 type ReviewError struct {
 	Reason ReviewReason
+	// why is the refusal behind ReviewRefused, which picks the message.
+	why    ReviewReason
 	Target Target
 	Detail string
 	Prompt string
@@ -83,6 +87,9 @@ type ReviewError struct {
 
 func (e *ReviewError) Error() string {
 	msg := reviewReasonText[e.Reason]
+	if e.why != 0 {
+		msg = reviewReasonText[e.why]
+	}
 	if e.Reason == ReviewNeedsConfirm && e.Prompt != "" {
 		msg += ": " + e.Prompt
 	}
@@ -101,11 +108,19 @@ func (e *ReviewError) Unwrap() error { return e.Err }
 // Is reports whether target is a *ReviewError with the same Reason, or with no Reason.
 func (e *ReviewError) Is(target error) bool {
 	t, ok := target.(*ReviewError)
-	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason || t.Reason == e.why)
 }
 
 func reviewErr(r ReviewReason, t Target, detail string) *ReviewError {
-	return &ReviewError{Reason: r, Target: t, Detail: detail}
+	return refused(&ReviewError{Reason: r, Target: t, Detail: detail})
+}
+
+// refused reports a private refusal as ReviewRefused, keeping its message.
+func refused(e *ReviewError) *ReviewError {
+	if e.Reason < 0 {
+		e.Reason, e.why = ReviewRefused, e.Reason
+	}
+	return e
 }
 
 // ErrRejected is the error of a review that selected nothing and staged no feedback.

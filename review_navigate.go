@@ -5,14 +5,16 @@ import (
 	"io/fs"
 )
 
-// Next returns the target of the visible row after t; from [WholePatch], the first
-// row. Past the last row it fails with reason [ReviewNoRow] ("No next change"). A t hidden in a
-// folded file counts from where it would be.
-func (s *Session) Next(t Target) (Target, error) { return s.step(t, +1) }
-
-// Prev returns the target of the visible row before t; from [WholePatch], the last
-// row. Before the first row it fails with reason [ReviewNoRow] ("No previous change").
-func (s *Session) Prev(t Target) (Target, error) { return s.step(t, -1) }
+// Next returns the target of the visible row after t, or with back the row before it;
+// from [WholePatch], the first row (the last with back). Past either end it fails with
+// reason [ReviewRefused] ("No next change", "No previous change"). A t hidden in a folded
+// file counts from where it would be.
+func (s *Session) Next(t Target, back bool) (Target, error) {
+	if back {
+		return s.step(t, -1)
+	}
+	return s.step(t, +1)
+}
 
 func (s *Session) step(t Target, dir int) (Target, error) {
 	s.mu.Lock()
@@ -36,9 +38,9 @@ func (s *Session) step(t Target, dir int) (Target, error) {
 		}
 	}
 	if dir > 0 {
-		return Target{}, reviewErr(ReviewNoRow, t, "No next change")
+		return Target{}, reviewErr(reviewNoRow, t, "No next change")
 	}
-	return Target{}, reviewErr(ReviewNoRow, t, "No previous change")
+	return Target{}, reviewErr(reviewNoRow, t, "No previous change")
 }
 
 // allTargets lists every row target in order, hidden hunk rows included, with whether
@@ -71,7 +73,7 @@ type Location struct {
 
 // Visit returns where to open the file of a target: a hunk's baseline line, or the
 // top of an operation's file (a Move's source). An Add has no file before the patch
-// applies, and a file that is gone cannot be opened: both fail with reason [ReviewNotVisitable].
+// applies, and a file that is gone cannot be opened: both fail with reason [ReviewRefused].
 func (s *Session) Visit(t Target) (Location, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,12 +82,12 @@ func (s *Session) Visit(t Target) (Location, error) {
 	case err != nil:
 		return Location{}, err
 	case c == nil:
-		return Location{}, reviewErr(ReviewNotVisitable, t, "choose a file or a hunk")
+		return Location{}, reviewErr(reviewNotVisitable, t, "choose a file or a hunk")
 	case c.Op.Kind == OpAdd:
-		return Location{}, reviewErr(ReviewNotVisitable, t, "File is not created until the patch is applied")
+		return Location{}, reviewErr(reviewNotVisitable, t, "File is not created until the patch is applied")
 	}
 	if _, err := s.pr.files().Stat(c.name); errors.Is(err, fs.ErrNotExist) {
-		return Location{}, reviewErr(ReviewNotVisitable, t, c.Op.Path+" no longer exists")
+		return Location{}, reviewErr(reviewNotVisitable, t, c.Op.Path+" no longer exists")
 	}
 	loc := Location{Path: c.Op.Path, Name: c.name, Line: 1}
 	if h != nil {

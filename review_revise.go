@@ -50,8 +50,8 @@ type Revision struct {
 // positioned at the hunk). The two sides are, for an Add, empty and its content; for a
 // Delete, the baseline and empty; for an Update or Move, the baseline and the baseline
 // with the selected hunks applied. It is refused while another revision is open
-// ([ReviewRevisionOpen]), for a pure rename, and when both sides hold the same lines, as for a
-// file with nothing selected ([ReviewNothingToEdit]).
+// ([ReviewRefused]), for a pure rename, and when both sides hold the same lines, as for a
+// file with nothing selected ([ReviewRefused]).
 func (s *Session) Revise(t Target) (*Revision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -59,26 +59,26 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 		return nil, err
 	}
 	if s.revision != nil {
-		return nil, reviewErr(ReviewRevisionOpen, t, "")
+		return nil, reviewErr(reviewRevisionOpen, t, "")
 	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
 		return nil, err
 	case c == nil:
-		return nil, reviewErr(ReviewUnknownTarget, t, "a revision edits one file; choose a file or a hunk")
+		return nil, reviewErr(reviewUnknownTarget, t, "a revision edits one file; choose a file or a hunk")
 	case c.Op.Kind == OpUpdate && len(c.changing()) == 0:
-		return nil, reviewErr(ReviewNothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
+		return nil, reviewErr(reviewNothingToEdit, t, "A pure rename has no content to edit; select it to keep the new path, or deselect it")
 	}
 	base, proposed, err := s.sides(c)
 	if err != nil {
-		return nil, &ReviewError{Reason: ReviewNothingToEdit, Target: t, Err: err}
+		return nil, refused(&ReviewError{Reason: reviewNothingToEdit, Target: t, Err: err})
 	}
 	if slices.Equal(logicalLines(base), logicalLines(proposed)) {
 		if c.hasSelection() { // an empty Add or a Delete of an empty file
-			return nil, reviewErr(ReviewNothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
+			return nil, reviewErr(reviewNothingToEdit, t, "The file is empty on both sides; there is nothing to edit")
 		}
-		return nil, reviewErr(ReviewNothingToEdit, t, "Nothing to compare; select a change in this file first")
+		return nil, reviewErr(reviewNothingToEdit, t, "Nothing to compare; select a change in this file first")
 	}
 	r := &Revision{s: s, c: c, target: Target{File: t.File}, line: 1, base: base, proposed: proposed}
 	if h != nil {
@@ -112,26 +112,26 @@ func (r *Revision) close() {
 // confirm before the adoption clears it. Only line content counts: line endings follow
 // the file's own.
 //
-// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRevisionRefused]),
+// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRefused]),
 // text that is already the proposed result ([ReviewRevisionUnchanged]) and an unconfirmed
 // feedback loss ([ReviewNeedsConfirm]); the revision stays open for another try or a Cancel.
 // It discards the revision ([ReviewRevisionStale]) when the review is no longer open or the
 // file's selection changed since the revision opened: a result computed from the older
 // selection would reinstate what a person just changed. A revision that fails validation
-// is rolled back ([ReviewRevisionInvalid]). In every case the review stays as it was.
+// is rolled back ([ReviewRefused]). In every case the review stays as it was.
 func (r *Revision) Adopt(edited string, confirm Confirm) error {
 	s := r.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.closed {
-		return reviewErr(ReviewRevisionClosed, r.target, "")
+		return reviewErr(reviewRevisionClosed, r.target, "")
 	}
 	if err := r.fresh(); err != nil {
 		r.close()
 		return err
 	}
 	if strings.TrimSpace(edited) == "" {
-		return reviewErr(ReviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
+		return reviewErr(reviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
 	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
@@ -147,7 +147,7 @@ func (r *Revision) Adopt(edited string, confirm Confirm) error {
 		if errors.As(err, &re) {
 			return re
 		}
-		return &ReviewError{Reason: ReviewRevisionInvalid, Target: r.target, Err: err}
+		return refused(&ReviewError{Reason: reviewRevisionInvalid, Target: r.target, Err: err})
 	}
 	r.close()
 	return nil
@@ -190,7 +190,7 @@ func (r *Revision) stage(lines []string) error {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(ReviewRevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
+			return reviewErr(reviewRevisionRefused, r.target, "That keeps the file unchanged; deselect the Delete instead")
 		}
 		c.Op.Kind, c.text, c.codec = OpUpdate, t, cd
 		c.setHunks(hs)
@@ -200,7 +200,7 @@ func (r *Revision) stage(lines []string) error {
 			return err
 		}
 		if len(hs) == 0 {
-			return reviewErr(ReviewRevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
+			return reviewErr(reviewRevisionRefused, r.target, "That leaves the file unchanged; deselect its hunks instead")
 		}
 		c.setHunks(merged(hs, c))
 	}

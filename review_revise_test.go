@@ -79,7 +79,7 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 	f.must(err)
 	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), ReviewRevisionUnchanged) // line endings are no edit
 	rev.Cancel()
-	wantReason(t, rev.Adopt("a\nC\n", nil), ReviewRevisionClosed)
+	wantReason(t, rev.Adopt("a\nC\n", nil), reviewRevisionClosed)
 	res := f.submit()
 	if f.read("one.txt") != "a\nB\n" || res.Revised != 0 || res.Reminder != "" {
 		t.Errorf("file %q, result %+v", f.read("one.txt"), res)
@@ -91,7 +91,7 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 // edit (mevedel §3.5).
 func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	edited := strings.Replace(twelve.file, "two", "zwei", 1)
 	f.must(f.revise(Target{File: 1}, edited, nil))
 	f.must(f.s.Fold(WholePatch, false))
@@ -102,7 +102,7 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
 		t.Errorf("preserved hunk lines %v", rows[2].Lines)
 	}
-	f.must(f.s.Select(Target{1, 2}, nil))
+	f.must(f.s.Select(Target{1, 2}, true, nil))
 	res := f.submit()
 	want := strings.NewReplacer("two", "zwei", "eleven", "ELEVEN").Replace(twelve.file)
 	if got := f.read("one.txt"); got != want {
@@ -173,7 +173,7 @@ func TestReviseAddWithFeedback(t *testing.T) {
 func TestReviseEmptyAddRefused(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	err := f.revise(Target{File: 1}, " \n\n", nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "An added file needs content") {
 		t.Errorf("err = %v", err)
 	}
@@ -190,7 +190,7 @@ func TestReviseInvalidRolledBack(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+model text"))
 	f.write("fresh.txt", "someone else\n")
 	err := f.revise(Target{File: 1}, "user text\n", nil)
-	wantReason(t, err, ReviewRevisionInvalid)
+	wantReason(t, err, reviewRevisionInvalid)
 	if !errors.Is(err, &FileError{Reason: FileExists}) {
 		t.Errorf("err = %v, want the path to exist", err)
 	}
@@ -214,12 +214,12 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
 	}
 	err = rev.Adopt("", nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "Empty content keeps nothing") {
 		t.Errorf("empty: %v", err)
 	}
 	err = rev.Adopt(files["old.txt"], nil)
-	wantReason(t, err, ReviewRevisionRefused)
+	wantReason(t, err, reviewRevisionRefused)
 	if !strings.Contains(err.Error(), "keeps the file unchanged") {
 		t.Errorf("everything kept: %v", err)
 	}
@@ -250,12 +250,12 @@ func TestReviseRefusals(t *testing.T) {
 		"*** Update File: m.txt", "*** Move to: m2.txt", "-m", "+M",
 		"*** Update File: r.txt", "*** Move to: r2.txt",
 		"*** Add File: a.txt", "+a"))
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	for file := 1; file <= 5; file++ {
 		_, err := f.s.Revise(Target{File: file})
-		wantReason(t, err, ReviewNothingToEdit)
+		wantReason(t, err, reviewNothingToEdit)
 	}
-	f.must(f.s.Select(WholePatch, nil))
+	f.must(f.s.Select(WholePatch, true, nil))
 	_, err := f.s.Revise(Target{File: 4})
 	if !strings.Contains(fmt.Sprint(err), "pure rename") {
 		t.Errorf("pure rename: %v", err)
@@ -263,7 +263,7 @@ func TestReviseRefusals(t *testing.T) {
 	rev, err := f.s.Revise(Target{File: 3})
 	f.must(err)
 	_, err = f.s.Revise(Target{File: 1})
-	wantReason(t, err, ReviewRevisionOpen)
+	wantReason(t, err, reviewRevisionOpen)
 	rev.Cancel()
 	_, err = f.s.Revise(Target{File: 1})
 	f.must(err)
@@ -422,7 +422,7 @@ func FuzzAdopt(f *testing.F) {
 		}
 		if err := rev.Adopt(edited, DiscardFeedback); err != nil {
 			var re *ReviewError
-			if !errors.As(err, &re) || re.Reason == ReviewRevisionInvalid {
+			if !errors.As(err, &re) || re.Reason == reviewRevisionInvalid {
 				t.Fatalf("Adopt(%q over %q): %v", edited, base, err)
 			}
 			return
@@ -448,7 +448,7 @@ func FuzzAdopt(f *testing.F) {
 // asking to select something; an unknown hunk is told apart from an unknown file.
 func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 	f := newFixture(t, map[string]string{"e.txt": ""}, patch("*** Delete File: e.txt"))
-	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: ReviewNothingToEdit}) ||
+	if _, err := f.s.Revise(Target{File: 1}); !errors.Is(err, &ReviewError{Reason: reviewNothingToEdit}) ||
 		!strings.Contains(err.Error(), "empty on both sides") {
 		t.Errorf("revise an empty Delete: %v", err)
 	}
@@ -465,9 +465,9 @@ func TestReviseEmptyAndUnknownTargets(t *testing.T) {
 // and the review stays open.
 func TestReselectedHunkClashesWithRevision(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
-	f.must(f.s.Deselect(Target{1, 2}))
+	f.must(f.s.Select(Target{1, 2}, false, nil))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "eleven", "elf", 1), nil))
-	f.must(f.s.Select(Target{File: 1}, DiscardFeedback))
+	f.must(f.s.Select(Target{File: 1}, true, DiscardFeedback))
 	_, err := f.s.Submit(context.Background())
 	var me *MatchError
 	if !errors.As(err, &me) || me.Reason != MatchOverlap || !me.Revision || me.Hunk != 2 {

@@ -69,7 +69,7 @@ func TestGutterNumbersIgnoreSelection(t *testing.T) {
 		"*** Update File: f.txt", "@@", " a", "+a2", "@@", " e", "-f", "+F"))
 	f.must(f.s.Fold(WholePatch, false))
 	before := f.s.Rows()[2].Lines
-	f.must(f.s.Deselect(Target{1, 1}))
+	f.must(f.s.Select(Target{1, 1}, false, nil))
 	if diff := cmp.Diff(before, f.s.Rows()[2].Lines); diff != "" || before[2].Num != 7 {
 		t.Errorf("numbers moved with selection (-before +after):\n%s (F at %d)", diff, before[2].Num)
 	}
@@ -143,7 +143,7 @@ func TestTallies(t *testing.T) {
 		name: "some deselected, feedback staged",
 		apply: func(f *fixture) {
 			f.must(f.s.SetFeedback(Target{1, 1}, "no"))
-			f.must(f.s.Deselect(Target{File: 2}))
+			f.must(f.s.Select(Target{File: 2}, false, nil))
 			f.must(f.s.SetFeedback(Target{File: 3}, "keep it"))
 			f.must(f.s.SetFeedback(WholePatch, "hm"))
 			f.must(f.s.SetFeedback(Target{File: 1}, "file"))

@@ -159,7 +159,7 @@ func TestReviewSettledLater(t *testing.T) {
 	var later sync.WaitGroup
 	res, err := Review(context.Background(), f.pr, ReviewerFunc(func(ctx context.Context, s *Session) error {
 		later.Go(func() {
-			if err := s.Deselect(Target{File: 2}); err != nil {
+			if err := s.Select(Target{File: 2}, false, nil); err != nil {
 				t.Error(err)
 			}
 			s.Submit(ctx)

@@ -96,7 +96,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 
 // saveOp saves an operation; hcs, when given, add each hunk's review state.
 func saveOp(op *Operation, hcs []*hunkChange) savedOp {
-	so := savedOp{Kind: op.Kind.String(), Path: op.Path, MoveTo: op.MoveTo, Lines: op.Lines, Line: op.Line}
+	so := savedOp{Kind: string(op.Kind), Path: op.Path, MoveTo: op.MoveTo, Lines: op.Lines, Line: op.Line}
 	hunks := op.Hunks
 	if hcs != nil {
 		hunks = make([]Hunk, len(hcs))
@@ -151,10 +151,10 @@ func (s *Session) Save(opts SaveOptions) ([]byte, error) {
 func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Options) (*Session, error) {
 	var ss savedSession
 	if err := json.Unmarshal(data, &ss); err != nil {
-		return nil, &StateError{Msg: "not a saved review", Err: err}
+		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: "not a saved review", Err: err}
 	}
 	if ss.Version != savedVersion || ss.Proposal == nil {
-		return nil, &StateError{Msg: fmt.Sprintf("saved review version %d is not supported (want %d)", ss.Version, savedVersion)}
+		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("saved review version %d is not supported (want %d)", ss.Version, savedVersion)}
 	}
 	pr, err := restoreProposal(ctx, fsys, ss.Proposal, opts)
 	if err != nil {
@@ -181,10 +181,10 @@ func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Optio
 // more, as always.
 func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts *Options) (*Proposal, error) {
 	if sp.Version != savedVersion {
-		return nil, &StateError{Msg: fmt.Sprintf("saved proposal version %d is not supported (want %d)", sp.Version, savedVersion)}
+		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("saved proposal version %d is not supported (want %d)", sp.Version, savedVersion)}
 	}
 	if len(sp.Changes) != len(sp.Ops) || len(sp.Ops) == 0 {
-		return nil, &StateError{Msg: "the saved proposal's operations and changes do not match"}
+		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: "the saved proposal's operations and changes do not match"}
 	}
 	if opts == nil {
 		opts = &Options{}
@@ -221,7 +221,7 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 func restoreOp(so *savedOp) (Operation, []*hunkChange, error) {
 	kind, ok := map[string]OpKind{"add": OpAdd, "update": OpUpdate, "delete": OpDelete}[so.Kind]
 	if !ok || so.Path == "" {
-		return Operation{}, nil, &StateError{Msg: fmt.Sprintf("saved operation %q %q is not an add, update or delete of a path", so.Kind, so.Path)}
+		return Operation{}, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("saved operation %q %q is not an add, update or delete of a path", so.Kind, so.Path)}
 	}
 	op := Operation{Kind: kind, Path: so.Path, MoveTo: so.MoveTo, Lines: so.Lines, Line: so.Line}
 	var hcs []*hunkChange
@@ -229,7 +229,7 @@ func restoreOp(so *savedOp) (Operation, []*hunkChange, error) {
 		h := Hunk{Anchor: sh.Anchor, Within: sh.Within, Hint: sh.Hint, EOF: sh.EOF, Line: sh.Line}
 		for _, l := range sh.Lines {
 			if l == "" || !isLineKind(LineKind(l[0])) {
-				return Operation{}, nil, &StateError{Msg: fmt.Sprintf("%s: saved hunk line %q has no ' ', '-' or '+' marker", so.Path, l)}
+				return Operation{}, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("%s: saved hunk line %q has no ' ', '-' or '+' marker", so.Path, l)}
 			}
 			h.Lines = append(h.Lines, Line{Kind: LineKind(l[0]), Text: l[1:]})
 		}
@@ -253,7 +253,7 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 		return nil, nil, err
 	}
 	if len(hcs) != len(op.Hunks) {
-		return nil, nil, &StateError{Msg: op.Path + ": saved hunks lack their placements"}
+		return nil, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: op.Path + ": saved hunks lack their placements"}
 	}
 	c := &change{Op: op, Base: sc.Base, Dest: sc.Dest, Hunks: hcs, Selected: sc.Selected, Feedback: sc.Feedback, Revised: sc.Revised}
 	if c.name, c.Class, err = pr.refence(op.Path, sc.Class); err != nil {
@@ -287,7 +287,7 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 		}
 		for _, h := range hcs {
 			if !placedAt(c.text, h) {
-				return nil, nil, &StateError{Msg: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.line())}
+				return nil, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.line())}
 			}
 		}
 	}
@@ -301,7 +301,7 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	if err != nil {
 		return "", "", err
 	}
-	cp, err := f.classify(path, 0)
+	cp, err := f.classify(path, "")
 	switch {
 	case err != nil:
 		return "", "", err
@@ -324,7 +324,7 @@ func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error
 	}
 	if b.Bytes != nil {
 		if hashBytes(b.Bytes) != b.Hash {
-			return false, &StateError{Msg: path + ": the saved baseline does not match its hash"}
+			return false, &ReviewError{Reason: ReviewUnrestorable, Detail: path + ": the saved baseline does not match its hash"}
 		}
 		return true, nil
 	}

@@ -26,7 +26,7 @@ func staged(t *testing.T) *fixture {
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "zwei", 1), nil))
 	f.must(f.revise(Target{File: 2}, "keep\n", nil))
 	f.must(f.s.SetFeedback(WholePatch, "see notes"))
-	f.must(f.s.Deselect(Target{File: 4}))
+	f.must(f.s.Select(Target{File: 4}, false, nil))
 	f.must(f.s.Fold(Target{File: 1}, false))
 	f.must(f.s.Fold(Target{1, 2}, true))
 	return f
@@ -87,7 +87,7 @@ func TestCommitRestoredConflict(t *testing.T) {
 	}
 	t2, err := s.Find("d.txt", 0)
 	f.must(err)
-	f.must(s.Deselect(t2))
+	f.must(s.Select(t2, false, nil))
 	if _, err := s.Submit(context.Background()); err != nil {
 		t.Errorf("after deselecting the stale file: %v", err)
 	}
@@ -130,17 +130,17 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"not JSON", []byte("{"), &StateError{}},
-		{"version", edit(func(m map[string]any) { m["version"] = 7.0 }), &StateError{}},
+		{"not JSON", []byte("{"), &ReviewError{Reason: ReviewUnrestorable}},
+		{"version", edit(func(m map[string]any) { m["version"] = 7.0 }), &ReviewError{Reason: ReviewUnrestorable}},
 		{"placement", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["place"].(map[string]any)["start"] = 9.0
-		}), &StateError{}},
-		{"hash", edit(func(m map[string]any) { change(m, 1)["base"].(map[string]any)["hash"] = strings.Repeat("0", 64) }), &StateError{}},
+		}), &ReviewError{Reason: ReviewUnrestorable}},
+		{"hash", edit(func(m map[string]any) { change(m, 1)["base"].(map[string]any)["hash"] = strings.Repeat("0", 64) }), &ReviewError{Reason: ReviewUnrestorable}},
 		{"marker", edit(func(m map[string]any) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["lines"] = []any{"?x"}
-		}), &StateError{}},
+		}), &ReviewError{Reason: ReviewUnrestorable}},
 		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = "outside" }), &FenceError{}},
 		{"forbidden", edit(func(m map[string]any) {
 			change(m, 3)["op"].(map[string]any)["path"] = ".ssh/id_rsa"

@@ -274,9 +274,9 @@ func (sr *ScriptReviewer) play(ctx context.Context, s *Session, a scriptAction) 
 	}
 	switch a.Verb {
 	case "deselect":
-		return s.Deselect(t)
+		return s.Select(t, false, nil)
 	case "select":
-		return s.Select(t, DiscardFeedback)
+		return s.Select(t, true, DiscardFeedback)
 	case "feedback":
 		return s.SetFeedback(t, a.Text)
 	}

@@ -59,30 +59,22 @@ func (s *Session) Toggle(t Target, confirm Confirm) error {
 	return s.selectUnits(t, us, confirm)
 }
 
-// Select selects a target: a hunk, an operation (all of an Update's hunks) or, for
-// WholePatch, every change. Units that carry feedback are selected only when confirm says
-// yes, and lose their feedback. Selecting what is selected does nothing.
-func (s *Session) Select(t Target, confirm Confirm) error {
+// Select selects a target, or with on false deselects it: a hunk, an operation (all of
+// an Update's hunks) or, for WholePatch, every change. Units that carry feedback are
+// selected only when confirm says yes, and lose their feedback; deselecting keeps
+// feedback, and confirm may be nil. Selecting what is selected does nothing.
+func (s *Session) Select(t Target, on bool, confirm Confirm) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	us, err := s.selectable(t)
 	if err != nil {
 		return err
+	}
+	if !on {
+		deselect(us)
+		return nil
 	}
 	return s.selectUnits(t, us, confirm)
-}
-
-// Deselect deselects a target: a hunk, an operation (all of an Update's hunks) or, for
-// WholePatch, every change. Feedback stays.
-func (s *Session) Deselect(t Target) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	us, err := s.selectable(t)
-	if err != nil {
-		return err
-	}
-	deselect(us)
-	return nil
 }
 
 // selectable checks the review is open and returns the units of a target.
@@ -151,7 +143,7 @@ func (s *Session) Feedback(t Target) (string, error) {
 // SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an
 // Add, Delete or Move it also deselects the target; on an Update's file row or on
 // WholePatch it leaves selection alone. It replaces earlier feedback on the target.
-// Blank text is refused; use [Session.ClearFeedback] to remove feedback.
+// Blank text removes the target's feedback and leaves selection as it is.
 func (s *Session) SetFeedback(t Target, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,9 +151,6 @@ func (s *Session) SetFeedback(t Target, text string) error {
 		return err
 	}
 	text = normalizeFeedback(text)
-	if text == "" {
-		return reviewErr(ReviewEmptyFeedback, t, "write what the model should change, or reject the change instead")
-	}
 	c, h, err := s.lookup(t)
 	switch {
 	case err != nil:
@@ -169,32 +158,11 @@ func (s *Session) SetFeedback(t Target, text string) error {
 	case c == nil:
 		s.pr.feedback = text
 	case h != nil:
-		h.Feedback, h.Selected = text, false
+		h.Feedback, h.Selected = text, h.Selected && text == ""
 	case c.divisible():
 		c.Feedback = text
 	default:
-		c.Feedback, c.Selected = text, false
-	}
-	return nil
-}
-
-// ClearFeedback removes a target's feedback; selection stays as it is.
-func (s *Session) ClearFeedback(t Target) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.writable(t); err != nil {
-		return err
-	}
-	c, h, err := s.lookup(t)
-	switch {
-	case err != nil:
-		return err
-	case c == nil:
-		s.pr.feedback = ""
-	case h != nil:
-		h.Feedback = ""
-	default:
-		c.Feedback = ""
+		c.Feedback, c.Selected = text, c.Selected && text == ""
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func TestReviewStart(t *testing.T) {
 	if r := f.s.Rows()[1]; r.Lines != nil || !strings.HasSuffix(r.String(), " …") {
 		t.Errorf("folded hunk row = %q with %d lines", r.String(), len(r.Lines))
 	}
-	f.must(f.s.Deselect(f.find("one.txt", 1)))
+	f.must(f.s.Select(f.find("one.txt", 1), false, nil))
 	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
 		t.Errorf("header after deselect = %q, want %q", got, want)
 	}
@@ -99,7 +99,7 @@ func TestReviewFeedback(t *testing.T) {
 		t.Errorf("file and patch feedback changed selection: %d selected, want 2", got)
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 2), "Not this one either"))
-	f.must(f.s.Deselect(f.find("two.txt", 0)))
+	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
 	if got, want := f.s.Tally().PrimaryLabel(), "Request revision · 4 comments"; got != want {
 		t.Errorf("label = %q, want %q", got, want)
 	}
@@ -126,14 +126,17 @@ func TestReviewFeedback(t *testing.T) {
 	}
 }
 
-// R7: blank feedback is refused; cleared feedback leaves selection as it is; a target
+// R7: blank feedback clears; cleared feedback leaves selection as it is; a target
 // with feedback is re-selected only when the confirm callback says yes.
 func TestReviewFeedbackConfirm(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	h1 := f.find("one.txt", 1)
-	wantReason(t, f.s.SetFeedback(h1, " \n\t"), ReviewEmptyFeedback)
+	f.must(f.s.SetFeedback(h1, " \n\t")) // blank: nothing to clear, nothing staged
+	if f.s.Tally().Comments != 0 {
+		t.Errorf("blank feedback staged: %+v", f.s.Tally())
+	}
 	f.must(f.s.SetFeedback(h1, "no"))
-	err := f.s.Select(h1, nil)
+	err := f.s.Select(h1, true, nil)
 	wantReason(t, err, ReviewNeedsConfirm)
 	var re *ReviewError
 	if !errors.As(err, &re) || re.Prompt != "Reselect and clear its feedback?" {
@@ -154,9 +157,9 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.Tally().Comments)
 	}
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), "file note"))
-	f.must(f.s.ClearFeedback(f.find("two.txt", 0)))
+	f.must(f.s.SetFeedback(f.find("two.txt", 0), ""))
 	if f.s.Tally().Comments != 0 || f.s.Tally().Selected != 3 {
-		t.Errorf("ClearFeedback: %+v", f.s.Tally())
+		t.Errorf("cleared feedback: %+v", f.s.Tally())
 	}
 }
 
@@ -203,7 +206,7 @@ func TestReviewToggleSelection(t *testing.T) {
 			t.Errorf("a Move hunk without anchor shows a heading: %v", l)
 		}
 	}
-	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
+	if _, err := f.s.Find("move.txt", 1); !errors.Is(err, &ReviewError{Reason: reviewUnknownTarget}) {
 		t.Errorf("a Move's hunk is selectable: %v", err)
 	}
 	up := f.find("update.txt", 0)
@@ -216,7 +219,7 @@ func TestReviewToggleSelection(t *testing.T) {
 	if got := f.s.Rows()[0].String(); got != "▼ ✓ M update.txt · 2/2 · +2 −2" {
 		t.Errorf("second toggle: %q", got)
 	}
-	f.must(f.s.Deselect(f.find("delete.txt", 0)))
+	f.must(f.s.Select(f.find("delete.txt", 0), false, nil))
 	res := f.submit()
 	if f.read("delete.txt") != "gone\n" || !hasLine(res.Text(), "Rejected: delete.txt") {
 		t.Errorf("deselected Delete: file %q, result:\n%s", f.read("delete.txt"), res.Text())
@@ -229,7 +232,7 @@ func TestReviewToggleSelection(t *testing.T) {
 // R6: with everything deselected the primary action rejects the patch.
 func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
-	f.must(f.s.Deselect(WholePatch))
+	f.must(f.s.Select(WholePatch, false, nil))
 	for _, r := range f.s.Rows() {
 		if r.glyph() != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
@@ -238,7 +241,7 @@ func TestReviewDeselectAll(t *testing.T) {
 	if got := f.s.Tally().PrimaryLabel(); got != "Reject patch" {
 		t.Errorf("label = %q", got)
 	}
-	f.must(f.s.Select(WholePatch, nil))
+	f.must(f.s.Select(WholePatch, true, nil))
 	if got := f.s.Tally(); got.Selected != got.Total {
 		t.Errorf("select all: %+v", got)
 	}
@@ -266,7 +269,7 @@ func TestReviewSubmit(t *testing.T) {
 	if !strings.Contains(f.s.Render(), "Conflict: file changed during review: two.txt") {
 		t.Errorf("render:\n%s", f.s.Render())
 	}
-	f.must(f.s.Deselect(f.find("two.txt", 0)))
+	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
 	res = f.submit()
 	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.State() != StateSettled {
 		t.Errorf("after deselecting the stale file: %s", res.Text())
@@ -304,13 +307,13 @@ func TestReviewVisit(t *testing.T) {
 		t.Errorf("visit hunk = %+v, %v", loc, err)
 	}
 	_, err = f.s.Visit(f.find("fresh.txt", 0))
-	wantReason(t, err, ReviewNotVisitable)
+	wantReason(t, err, reviewNotVisitable)
 	if !strings.Contains(err.Error(), "File is not created until the patch is applied") {
 		t.Errorf("visit Add: %v", err)
 	}
 	f.must(f.fsys.Remove("/ws/v.txt"))
 	_, err = f.s.Visit(f.find("v.txt", 0))
-	wantReason(t, err, ReviewNotVisitable)
+	wantReason(t, err, reviewNotVisitable)
 }
 
 // R1, R11, S5, F5: rows show the path as authored, and only Visit's Name carries the
@@ -337,9 +340,9 @@ func TestReviewNextRow(t *testing.T) {
 	want := []Target{{1, 0}, {1, 1}, {1, 2}, {2, 0}}
 	var got []Target
 	for at := WholePatch; ; {
-		next, err := f.s.Next(at)
+		next, err := f.s.Next(at, false)
 		if err != nil {
-			wantReason(t, err, ReviewNoRow)
+			wantReason(t, err, reviewNoRow)
 			if !strings.Contains(err.Error(), "No next change") {
 				t.Errorf("end: %v", err)
 			}
@@ -350,14 +353,14 @@ func TestReviewNextRow(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("next (-want +got):\n%s", diff)
 	}
-	back, err := f.s.Prev(Target{File: 2})
+	back, err := f.s.Next(Target{File: 2}, true)
 	if err != nil || back != (Target{1, 2}) {
 		t.Errorf("prev from file 2 = %v, %v", back, err)
 	}
-	_, err = f.s.Prev(Target{File: 1})
-	wantReason(t, err, ReviewNoRow)
+	_, err = f.s.Next(Target{File: 1}, true)
+	wantReason(t, err, reviewNoRow)
 	f.must(f.s.Fold(Target{File: 1}, true))
-	if next, _ := f.s.Next(Target{1, 1}); next != (Target{File: 2}) {
+	if next, _ := f.s.Next(Target{1, 1}, false); next != (Target{File: 2}) {
 		t.Errorf("next from a hidden hunk = %v", next)
 	}
 }
@@ -383,7 +386,7 @@ func TestReviewFeedbackTargets(t *testing.T) {
 			t.Errorf("feedback on %v: %v", tc.t, err)
 		}
 		if !tc.ok {
-			wantReason(t, err, ReviewUnknownTarget)
+			wantReason(t, err, reviewUnknownTarget)
 		}
 	}
 	if got := f.s.Tally(); got.Total != 3 || got.Comments != 5 {
@@ -473,7 +476,7 @@ func TestReviewBody(t *testing.T) {
 
 	g := newFixture(t, twoFiles.files, twoFiles.payload)
 	g.must(g.s.Fold(WholePatch, false))
-	g.must(g.s.Deselect(g.find("one.txt", 1)))
+	g.must(g.s.Select(g.find("one.txt", 1), false, nil))
 	h := g.s.Rows()[1]
 	if !h.Dimmed || h.String() != "    ✗ @@ alpha · +1 −1" {
 		t.Errorf("deselected hunk row %q dimmed=%t", h, h.Dimmed)
@@ -495,7 +498,7 @@ func TestReviewSettledRefuses(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.submit()
 	for name, err := range map[string]error{
-		"select":   f.s.Select(WholePatch, DiscardFeedback),
+		"select":   f.s.Select(WholePatch, true, DiscardFeedback),
 		"feedback": f.s.SetFeedback(WholePatch, "late"),
 		"fold":     f.s.Fold(WholePatch, false),
 		"reject":   f.s.Reject(),
@@ -526,7 +529,7 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 			t.Errorf("Feedback(%+v) = %q, %v; want %q", target, got, err, want)
 		}
 	}
-	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: ReviewUnknownTarget}) {
+	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: reviewUnknownTarget}) {
 		t.Errorf("unknown target: %v", err)
 	}
 }

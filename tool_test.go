@@ -131,7 +131,7 @@ func TestToolCall(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
 			mode := tt.mode
-			if mode == ModeAsk { // unset: a tool without a Reviewer applies in edits mode
+			if mode == "" { // unset: a tool without a Reviewer applies in edits mode
 				mode = ModeEdits
 			}
 			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: mode}}

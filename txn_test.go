@@ -398,7 +398,7 @@ func TestExpectedNamesNoPath(t *testing.T) {
 		}
 
 		pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Expected: map[string]applypatch.Snapshot{"b.txt": {Exists: true}}})
-		if err := applypatch.NewSession(pr).Deselect(applypatch.Target{File: 2}); err != nil {
+		if err := applypatch.NewSession(pr).Select(applypatch.Target{File: 2}, false, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := applypatch.Commit(context.Background(), pr); err != nil {

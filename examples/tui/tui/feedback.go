@@ -86,16 +86,20 @@ func (m *model) noteKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *model) stageNote() tea.Cmd {
 	n := m.note
 	text := n.area.Value()
-	if strings.TrimSpace(text) == "" && n.had {
+	if strings.TrimSpace(text) == "" {
+		if !n.had {
+			m.setStatus("feedback cannot be empty: write what the model should change, or reject the change instead")
+			return nil // the input stays open
+		}
 		m.note = nil
-		if err := m.s.ClearFeedback(n.target); err != nil {
+		if err := m.s.SetFeedback(n.target, ""); err != nil {
 			return m.report(err)
 		}
 		m.setStatus("Feedback removed")
 		return nil
 	}
 	if err := m.s.SetFeedback(n.target, text); err != nil {
-		return m.report(err) // the input stays open: an empty note is refused
+		return m.report(err)
 	}
 	m.note = nil
 	m.setStatus("Feedback staged")

@@ -100,11 +100,11 @@ func (m *model) visit() tea.Cmd {
 }
 
 // next and prev move the cursor between rows (R11).
-func (m *model) next() tea.Cmd { return m.move(m.s.Next) }
-func (m *model) prev() tea.Cmd { return m.move(m.s.Prev) }
+func (m *model) next() tea.Cmd { return m.move(false) }
+func (m *model) prev() tea.Cmd { return m.move(true) }
 
-func (m *model) move(step func(applypatch.Target) (applypatch.Target, error)) tea.Cmd {
-	t, err := step(m.cursor)
+func (m *model) move(back bool) tea.Cmd {
+	t, err := m.s.Next(m.cursor, back)
 	if err != nil {
 		return m.report(err)
 	}

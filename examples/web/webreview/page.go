@@ -189,10 +189,10 @@ func (p *Page) targetAction(act func(*http.Request, applypatch.Target) error) ht
 }
 
 func (p *Page) selectTarget(r *http.Request, t applypatch.Target) error {
-	return p.s.Select(t, confirmed(r))
+	return p.s.Select(t, true, confirmed(r))
 }
 
-func (p *Page) deselect(_ *http.Request, t applypatch.Target) error { return p.s.Deselect(t) }
+func (p *Page) deselect(_ *http.Request, t applypatch.Target) error { return p.s.Select(t, false, nil) }
 
 func (p *Page) fold(r *http.Request, t applypatch.Target) error {
 	return p.s.Fold(t, r.PostFormValue("folded") == "true")
@@ -203,7 +203,7 @@ func (p *Page) feedback(r *http.Request, t applypatch.Target) error {
 }
 
 func (p *Page) clearFeedback(_ *http.Request, t applypatch.Target) error {
-	return p.s.ClearFeedback(t)
+	return p.s.SetFeedback(t, "")
 }
 
 // settling runs a request that may settle the review: submit, reject, card feedback. A
@@ -251,7 +251,7 @@ func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
 // render fills the view from the session and writes the page.
 func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 	v.Token, v.Nonce = p.token, rand.Text()
-	v.State = p.s.State().String()
+	v.State = string(p.s.State())
 	v.Header, v.Primary = p.s.Tally().Header(), p.s.Tally().PrimaryLabel()
 	v.Rows = p.rowsView()
 	v.Feedback = p.wholeFeedback()
