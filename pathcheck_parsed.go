@@ -40,7 +40,7 @@ func fingerprint(p *Patch) uint64 {
 	num(len(p.Ops))
 	for i := range p.Ops {
 		op := &p.Ops[i]
-		num(int(op.Kind))
+		str(string(op.Kind))
 		str(op.Path)
 		str(op.MoveTo)
 		num(op.Line)
