@@ -49,15 +49,7 @@ func lockOsDir(ctx context.Context, dir string) (func(), error) {
 	if err != nil {
 		return nil, sanitize(err, dir, "workspace")
 	}
-	release, err := wslock.Dir(ctx, d)
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
-	return func() {
-		release()
-		d.Close()
-	}, nil
+	return wslock.Dir(ctx, d)
 }
 
 // lockFor takes the workspace lock before a payload is resolved, for a caller that

@@ -18,15 +18,7 @@ func (f *Fs) LockWorkspace(ctx context.Context, dir string) (unlock func(), err 
 	if err != nil {
 		return nil, pathError(err, dir)
 	}
-	release, err := wslock.Dir(ctx, d)
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
-	return func() {
-		release()
-		d.Close()
-	}, nil
+	return wslock.Dir(ctx, d)
 }
 
 // Link creates newname as a hard link to oldname, like [os.Root.Link]. Both names must

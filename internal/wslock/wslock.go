@@ -54,9 +54,21 @@ func drop(key any, e *entry) {
 
 // Dir locks the open directory d: first in-process, keyed by the directory's identity
 // (device and inode, so two names or two handles of one directory share it), then with
-// the kernel lock, polled until it is free or ctx is done. The release unlocks both; it
-// does not close d.
+// the kernel lock, polled until it is free or ctx is done. Dir takes d over: the release
+// unlocks both and closes d, and d is closed when the lock cannot be had.
 func Dir(ctx context.Context, d *os.File) (release func(), err error) {
+	unlock, err := lockDir(ctx, d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return func() {
+		unlock()
+		d.Close()
+	}, nil
+}
+
+func lockDir(ctx context.Context, d *os.File) (release func(), err error) {
 	key, err := identity(d)
 	if err != nil {
 		return nil, err
