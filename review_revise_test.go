@@ -96,7 +96,7 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	f.must(f.revise(Target{File: 1}, edited, nil))
 	f.must(f.s.Fold(WholePatch, false))
 	rows := f.s.Rows()
-	if len(rows) != 3 || !rows[1].Revised || rows[1].glyph() != "✓" || rows[2].Revised || rows[2].glyph() != "✗" {
+	if len(rows) != 3 || !rows[1].Revised || rows[1].Glyph() != "✓" || rows[2].Revised || rows[2].Glyph() != "✗" {
 		t.Fatalf("rows after revision: %q", f.rowStrings())
 	}
 	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
@@ -119,7 +119,7 @@ func TestReviseKeepsHunkFeedback(t *testing.T) {
 	f.must(f.s.SetFeedback(Target{1, 2}, "leave eleven alone"))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "deux", 1), nil))
 	f.must(f.s.Fold(WholePatch, false))
-	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.glyph() != "✗" {
+	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.Glyph() != "✗" {
 		t.Errorf("preserved hunk %+v", r)
 	}
 	res := f.submit()
@@ -160,11 +160,11 @@ func TestReviseAddWithFeedback(t *testing.T) {
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
 	wantReason(t, rev.Adopt("better text\n", func(string) bool { return false }), ReviewNeedsConfirm)
-	if r := f.s.Rows()[0]; r.Feedback == "" || r.glyph() != "✗" || r.Revised {
+	if r := f.s.Rows()[0]; r.Feedback == "" || r.Glyph() != "✗" || r.Revised {
 		t.Errorf("declined: %+v", r)
 	}
 	f.must(rev.Adopt("better text\n", DiscardFeedback))
-	if r := f.s.Rows()[0]; r.Feedback != "" || r.glyph() != "✓" || !r.Revised {
+	if r := f.s.Rows()[0]; r.Feedback != "" || r.Glyph() != "✓" || !r.Revised {
 		t.Errorf("confirmed: %+v", r)
 	}
 }

@@ -12,8 +12,10 @@ import (
 // selectionGlyphs draw how much of a row is selected: nothing, some or all of it.
 var selectionGlyphs = [...]string{"✗", "◐", "✓"}
 
-// glyph returns the row's selection glyph: "✓" all, "◐" some, "✗" nothing selected.
-func (r Row) glyph() string {
+// Glyph returns the row's selection glyph, as String draws it: "✓" when every change of
+// the row is selected, "◐" when some are, "✗" when none is. Front ends show it so that
+// every surface marks selection alike.
+func (r Row) Glyph() string {
 	switch {
 	case r.Selected == 0:
 		return selectionGlyphs[0]
@@ -100,13 +102,13 @@ func (l DiffLine) String() string {
 func (r Row) String() string {
 	var b strings.Builder
 	if r.isHunk() {
-		fmt.Fprintf(&b, "    %s %s", r.glyph(), strings.TrimRight("@@ "+r.Label, " "))
+		fmt.Fprintf(&b, "    %s %s", r.Glyph(), strings.TrimRight("@@ "+r.Label, " "))
 	} else {
 		fold := "▼"
 		if r.Folded {
 			fold = "▶"
 		}
-		fmt.Fprintf(&b, "%s %s %s %s", fold, r.glyph(), r.Status, r.Path)
+		fmt.Fprintf(&b, "%s %s %s %s", fold, r.Glyph(), r.Status, r.Path)
 	}
 	if c := r.Counts(); c != "" {
 		b.WriteString(" · " + c)

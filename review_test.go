@@ -153,7 +153,7 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 		t.Fatalf("file reselect: %v", err)
 	}
 	f.must(f.s.Toggle(f.find("one.txt", 0), DiscardFeedback))
-	if r := f.s.Rows()[0]; r.glyph() != "✓" || f.s.Tally().Comments != 0 {
+	if r := f.s.Rows()[0]; r.Glyph() != "✓" || f.s.Tally().Comments != 0 {
 		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.Tally().Comments)
 	}
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), "file note"))
@@ -212,7 +212,7 @@ func TestReviewToggleSelection(t *testing.T) {
 	up := f.find("update.txt", 0)
 	f.must(f.s.Toggle(up, nil))
 	rows = f.s.Rows()
-	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].glyph() != "✗" || rows[2].glyph() != "✗" {
+	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].Glyph() != "✗" || rows[2].Glyph() != "✗" {
 		t.Errorf("after toggling the file row: %v", f.rowStrings())
 	}
 	f.must(f.s.Toggle(up, nil))
@@ -234,7 +234,7 @@ func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
 	f.must(f.s.Select(WholePatch, false, nil))
 	for _, r := range f.s.Rows() {
-		if r.glyph() != "✗" || !r.Dimmed {
+		if r.Glyph() != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
 		}
 	}

@@ -215,7 +215,7 @@ func feedbackLines(indent, text string) []string {
 // and feedback marks. A row with nothing selected is dimmed.
 func rowLine(r applypatch.Row, cursor bool) string {
 	text := printable(r.String())
-	prefix, glyph := "    ", selectionGlyph(r)
+	prefix, glyph := "    ", r.Glyph()
 	if r.Target.Hunk == 0 {
 		prefix = map[bool]string{true: "▶", false: "▼"}[r.Folded] + " "
 	}
@@ -279,14 +279,3 @@ func (m *model) fit(s string) string { return ansi.Truncate(s, m.width, "…") }
 
 // wrap breaks text into lines as wide as the terminal.
 func (m *model) wrap(s string) []string { return strings.Split(ansi.Wrap(s, m.width, ""), "\n") }
-
-// selectionGlyph is the glyph Row.String draws for how much of a row is selected.
-func selectionGlyph(r applypatch.Row) string {
-	switch {
-	case r.Selected == 0:
-		return "✗"
-	case r.Selected < r.Total:
-		return "◐"
-	}
-	return "✓"
-}

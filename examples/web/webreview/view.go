@@ -100,23 +100,12 @@ func rowID(t applypatch.Target) string {
 func rowsView(rows []applypatch.Row) []rowView {
 	out := make([]rowView, len(rows))
 	for i, r := range rows {
-		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r), Hunk: r.Target.Hunk > 0, Glyph: glyph(r)}
+		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r), Hunk: r.Target.Hunk > 0, Glyph: r.Glyph()}
 		if r.Fuzzy != "" {
 			out[i].Match = "Matched while " + r.Fuzzy
 		}
 	}
 	return out
-}
-
-// glyph is the selection glyph the row line starts with.
-func glyph(r applypatch.Row) string {
-	switch {
-	case r.Selected == 0:
-		return "✗"
-	case r.Selected < r.Total:
-		return "◐"
-	}
-	return "✓"
 }
 
 // rowCounts renders the counts part of a row line, with its separator.
