@@ -160,7 +160,7 @@ func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 		next, err := pl.anchorIn(a, sc)
 		if err != nil {
 			err.Anchor, err.Outer = a, outer
-			if err.Reason == MatchAnchorAmbiguous { // the anchor above names lines the chain cannot settle
+			if err.kind() == matchAnchorAmbiguous { // the anchor above names lines the chain cannot settle
 				err.Anchor, err.Outer = outer, ""
 			}
 			return scope{}, err
@@ -204,7 +204,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		return sc.withReach(), nil
 	}
-	err := &MatchError{Reason: MatchAnchorNotFound}
+	err := matchErr(matchAnchorNotFound)
 	if parent.anchored() {
 		err.Lines = oneBased(parent.lines())
 	}
@@ -252,7 +252,8 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 	}
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
 		listed := owners[:min(len(owners), listedCandidates)]
-		err := &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(listed), More: len(sc.at) - len(listed), pass: p}
+		err := matchErr(matchAnchorAmbiguous)
+		err.Lines, err.More, err.pass = oneBased(listed), len(sc.at)-len(listed), p
 		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
@@ -280,7 +281,9 @@ func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
 func (sc scope) ambiguous(p matchPass) *MatchError {
 	lines := sc.lines()
 	n := min(len(lines), listedCandidates)
-	return &MatchError{Reason: MatchAnchorAmbiguous, Lines: oneBased(lines[:n]), More: len(lines) - n, pass: p}
+	err := matchErr(matchAnchorAmbiguous)
+	err.Lines, err.More, err.pass = oneBased(lines[:n]), len(lines)-n, p
+	return err
 }
 
 // chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
@@ -304,7 +307,7 @@ func (pl *placer) behindCursor(h *Hunk, old []string, got placement, err *MatchE
 	if werr != nil || len(wide.at) == len(sc.at) {
 		return got, err, sc
 	}
-	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != MatchAboveAnchor {
+	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.kind() != matchAboveAnchor {
 		return got2, err2, wide
 	}
 	return got, err, sc

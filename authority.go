@@ -82,9 +82,9 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		case err != nil:
 			errs = append(errs, err)
 		case cp.Class == ClassForbidden:
-			errs = append(errs, &FenceError{Path: authored, Class: ClassForbidden, Reason: FenceForbidden})
+			errs = append(errs, &FileError{Path: authored, Class: ClassForbidden, Reason: FileForbidden})
 		case dup:
-			errs = append(errs, &FenceError{Path: authored, Class: cp.Class, Reason: FenceAliased, Other: other})
+			errs = append(errs, &FileError{Path: authored, Class: cp.Class, Reason: FileAliased, Other: other})
 		default:
 			seen[cp.name] = authored
 			paths = append(paths, cp)
@@ -125,7 +125,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	}
 	errs := make([]error, len(ask))
 	for i, p := range ask {
-		errs[i] = &FenceError{Path: p.Path, Class: p.Class, Reason: FenceUnauthorized, Err: answer}
+		errs[i] = &FileError{Path: p.Path, Class: p.Class, Reason: FileUnauthorized, Err: answer}
 	}
 	return &PatchError{Errs: errs}
 }
@@ -177,7 +177,7 @@ func (pr *Proposal) files() afero.Fs {
 // recheck resolves the paths of steps again, just before they are written, with the
 // resolver that classified them. A path that now lands elsewhere (a link created,
 // removed or swapped since) or cannot be resolved is a conflict: nothing of the plan is
-// written, and the error matches both [*ConflictError] and [*FenceError].
+// written, and the error matches both [*ConflictError] and [*FileError].
 func (pr *Proposal) recheck(steps []*step) error {
 	f, err := pr.fencer()
 	if err != nil {

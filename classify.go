@@ -10,7 +10,7 @@ import "github.com/spf13/afero"
 //
 // Forbidden paths are reported with their class, not as an error: [Resolve] refuses them.
 // A path that cannot be resolved (a link loop, an unreadable directory) makes the error a
-// [*PatchError] of [*FenceError] values with reason [FenceUnresolvable]; invalid patterns in
+// [*PatchError] of [*FileError] values with reason [FileUnreadable]; invalid patterns in
 // opts are an error too.
 func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) {
 	if opts == nil {

@@ -22,7 +22,7 @@ import (
 // failure after a write is rolled back; a path rollback cannot restore, or finds changed
 // by someone else, makes the error an [*IncompleteRollbackError]; any other error
 // after the first write means every written path was restored. A path whose owner
-// this process could not keep is refused with an [*OwnershipError] before any write.
+// this process could not keep is refused with a [*ConflictError] before any write.
 //
 // Commit holds the workspace's lock (see [WorkspaceLocker]) from its check through its
 // last write and any rollback, waiting for it as long as ctx allows; a commit that

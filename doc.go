@@ -84,7 +84,7 @@
 // # Errors
 //
 // Errors are types for [errors.As]: [*ParseError], [*MatchError], [*FileError],
-// [*EncodingError], [*FenceError], [*LimitError], [*ConflictError], [*ExpectedPathError],
+// [*EncodingError], [*FileError], [*LimitError], [*ConflictError], [*ExpectedPathError],
 // [*IncompleteRollbackError] and [*PatchError], which lists every failing operation of a
 // payload so a model can fix them in one retry; a review refuses a request with a
 // [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as

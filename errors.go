@@ -24,7 +24,7 @@ func (e *PatchError) Error() string {
 // Unwrap returns the errors of the failing operations.
 func (e *PatchError) Unwrap() []error { return e.Errs }
 
-// FileReason says what is wrong with a file an operation names.
+// FileReason says why a path an operation names cannot be used as it asks.
 type FileReason int
 
 const (
@@ -38,11 +38,31 @@ const (
 	FileBinary
 	// FileUndecodable: the file is not valid in its encoding, or the result cannot be encoded.
 	FileUndecodable
-	// FileUnreadable: the file could not be read.
+	// FileUnreadable: the file could not be read, or its path could not be resolved (a loop
+	// of symbolic links, an unreadable directory).
 	FileUnreadable
 	// FileParentNotDir: a parent of the path is a file, not a directory.
 	FileParentNotDir
+	// FileLinked: the file has several hard links and cannot be replaced by rename here;
+	// rewriting it in place would change its other names too. The commit was rolled back.
+	FileLinked
+	// FileForbidden: the path is forbidden; no mode, rule or Authorizer allows it.
+	FileForbidden
+	// FileUnauthorized: the path is outside or protected, and neither an allow rule nor the
+	// Authorizer allowed it.
+	FileUnauthorized
+	// FileAliased: the path is the same file as another path of the payload (Other), through
+	// a link or spelled another way (relative and absolute).
+	FileAliased
+	// FileRedirected: at commit, the path no longer resolves where it did when it was
+	// classified (a link was created, removed or swapped). A commit reports it with a
+	// [*ConflictError].
+	FileRedirected
 )
+
+// fileUnresolvable is the FileUnreadable of a path whose links could not be followed; it
+// picks its own message.
+const fileUnresolvable FileReason = -1
 
 // fileReasonText is what each reason tells the reader to do next.
 var fileReasonText = map[FileReason]string{
@@ -54,22 +74,66 @@ var fileReasonText = map[FileReason]string{
 	FileUnreadable:  "the file cannot be read",
 	// FileParentNotDir is rendered with the parent that is a file.
 	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
+	FileLinked: "the file has several hard links and cannot be replaced by rename here; rewriting it in place " +
+		"would change its other names too, so it was not written",
+	FileForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
+		"which is never written; choose another path",
+	fileUnresolvable: "the path cannot be resolved",
+	// FileAliased is rendered with the other path.
+	FileAliased: "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
+	FileRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
+		"resolve the patch again from the current files",
 }
 
-// A FileError reports a path whose state does not allow its operation.
+// unauthorized is the text of FileUnauthorized, by class: what happened, then what to do.
+var unauthorized = map[Class][2]string{
+	ClassOutside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
+		"and the host did not allow it", "use a path inside the workspace"},
+	ClassProtected: {"the path is protected (such as .git/), and the host did not allow it",
+		"leave it alone, or ask the user to change it"},
+}
+
+// A FileError reports a path the payload cannot use as it asks: the file's state does not
+// allow the operation, or the fence refused the path. Its text names the path as
+// authored and nothing the payload did not name.
+//
+// errors.Is(err, &FileError{}) holds for every FileError, and
+// errors.Is(err, &FileError{Reason: FileMissing}) for one with that reason.
 type FileError struct {
+	// Path is the path as authored.
 	Path   string
 	Reason FileReason
+	// Class is, for a refusal of the fence, where the path resolved; zero when it could
+	// not be resolved.
+	Class Class
 	// Parent is, for FileParentNotDir, the parent of Path, as authored, that is a file.
 	Parent string
-	Err    error
+	// Other is, for FileAliased, the other path of the payload that names the same file.
+	Other string
+	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
+	Err error
+
+	why FileReason // the private reason behind Reason, which picks the message
 }
 
 func (e *FileError) Error() string {
-	if e.Reason == FileParentNotDir {
-		return showPath(e.Path) + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
+	shown := showPath(e.Path)
+	switch e.Reason {
+	case FileParentNotDir:
+		return shown + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
+	case FileAliased:
+		return shown + ": " + fmt.Sprintf(fileReasonText[FileAliased], showPath(e.Other))
+	case FileUnauthorized:
+		text := unauthorized[e.Class]
+		if e.Err != nil {
+			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
+		}
+		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
 	}
-	msg := showPath(e.Path) + ": " + fileReasonText[e.Reason]
+	msg := shown + ": " + fileReasonText[e.Reason]
+	if e.why != 0 {
+		msg = shown + ": " + fileReasonText[e.why]
+	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -111,12 +175,17 @@ func (e *LimitError) Error() string {
 // errors.Is(err, &ConflictError{Reason: ConflictUnsaved}) for one with that reason.
 type ConflictError struct {
 	Reason ConflictReason
-	// Paths are the paths in the way, as authored.
+	// Paths are the paths in the way, as authored; none for ConflictLocked.
 	Paths []string
 	// Expected are, for ConflictChanged, those of Paths that still hold their baselines
 	// but fail a snapshot the host supplied (Options.Expected): what the host last saw
 	// there is not what the path holds.
 	Expected []string
+	// Reasons say, for ConflictOwner, why each path's owner cannot be kept.
+	Reasons map[string]string
+	// Err is, for ConflictLocked, why the lock could not be taken (the context's error
+	// when the wait ended).
+	Err error
 }
 
 // ConflictReason says what stands between a proposal and its commit.
@@ -131,6 +200,12 @@ const (
 	// ConflictUnsaved: an open editor buffer of each path has unsaved edits
 	// (Options.Buffers).
 	ConflictUnsaved
+	// ConflictOwner: the paths' files would be written anew, and this process cannot
+	// give the new files their owner or group.
+	ConflictOwner
+	// ConflictLocked: another commit holds the workspace's lock, and the wait for it
+	// ended with the context; or the lock could not be taken at all.
+	ConflictLocked
 )
 
 // conflictText says, by reason, what is in the way and what to do; %s is the paths.
@@ -141,15 +216,33 @@ var conflictText = map[ConflictReason]string{
 		"Deselect the file to apply the rest, or reject the patch",
 	ConflictUnsaved: "%s: an open editor buffer has unsaved edits; the patch was not applied. " +
 		"Save or revert the buffer and commit again, or deselect the file",
+	ConflictOwner: "%sthe patch was not applied. " +
+		"Run as the file's owner (or with the right to change owners), or deselect the file",
 }
 
 func (e *ConflictError) Error() string {
+	switch e.Reason {
+	case ConflictLocked:
+		if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+			return fmt.Sprintf("gave up waiting for another commit in this workspace to finish (%v); nothing was applied. Retry when it is done", e.Err)
+		}
+		return fmt.Sprintf("the workspace could not be locked (%v); nothing was applied", e.Err)
+	case ConflictOwner:
+		var b strings.Builder
+		for _, p := range e.Paths {
+			fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
+		}
+		return fmt.Sprintf(conflictText[ConflictOwner], clip(b.String(), errorBudget-256))
+	}
 	text, ok := conflictText[e.Reason]
 	if !ok {
 		text = conflictText[ConflictChanged]
 	}
 	return clip(fmt.Sprintf(text, strings.Join(showPaths(e.Paths), ", ")), errorBudget)
 }
+
+// Unwrap returns, for ConflictLocked, why the lock could not be taken.
+func (e *ConflictError) Unwrap() error { return e.Err }
 
 // Is reports whether target is a *ConflictError with the same Reason, or with no Reason.
 func (e *ConflictError) Is(target error) bool {
@@ -158,15 +251,18 @@ func (e *ConflictError) Is(target error) bool {
 }
 
 // An IncompleteRollbackError reports a commit that failed and could not restore every
-// path. Cause is the original failure. Paths are every path (as authored, sorted)
-// not at its baseline: a file this commit wrote or removed that could not be restored,
-// one someone else changed meanwhile (left as they made it), a temporary file or a
-// directory this commit created that could not be removed. Inspect them before retrying.
+// path, or a [Recover] that could not finish undoing an interrupted commit. Cause is the
+// original failure. Paths are every path (as authored, sorted) not at its baseline: a
+// file the commit wrote or removed that could not be restored, one someone else changed
+// meanwhile (left as they made it), a temporary file or a directory the commit created
+// that could not be removed. Inspect them before retrying.
 type IncompleteRollbackError struct {
 	Cause error
 	Paths []string
 	// Reasons says, for each of Paths, why it was not restored.
 	Reasons map[string]string
+
+	recovery bool // a Recover that could not finish, rather than a commit's rollback
 }
 
 func (e *IncompleteRollbackError) Error() string {
@@ -176,6 +272,13 @@ func (e *IncompleteRollbackError) Error() string {
 		if r := e.Reasons[p]; r != "" {
 			paths[i] += " (" + r + ")"
 		}
+	}
+	if e.recovery {
+		msg := "recovery of an interrupted commit could not finish: " + e.Cause.Error() + ". Fix the cause and run recovery again"
+		if len(paths) > 0 {
+			msg += "; these paths were not restored: " + strings.Join(paths, ", ")
+		}
+		return clip(msg, errorBudget)
 	}
 	return clip(fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
 		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause), errorBudget)
@@ -205,125 +308,84 @@ func (e *ExpectedPathError) Error() string {
 		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
 }
 
-// FenceReason says why the fence refused a path.
-type FenceReason int
-
-const (
-	// FenceForbidden: the path is forbidden; no mode, rule or Authorizer allows it.
-	FenceForbidden FenceReason = iota + 1
-	// FenceUnauthorized: the path is outside or protected, and neither an allow rule nor the
-	// Authorizer allowed it.
-	FenceUnauthorized
-	// FenceUnresolvable: following the path's links failed (a loop, or an unreadable directory).
-	FenceUnresolvable
-	// FenceAliased: the path is the same file as another path of the payload, through a link
-	// or spelled another way (relative and absolute).
-	FenceAliased
-	// FenceRedirected: at commit, the path no longer resolves where it did when it was
-	// classified (a link was created, removed or swapped). The error also matches
-	// [*ConflictError].
-	FenceRedirected
-)
-
-// A FenceError refuses one path of a payload. Its text names the path as
-// authored and nothing the payload did not name.
-type FenceError struct {
-	// Path is the path as authored.
-	Path string
-	// Class is where the path resolved; zero when it could not be resolved.
-	Class Class
-	// Reason says why it was refused.
-	Reason FenceReason
-	// Other is, for FenceAliased, the other path of the payload that names the same file.
-	Other string
-	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
-	Err error
-}
-
-// fenceText is what each refusal tells the reader to do next.
-var fenceText = map[FenceReason]string{
-	FenceForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
-		"which is never written; choose another path",
-	FenceUnresolvable: "the path cannot be resolved",
-	FenceAliased:      "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
-	FenceRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
-		"resolve the patch again from the current files",
-}
-
-// unauthorized is the text of Unauthorized, by class: what happened, then what to do.
-var unauthorized = map[Class][2]string{
-	ClassOutside: {"the path is outside the workspace (by '..', an absolute path or a symbolic link), " +
-		"and the host did not allow it", "use a path inside the workspace"},
-	ClassProtected: {"the path is protected (such as .git/), and the host did not allow it",
-		"leave it alone, or ask the user to change it"},
-}
-
-func (e *FenceError) Error() string {
-	shown := showPath(e.Path)
-	if e.Reason == FenceUnauthorized {
-		text := unauthorized[e.Class]
-		if e.Err != nil {
-			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
-		}
-		return fmt.Sprintf("%s: %s; %s", shown, text[0], text[1])
-	}
-	if e.Reason == FenceAliased {
-		return shown + ": " + fmt.Sprintf(fenceText[FenceAliased], showPath(e.Other))
-	}
-	msg := shown + ": " + fenceText[e.Reason]
-	if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-// Unwrap returns the cause.
-func (e *FenceError) Unwrap() error { return e.Err }
-
-// Is reports whether target is a *FenceError with the same Reason, or with no Reason.
-func (e *FenceError) Is(target error) bool {
-	t, ok := target.(*FenceError)
-	return ok && (t.Reason == 0 || t.Reason == e.Reason)
-}
-
-// A ParseError reports a payload that cannot be read. Line is the 1-based line of the
-// payload (as sent, wrapper included) and Text that line; Msg says what was wrong and which
-// form was expected. Nothing is resolved or written when parsing fails.
+// A ParseError reports a payload that cannot be read, or tool arguments that are not
+// exactly {"patchText": PATCH}. Line is the 1-based line of the payload (as sent, wrapper
+// included) and Text that line; Msg says what was wrong and which form was expected.
+// Nothing is resolved or written when parsing fails.
 //
 // Test for it with errors.As, or with errors.As(err, new(*ParseError)).
 type ParseError struct {
 	Line int
 	Text string
 	Msg  string
+
+	args bool // the tool arguments around the payload, rather than the payload, are wrong
 }
 
 func (e *ParseError) Error() string {
-	if e.Line == 0 {
+	switch {
+	case e.args:
+		return clip("invalid arguments: "+e.Msg, errorBudget)
+	case e.Line == 0:
 		return clip("invalid patch: "+e.Msg, errorBudget)
 	}
 	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
 }
 
+// argumentError reports tool arguments that are not exactly {"patchText": PATCH}.
+func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: true} }
+
 // MatchReason says why a hunk could not be placed.
 type MatchReason int
 
 const (
-	// MatchNotFound: no pass found the hunk's context and removed lines.
+	// MatchNotFound: the hunk's context and removed lines were not found where it may go:
+	// nowhere in the file, not below its "@@ TEXT" anchor, or its anchor or its "@@ N"
+	// line hint names no line of the file.
 	MatchNotFound MatchReason = iota + 1
-	// MatchAmbiguous: the lines occur at more than one place that no rule can choose between.
+	// MatchAmbiguous: the lines, or the hunk's anchor, occur at more than one place that
+	// no rule can choose between.
 	MatchAmbiguous
-	// MatchAnchorNotFound: no line starts with the "@@ TEXT" anchor.
-	MatchAnchorNotFound
-	// MatchAnchorAmbiguous: several lines start with the anchor.
-	MatchAnchorAmbiguous
-	// MatchHintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
-	MatchHintPastEnd
 	// MatchOverlap: two selected hunks change the same lines.
 	MatchOverlap
-	// MatchAboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor line,
-	// and a hunk must lie strictly below its anchor.
-	MatchAboveAnchor
 )
+
+// The private reasons behind MatchNotFound and MatchAmbiguous, each with its own message.
+const (
+	// matchAnchorNotFound: no line starts with the "@@ TEXT" anchor.
+	matchAnchorNotFound MatchReason = -1 - iota
+	// matchAnchorAmbiguous: several lines start with the anchor.
+	matchAnchorAmbiguous
+	// matchHintPastEnd: an insertion's "@@ N" line hint lies beyond the end of the file.
+	matchHintPastEnd
+	// matchAboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor
+	// line, and a hunk must lie strictly below its anchor.
+	matchAboveAnchor
+)
+
+// coarse is the exported reason behind each private one.
+var coarse = map[MatchReason]MatchReason{
+	matchAnchorNotFound:  MatchNotFound,
+	matchAnchorAmbiguous: MatchAmbiguous,
+	matchHintPastEnd:     MatchNotFound,
+	matchAboveAnchor:     MatchNotFound,
+}
+
+// matchErr is a MatchError with reason r, exported or private.
+func matchErr(r MatchReason) *MatchError {
+	if c, ok := coarse[r]; ok {
+		return &MatchError{Reason: c, why: r}
+	}
+	return &MatchError{Reason: r}
+}
+
+// kind is the error's reason, private ones included.
+func (e *MatchError) kind() MatchReason {
+	if e.why != 0 {
+		return e.why
+	}
+	return e.Reason
+}
 
 // A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
 // the changing-hunk number (from 1, as review rows count; 0 for a context-only locator),
@@ -364,6 +426,8 @@ type MatchError struct {
 	// Near is, for a NotFound, the region of the file most like the hunk.
 	near *nearMiss
 
+	why MatchReason // the private reason behind Reason, which picks the message
+
 	pass matchPass // the pass at which an ambiguity was found
 
 	moreCapped bool // counting stopped at countBudget: More is a lower bound
@@ -373,7 +437,7 @@ type MatchError struct {
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt
 // (unanchored End of File, trailing blank lines trimmed) may still place it.
-func (e *MatchError) missing() bool { return e.Reason == MatchNotFound || e.Reason == MatchAboveAnchor }
+func (e *MatchError) missing() bool { return e.kind() == MatchNotFound || e.kind() == matchAboveAnchor }
 
 // A nearMiss is the region of the file most like a hunk that was not found: Start is its
 // 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
@@ -415,7 +479,7 @@ func (e *MatchError) where() string {
 }
 
 func (e *MatchError) reason() string {
-	switch e.Reason {
+	switch e.kind() {
 	case MatchNotFound:
 		if e.near == nil {
 			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
@@ -430,14 +494,14 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			e.places(), e.lines())
-	case MatchAnchorNotFound:
+	case matchAnchorNotFound:
 		if e.Outer != "" {
 			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
 				"name a line that exists inside '%s', or drop the anchor.",
 				e.Outer, pluralWord(len(e.Lines), "line", "lines"), joinInts(e.Lines), e.Anchor, e.Outer)
 		}
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
-	case MatchAnchorAmbiguous:
+	case matchAnchorAmbiguous:
 		if len(e.HunkLines) > 0 {
 			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
 				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
@@ -447,11 +511,11 @@ func (e *MatchError) reason() string {
 		}
 		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
 			e.Anchor, e.places(), e.lines())
-	case MatchAboveAnchor:
+	case matchAboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			pluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
-	case MatchHintPastEnd:
+	case matchHintPastEnd:
 		n := e.FileLines
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
 			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
@@ -479,20 +543,6 @@ func (e *MatchError) lines() string { return withMore(e.Lines, e.More, e.moreCap
 
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
-
-// A RecoveryError is a recovery that could not finish: a path could not be restored or
-// a file it must remove stays. Run recovery again once the cause is fixed.
-type RecoveryError struct {
-	// Recovery is what was done before it stopped.
-	Recovery *Recovery
-	Err      error
-}
-
-func (e *RecoveryError) Error() string {
-	return "recovery of an interrupted commit could not finish: " + e.Err.Error() + ". Fix the cause and run recovery again"
-}
-
-func (e *RecoveryError) Unwrap() error { return e.Err }
 
 // An EncodingError refuses a file that is not valid in its encoding, or a result holding
 // a character its encoding cannot represent. Nothing is written: a file is never
@@ -540,34 +590,6 @@ func (e *EncodingError) Error() string {
 		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
 }
 
-// An ArgumentError reports tool arguments that are not exactly {"patchText": PATCH}.
-// Its message says what to send instead. Nothing was parsed, resolved or written.
-//
-// Test for it with errors.As, or with errors.As(err, new(*ArgumentError)).
-type ArgumentError struct {
-	Msg string
-}
-
-func (e *ArgumentError) Error() string { return "invalid arguments: " + e.Msg }
-
-// A LinkedFileError refuses to rewrite in place a file that has several hard links:
-// the filesystem cannot rename over it here, and writing into it would change every
-// other name of the file too, possibly outside the workspace. The commit was rolled back.
-type LinkedFileError struct {
-	// Path is the path, as authored; Links its number of hard links.
-	Path  string
-	Links uint64
-	// Err is why the file could not be replaced by rename.
-	Err error
-}
-
-func (e *LinkedFileError) Error() string {
-	return fmt.Sprintf("%s has %d hard links and cannot be replaced by rename here (%v); rewriting it in place "+
-		"would change its other names too, so it was not written", showPath(e.Path), e.Links, e.Err)
-}
-
-func (e *LinkedFileError) Unwrap() error { return e.Err }
-
 // A rolledBackError is a commit that failed and left the tree as it was: nothing was
 // applied. When Wrote is set it had started writing, and its rollback restored every
 // path it had written. Err is the failure; errors.Is and errors.As see through to it.
@@ -584,37 +606,3 @@ func (e *rolledBackError) Error() string {
 }
 
 func (e *rolledBackError) Unwrap() error { return e.Err }
-
-// A LockError is a commit or recovery that could not take the workspace's lock, or gave
-// up waiting for it when its context ended. Nothing was written.
-type LockError struct {
-	Err error
-}
-
-func (e *LockError) Error() string {
-	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
-		return fmt.Sprintf("gave up waiting for another commit in this workspace to finish (%v); nothing was applied. Retry when it is done", e.Err)
-	}
-	return fmt.Sprintf("the workspace could not be locked (%v); nothing was applied", e.Err)
-}
-
-func (e *LockError) Unwrap() error { return e.Err }
-
-// An OwnershipError refuses paths whose owner or group this process cannot keep: every
-// replaced file is written anew, and a file written by this process would belong to it.
-// Nothing was written.
-type OwnershipError struct {
-	// Paths are the refused paths, as authored.
-	Paths []string
-	// Reasons say, by path, why the owner cannot be kept.
-	Reasons map[string]string
-}
-
-func (e *OwnershipError) Error() string {
-	var b strings.Builder
-	for _, p := range e.Paths {
-		fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
-	}
-	return clip(b.String(), errorBudget-256) +
-		"the patch was not applied. Run as the file's owner (or with the right to change owners), or deselect the file"
-}

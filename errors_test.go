@@ -135,7 +135,7 @@ func TestErrorTypes(t *testing.T) {
 // allErrorTypes are zero values of the error types.
 var allErrorTypes = []error{
 	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{}, &applypatch.LimitError{},
-	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.FenceError{},
+	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.FileError{},
 	&applypatch.EncodingError{}, &applypatch.ExpectedPathError{},
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
-// on it is followed. The zero Class, "", is no path (a FenceError for a path that could
+// on it is followed. The zero Class, "", is no path (a FileError for a path that could
 // not be resolved).
 type Class string
 
@@ -118,7 +118,7 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, &FenceError{Path: authored, Reason: FenceUnresolvable, Err: sanitize(err, "", authored)}
+		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: sanitize(err, "", authored)}
 	}
 	cp.name, cp.Link = res.name, res.linked
 	cp.Class, cp.Outside = f.classOf(authored, res.name)
@@ -176,7 +176,7 @@ func (f *fence) recheck(authored, name string, entry bool) error {
 		return err
 	}
 	if cp.name != name {
-		return &FenceError{Path: authored, Class: cp.Class, Reason: FenceRedirected}
+		return &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func TestCommitRefusesLinkSwappedAfterResolve(t *testing.T) {
 	}
 	swapToOutside(t, base)
 	res, err := Commit(context.Background(), pr)
-	if !errors.Is(err, &ConflictError{}) || !errors.Is(err, &FenceError{Reason: FenceRedirected}) {
+	if !errors.Is(err, &ConflictError{}) || !errors.Is(err, &FileError{Reason: FileRedirected}) {
 		t.Fatalf("Commit err = %v, want a conflict and a Redirected fence error", err)
 	}
 	if owner.n > 0 {
@@ -103,7 +103,7 @@ func TestCommitRechecksEachStep(t *testing.T) {
 	_, err := Apply(context.Background(), afero.NewOsFs(),
 		payload("*** Add File: first.txt", "+1", "*** Add File: dir/second.txt", "+2"),
 		&Options{Workspace: ws, Owner: &swapOnce{t: t, base: base, at: 3}}) // the first step's write
-	if !errors.Is(err, &FenceError{Reason: FenceRedirected}) {
+	if !errors.Is(err, &FileError{Reason: FileRedirected}) {
 		t.Fatalf("err = %v, want a Redirected fence error", err)
 	}
 	for _, name := range []string{filepath.Join(base, "outside", "second.txt"), filepath.Join(ws, "first.txt")} {
@@ -235,10 +235,10 @@ func TestErrorTextsNameNoHostPaths(t *testing.T) {
 		want    string // in the error text
 		is      error
 	}{
-		{"outside link", afero.NewOsFs(), payload("*** Update File: out", "@@", "-o", "+p"), "out: the path is outside", &FenceError{Reason: FenceUnauthorized}},
-		{"forbidden link", afero.NewOsFs(), payload("*** Update File: key", "@@", "-k", "+K"), "key: the path is, or leads", &FenceError{Reason: FenceForbidden}},
+		{"outside link", afero.NewOsFs(), payload("*** Update File: out", "@@", "-o", "+p"), "out: the path is outside", &FileError{Reason: FileUnauthorized}},
+		{"forbidden link", afero.NewOsFs(), payload("*** Update File: key", "@@", "-k", "+K"), "key: the path is, or leads", &FileError{Reason: FileForbidden}},
 		{"loop", afero.NewOsFs(), payload("*** Add File: ping/x", "+x"), "ping/x: the path cannot be resolved: too many", errLinkLoop},
-		{"alias", afero.NewOsFs(), payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-a", "+A"), "alias: the path names the same file", &FenceError{Reason: FenceAliased}},
+		{"alias", afero.NewOsFs(), payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-a", "+A"), "alias: the path names the same file", &FileError{Reason: FileAliased}},
 		{"lstat fails", failOn(faultfs.OpStat, "/ws/dir/"), payload("*** Add File: dir/new.txt", "+n"), "dir/new.txt: the path cannot be resolved: lstat dir/new.txt: faultfs", faultfs.ErrInjected},
 		{"readlink fails", failOn(faultfs.OpReadlink, "/ws/via"), payload("*** Add File: via/new.txt", "+n"), "via/new.txt: the path cannot be resolved: readlink via/new.txt", faultfs.ErrInjected},
 		{"read fails", failOn(faultfs.OpRead, "/ws/a.txt"), payload("*** Delete File: a.txt"), "a.txt: the file cannot be read", faultfs.ErrInjected},

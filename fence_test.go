@@ -181,8 +181,8 @@ func TestClassifyReadsNoContents(t *testing.T) {
 func TestClassifyUnresolvable(t *testing.T) {
 	base := linkTree(t, "ws/ping -> pong", "ws/pong -> ping")
 	_, err := Classify(afero.NewOsFs(), mustParse(t, payload("*** Add File: ping", "+x")), &Options{Workspace: filepath.Join(base, "ws")})
-	if !errors.Is(err, &FenceError{Reason: FenceUnresolvable}) || !errors.Is(err, errLinkLoop) {
-		t.Fatalf("err = %v, want an Unresolvable FenceError wrapping ErrLinkLoop", err)
+	if !errors.Is(err, &FileError{Reason: FileUnreadable}) || !errors.Is(err, errLinkLoop) {
+		t.Fatalf("err = %v, want an Unresolvable FileError wrapping ErrLinkLoop", err)
 	}
 }
 
@@ -231,7 +231,7 @@ func TestAuthorityInEveryMode(t *testing.T) {
 		wantAsk  []string // paths the Authorizer is asked about; nil: not asked
 		wantText string
 	}{
-		{name: "no authority", payload: risky, wantErr: &FenceError{Reason: FenceUnauthorized},
+		{name: "no authority", payload: risky, wantErr: &FileError{Reason: FileUnauthorized},
 			wantText: "../elsewhere/new.txt: the path is outside the workspace"},
 		{name: "authorizer yes", payload: risky, auth: &recorder{},
 			wantAsk: []string{"outside:../elsewhere/new.txt", "protected:.git/config"}},
@@ -242,7 +242,7 @@ func TestAuthorityInEveryMode(t *testing.T) {
 		{name: "allow rule for one", payload: risky, allow: []string{"/elsewhere"}, auth: &recorder{},
 			wantAsk: []string{"protected:.git/config"}},
 		{name: "forbidden", payload: forbidden, allow: []string{"/", "a"}, auth: &recorder{},
-			wantErr: &FenceError{Reason: FenceForbidden}, wantText: "credential location"},
+			wantErr: &FileError{Reason: FileForbidden}, wantText: "credential location"},
 	}
 	for _, mode := range []Mode{ModeAsk, ModeEdits, ModeFullAuto} {
 		for _, tt := range tests {
@@ -337,8 +337,8 @@ func TestAliasedPaths(t *testing.T) {
 		payload("*** Update File: a.txt", "*** Move to: alias"),
 	} {
 		_, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, text), opts)
-		if !errors.Is(err, &FenceError{Reason: FenceAliased}) || !strings.Contains(err.Error(), "alias: the path names the same file as a.txt (through a symbolic link") {
-			t.Errorf("err = %v, want an Aliased FenceError", err)
+		if !errors.Is(err, &FileError{Reason: FileAliased}) || !strings.Contains(err.Error(), "alias: the path names the same file as a.txt (through a symbolic link") {
+			t.Errorf("err = %v, want an Aliased FileError", err)
 		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(base, "ws", "a.txt")); string(b) != "ws/a.txt" {

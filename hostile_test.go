@@ -114,7 +114,7 @@ func TestErrorTextBudget(t *testing.T) {
 		"one problem":   &PatchError{Errs: errs[:1]},
 		"parse line":    perr,
 		"conflict":      &ConflictError{Paths: []string{long, long}},
-		"ownership":     &OwnershipError{Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},
+		"ownership":     &ConflictError{Reason: ConflictOwner, Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},
 		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: reasonChanged}}).String()),
 	} {
 		if n := len(err.Error()); n >= 64<<10 {

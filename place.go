@@ -38,7 +38,7 @@ func (pl *placer) place(h *Hunk) (placement, *MatchError) {
 		return pl.insertion(h, sc)
 	}
 	got, err := pl.locate(h, old, sc)
-	if err != nil && err.Reason == MatchAboveAnchor {
+	if err != nil && err.kind() == matchAboveAnchor {
 		got, err, sc = pl.behindCursor(h, old, got, err, sc)
 	}
 	if err != nil {
@@ -112,8 +112,9 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placeme
 	}
 	if above != nil {
 		listed, total, capped := above.list(0, n, listedCandidates)
-		return placement{}, &MatchError{Reason: MatchAboveAnchor, Lines: oneBased(listed), More: total - len(listed),
-			moreCapped: capped, AnchorLine: sc.first() + 1}
+		err := matchErr(matchAboveAnchor)
+		err.Lines, err.More, err.moreCapped, err.AnchorLine = oneBased(listed), total-len(listed), capped, sc.first()+1
+		return placement{}, err
 	}
 	return placement{}, &MatchError{Reason: MatchNotFound}
 }
@@ -145,7 +146,9 @@ func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
 		at = sc.first() + 1
 	case h.Hint > 0:
 		if h.Hint > n+1 {
-			return placement{}, &MatchError{Reason: MatchHintPastEnd, Hint: h.Hint, FileLines: n}
+			err := matchErr(matchHintPastEnd)
+			err.Hint, err.FileLines = h.Hint, n
+			return placement{}, err
 		}
 		at = h.Hint - 1
 	}

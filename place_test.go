@@ -94,13 +94,13 @@ var placeCases = []placeCase{
 	{name: "anchor by prefix", file: "func a() {\n\tx\n}\nfunc b() {\n\tx\n}\n", body: "@@ func b\n-\tx\n+\ty\n",
 		want: []landing{at(5, 1)}, after: "func a() {\n\tx\n}\nfunc b() {\n\ty\n}\n"},
 	{name: "anchor ambiguous", file: "func a\nx\nfunc b\nx\n", body: "@@ func\n-x\n+y\n",
-		want: []landing{fails(MatchAnchorAmbiguous, 1, 3)}},
+		want: []landing{fails(matchAnchorAmbiguous, 1, 3)}},
 	{name: "anchor not found", file: "a\nx\n", body: "@@ b\n-x\n+y\n",
-		want: []landing{fails(MatchAnchorNotFound)}},
+		want: []landing{fails(matchAnchorNotFound)}},
 	{name: "hunk only above its anchor", file: "x\nmark\ny\n", body: "@@ mark\n-x\n+X\n",
-		want: []landing{fails(MatchAboveAnchor, 1)}},
+		want: []landing{fails(matchAboveAnchor, 1)}},
 	{name: "anchor is not its own hunk line", file: "mark\nx\n", body: "@@ mark\n mark\n-x\n+X\n",
-		want: []landing{fails(MatchAboveAnchor, 1)}},
+		want: []landing{fails(matchAboveAnchor, 1)}},
 	{name: "anchor below leaves a tie", file: "mark\nx\nx\n", body: "@@ mark\n-x\n+X\n",
 		want: []landing{fails(MatchAmbiguous, 2, 3)}},
 	{name: "anchor block wins (M6)", file: "def a():\n  x\ndef b():\n  x\n  y\n", body: "@@ def a\n-  x\n+  X\n",
@@ -108,11 +108,11 @@ var placeCases = []placeCase{
 	{name: "anchor naming two lines settled by the block (M6)", file: "def f():\n  x\ndef f():\n  y\n", body: "@@ def f\n-  y\n+  Y\n",
 		want: []landing{at(4, 1)}, after: "def f():\n  x\ndef f():\n  Y\n"},
 	{name: "two blocks hold the hunk (M6)", file: "def f():\n  x\ndef f():\n  x\n", body: "@@ def f\n-  x\n+  X\n",
-		want: []landing{fails(MatchAnchorAmbiguous, 1, 3)}},
+		want: []landing{fails(matchAnchorAmbiguous, 1, 3)}},
 	{name: "chain of anchors (P8)", file: "class A:\n  def f():\n    x\nclass B:\n  def f():\n    x\n", body: "@@ class B\n@@   def f\n-    x\n+    X\n",
 		want: []landing{at(6, 1)}, after: "class A:\n  def f():\n    x\nclass B:\n  def f():\n    X\n"},
 	{name: "chain's second anchor missing (P8)", file: "class A:\n  def g():\n    x\nclass B:\n  def f():\n    x\n", body: "@@ class B\n@@   def g\n-    x\n+    X\n",
-		want: []landing{fails(MatchAnchorNotFound, 4)}},
+		want: []landing{fails(matchAnchorNotFound, 4)}},
 	{name: "anchor settled by the cursor", file: "case\nfirst\nrun\ncase\nrun\n", body: "@@\n-first\n+FIRST\n@@ case\n-run\n+RUN\n",
 		want: []landing{at(2, 1), at(5, 1)}, after: "case\nFIRST\nrun\ncase\nRUN\n"},
 	{name: "anchor found by a fuzzy pass", file: "  func a() {\nx\n", body: "@@ func a\n-x\n+y\n",
@@ -120,7 +120,7 @@ var placeCases = []placeCase{
 	{name: "anchor keeps its indentation", file: "def run():\n  x\nclass C:\n  def run(self):\n  x\n", body: "@@   def run\n-  x\n+  y\n",
 		want: []landing{at(5, 1)}, after: "def run():\n  x\nclass C:\n  def run(self):\n  y\n"},
 	{name: "blank anchor names no line", file: "foo bar\nx\n", body: "@@ \u00a0\n-x\n+y\n@@ foo\n-x\n+z\n",
-		want: []landing{fails(MatchAnchorNotFound), at(2, 1)}},
+		want: []landing{fails(matchAnchorNotFound), at(2, 1)}},
 
 	// M7: line hints.
 	{name: "hint breaks a tie", file: "x\na\nx\nb\nc\nx\n", body: "@@ 4\n-x\n+X\n",
@@ -144,7 +144,7 @@ var placeCases = []placeCase{
 	{name: "insert hint one past the end", file: "a\nb\n", body: "@@ 3\n+c\n",
 		want: []landing{at(3, 0)}, after: "a\nb\nc\n"},
 	{name: "insert hint past the end", file: "a\nb\n", body: "@@ 4\n+c\n",
-		want: []landing{fails(MatchHintPastEnd, 2)}},
+		want: []landing{fails(matchHintPastEnd, 2)}},
 
 	// Trailing blank context lines the file lacks.
 	{name: "trailing blank context trimmed", file: "a\nb\n", body: "@@\n a\n-b\n+B\n \n",
@@ -165,7 +165,7 @@ func placeAll(t *text, hunks []Hunk) []landing {
 	for i := range hunks {
 		got, err := pl.place(&hunks[i])
 		if err != nil {
-			out = append(out, landing{err: err.Reason, cands: lineFacts(err)})
+			out = append(out, landing{err: err.kind(), cands: lineFacts(err)})
 			continue
 		}
 		out = append(out, landing{line: got.line(), n: got.Len, pass: got.Pass, trimmed: got.Trimmed})
@@ -254,8 +254,8 @@ func TestPlaceCasesComplete(t *testing.T) {
 // lineFacts returns an error's file lines the way the test tables list them: the
 // candidates, [FileLines] for a hint past the end, [Other Start End] for an overlap.
 func lineFacts(e *MatchError) []int {
-	switch e.Reason {
-	case MatchHintPastEnd:
+	switch e.kind() {
+	case matchHintPastEnd:
 		return []int{e.FileLines}
 	case MatchOverlap:
 		return []int{e.Other, e.Start, e.End}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -67,6 +68,9 @@ func mapsKeys(m map[string]string) func(func(string) bool) {
 // path changed by someone else since the interrupted commit wrote it is left as it is
 // and reported in Recovery.Left. With no interrupted commit it does nothing and reports
 // Found false.
+// When it cannot finish (a path cannot be restored, a file it must remove stays) it
+// returns what it did with an [*IncompleteRollbackError]; run it again once the cause is
+// fixed.
 //
 // Hosts call it when they start, before anything else touches the workspace; [Commit]
 // and [Apply] also run it under their lock before they write. It holds the workspace's
@@ -110,28 +114,38 @@ func recoverJournal(fsys afero.Fs, root string) (*Recovery, error) {
 	r := &Recovery{Found: true, Left: map[string]string{}}
 	data, err := afero.ReadFile(fsys, filepath.Join(dir, journalFile))
 	if err != nil && !absent(err) {
-		return r, &RecoveryError{Recovery: r, Err: sanitize(err, dir, journalDir)}
+		return r, recoveryError(r, sanitize(err, dir, journalDir))
 	}
 	// A record that is missing or cut short was never complete, so the commit never
 	// wrote: it writes only once its record is synced.
 	var rec journalRecord
 	if err == nil && json.Unmarshal(data, &rec) == nil {
 		if rec.Version != journalVersion {
-			return r, &RecoveryError{Recovery: r, Err: fmt.Errorf("the journal has version %d, which this version cannot read", rec.Version)}
+			return r, recoveryError(r, fmt.Errorf("the journal has version %d, which this version cannot read", rec.Version))
 		}
 		rc := &recovery{fsys: fsys, dir: dir, root: root, rec: &rec, r: r}
 		if err := rc.run(); err != nil {
-			return r, &RecoveryError{Recovery: r, Err: err}
+			return r, recoveryError(r, err)
 		}
 	}
 	// Without a complete record the commit never wrote: only the journal is left.
 	if err := removeJournalDir(fsys, dir); err != nil {
-		return r, &RecoveryError{Recovery: r, Err: sanitize(err, dir, journalDir)}
+		return r, recoveryError(r, sanitize(err, dir, journalDir))
 	}
 	if len(r.Left) == 0 {
 		r.Left = nil
 	}
 	return r, nil
+}
+
+// recoveryError is a recovery that stopped at err: every path it left is not restored.
+func recoveryError(r *Recovery, err error) error {
+	paths := make([]string, 0, len(r.Left))
+	for p := range r.Left {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return &IncompleteRollbackError{Cause: err, Paths: paths, Reasons: r.Left, recovery: true}
 }
 
 // recovery is one run of recovery over a journal record.

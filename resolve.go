@@ -285,7 +285,7 @@ func (pr *Proposal) place(c *change) []error {
 			if !h.isLocator() {
 				merr.Hunk = num
 			}
-			if merr.Reason == MatchNotFound {
+			if merr.kind() == MatchNotFound {
 				merr.near = pl.nearMiss(h.oldLines())
 			}
 			errs = append(errs, merr)

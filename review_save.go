@@ -306,9 +306,9 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	case err != nil:
 		return "", "", err
 	case cp.Class == ClassForbidden:
-		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: FenceForbidden}
+		return "", cp.Class, &FileError{Path: path, Class: cp.Class, Reason: FileForbidden}
 	case cp.Class != saved:
-		return "", cp.Class, &FenceError{Path: path, Class: cp.Class, Reason: FenceRedirected}
+		return "", cp.Class, &FileError{Path: path, Class: cp.Class, Reason: FileRedirected}
 	}
 	return cp.name, cp.Class, nil
 }

@@ -141,10 +141,10 @@ func TestRestoreRefusesBadState(t *testing.T) {
 			h := change(m, 0)["op"].(map[string]any)["hunks"].([]any)[0].(map[string]any)
 			h["lines"] = []any{"?x"}
 		}), &ReviewError{Reason: ReviewUnrestorable}},
-		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = "outside" }), &FenceError{}},
+		{"class", edit(func(m map[string]any) { change(m, 3)["class"] = "outside" }), &FileError{}},
 		{"forbidden", edit(func(m map[string]any) {
 			change(m, 3)["op"].(map[string]any)["path"] = ".ssh/id_rsa"
-		}), &FenceError{}},
+		}), &FileError{}},
 	} {
 		_, err := RestoreSession(context.Background(), f.fsys, tc.data, &Options{Workspace: workspace})
 		if !matchesErr(err, tc.want) {

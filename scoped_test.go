@@ -13,7 +13,7 @@ import (
 func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
 	cands, t := sc.narrow(all)
 	if !sc.unique() && t == tierBelow {
-		return -1, MatchAnchorAmbiguous
+		return -1, matchAnchorAmbiguous
 	}
 	if after := slices.DeleteFunc(slices.Clone(cands), func(c int) bool { return c < cursor }); len(cands) > 1 && len(after) > 0 {
 		cands = after
@@ -26,7 +26,7 @@ func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
 	case len(cands) == 1:
 		return cands[0], 0
 	case len(sc.owners(cands, t)) > 1:
-		return -1, MatchAnchorAmbiguous
+		return -1, matchAnchorAmbiguous
 	}
 	return -1, MatchAmbiguous
 }
@@ -68,7 +68,7 @@ func TestChooseAgreesWithNaive(t *testing.T) {
 		got, gerr := pl.choose(sc, pl.idx.matches(old, passExact, -1), &h, passExact)
 		gotReason := MatchReason(0)
 		if gerr != nil {
-			gotReason = gerr.Reason
+			gotReason = gerr.kind()
 		}
 		if got != want || gotReason != wantReason {
 			t.Fatalf("file %q anchor %q hunk %q cursor %d hint %d: got %d %v, want %d %v",
@@ -125,7 +125,7 @@ func TestAnchorAmbiguityBounded(t *testing.T) {
 			h := Hunk{Anchor: "key:", Lines: []Line{{LineRemove, "x"}, {LineAdd, "y"}}}
 			pl := newPlacer(splitText(strings.Repeat(tc.unit, 5000)), []Hunk{h})
 			_, err := pl.place(&h)
-			if err == nil || err.Reason != MatchAnchorAmbiguous {
+			if err == nil || err.kind() != matchAnchorAmbiguous {
 				t.Fatalf("error %v, want AnchorAmbiguous", err)
 			}
 			if len(err.Lines) != listedCandidates || len(err.HunkLines) != listedCandidates {

@@ -31,7 +31,7 @@ const (
 // ParseToolArgs validates the JSON arguments of an apply_patch tool call and returns the
 // patch text. The arguments must be a JSON object with exactly one property,
 // "patchText" (or its alias "input"), holding a non-blank string. Anything else is an
-// [*ArgumentError] whose message tells the model what to send instead.
+// [*ParseError] whose message tells the model what to send instead.
 func ParseToolArgs(args json.RawMessage) (string, error) {
 	props, err := objectProps(args)
 	if err != nil {
@@ -48,18 +48,18 @@ func ParseToolArgs(args json.RawMessage) (string, error) {
 		if len(unknown) > 1 {
 			what = "unknown arguments "
 		}
-		return "", &ArgumentError{Msg: fmt.Sprintf(msgUnknown, what+strings.Join(unknown, ", "))}
+		return "", argumentError(fmt.Sprintf(msgUnknown, what+strings.Join(unknown, ", ")))
 	}
 	switch len(props) {
 	case 0:
-		return "", &ArgumentError{Msg: msgMissing}
+		return "", argumentError(msgMissing)
 	case 1:
 		return patchString(props[0])
 	}
 	if props[0].name == props[1].name {
-		return "", &ArgumentError{Msg: fmt.Sprintf(msgTwice, props[0].name)}
+		return "", argumentError(fmt.Sprintf(msgTwice, props[0].name))
 	}
-	return "", &ArgumentError{Msg: msgBoth}
+	return "", argumentError(msgBoth)
 }
 
 // prop is one property of a JSON object, in the order it was written.
@@ -71,7 +71,7 @@ type prop struct {
 // objectProps reads a JSON object's properties in order, keeping duplicates, so that no
 // property is silently dropped or overridden.
 func objectProps(args json.RawMessage) ([]prop, error) {
-	notObject := &ArgumentError{Msg: msgNotObject}
+	notObject := argumentError(msgNotObject)
 	dec := json.NewDecoder(bytes.NewReader(args))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, notObject
@@ -102,10 +102,10 @@ func objectProps(args json.RawMessage) ([]prop, error) {
 func patchString(p prop) (string, error) {
 	var s string
 	if p.value[0] != '"' || json.Unmarshal(p.value, &s) != nil { // Unmarshal takes null as ""
-		return "", &ArgumentError{Msg: fmt.Sprintf(msgNotString, p.name, jsonType(p.value))}
+		return "", argumentError(fmt.Sprintf(msgNotString, p.name, jsonType(p.value)))
 	}
 	if strings.TrimSpace(s) == "" {
-		return "", &ArgumentError{Msg: fmt.Sprintf(msgEmpty, p.name)}
+		return "", argumentError(fmt.Sprintf(msgEmpty, p.name))
 	}
 	return s, nil
 }

@@ -72,8 +72,8 @@ func TestParseToolArgs(t *testing.T) {
 			if err.Error() != tt.msg {
 				t.Errorf("message:\n got %s\nwant %s", err, tt.msg)
 			}
-			if !errors.As(err, new(*ArgumentError)) {
-				t.Errorf("errors.As(err, new(*ArgumentError)) = false for %T", err)
+			if !errors.As(err, new(*ParseError)) {
+				t.Errorf("errors.As(err, new(*ParseError)) = false for %T", err)
 			}
 		})
 	}
@@ -102,7 +102,7 @@ func FuzzToolArgs(f *testing.F) {
 			t.Fatalf("err = %v but status %s", err, res.Status)
 		}
 		if _, perr := ParseToolArgs(args); perr != nil {
-			if !errors.As(err, new(*ArgumentError)) {
+			if !errors.As(err, new(*ParseError)) {
 				t.Fatalf("rejected arguments gave %v", err)
 			}
 			if b, _ := afero.ReadFile(fsys, "/f.txt"); string(b) != "one\ntwo\n" {

@@ -159,8 +159,8 @@ func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*Respon
 	}
 	var res *Result
 	if err != nil {
-		err = &ArgumentError{Msg: "not an apply_patch_call item: " + err.Error() +
-			`; send {"type": "apply_patch_call", "call_id": ..., "operation": {"type": ..., "path": ..., "diff": ...}}`}
+		err = argumentError("not an apply_patch_call item: " + err.Error() +
+			`; send {"type": "apply_patch_call", "call_id": ..., "operation": {"type": ..., "path": ..., "diff": ...}}`)
 		res = errorResult(err)
 	} else {
 		res, err = t.call(ctx, func() (*Proposal, error) {

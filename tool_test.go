@@ -122,9 +122,9 @@ func TestToolCall(t *testing.T) {
 			"*** Begin Patch\n*** Add File: new.txt\n+n\n*** Update File: main.go\n@@\n-\tprintln(\"bye\")\n+\tprintln(\"x\")\n*** End Patch"),
 			text: "Error: main.go: hunk 1…", status: StatusError, is: &MatchError{}},
 		{name: "bad arguments", args: json.RawMessage(`{"patchText": "` + "*** Begin Patch" + `", "cwd": "/"}`),
-			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ArgumentError{}},
+			text: `Error: invalid arguments: unknown argument "cwd"…`, status: StatusError, is: &ParseError{}},
 		{name: "forbidden path", args: patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+key\n*** End Patch"),
-			mode: ModeFullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FenceError{}},
+			mode: ModeFullAuto, text: "Error: .ssh/authorized_keys: the path is…", status: StatusError, is: &FileError{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

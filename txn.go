@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -208,7 +209,7 @@ func (tx *txn) abort(cause error) error {
 func (tx *txn) precheck() ([]state, error) {
 	var lost []string
 	stale := &ConflictError{Reason: ConflictChanged}
-	owners := &OwnershipError{Reasons: map[string]string{}}
+	owners := &ConflictError{Reason: ConflictOwner, Reasons: map[string]string{}}
 	before := make([]state, len(tx.plan))
 	for i, st := range tx.plan {
 		if !tx.owns(st.name) {
@@ -240,7 +241,7 @@ func (tx *txn) precheck() ([]state, error) {
 
 // keeps adds a path to the error when its file would be rewritten and this process
 // cannot give the new file the old one's owner and group.
-func (tx *txn) keeps(st *step, cur state, e *OwnershipError) {
+func (tx *txn) keeps(st *step, cur state, e *ConflictError) {
 	if st.kind != stepWrite || !cur.exists {
 		return
 	}
@@ -412,8 +413,8 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 			err = tx.replace(st, st.data, st.mode, st.owner, &d.inPlace)
 		}
 	}
-	var linked *LinkedFileError
-	if errors.As(err, &linked) {
+	var linked *FileError
+	if errors.As(err, &linked) && linked.Reason == FileLinked {
 		return linked // its cause is sanitised already
 	}
 	if err != nil {
@@ -538,7 +539,8 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, i
 		return rmErr // rollback removes it, or reports it
 	}
 	if own.links > 1 {
-		return &LinkedFileError{Path: st.path, Links: own.links, Err: sanitize(renameErr, st.name, st.path)}
+		return &FileError{Path: st.path, Reason: FileLinked,
+			Err: fmt.Errorf("%d hard links: %w", own.links, sanitize(renameErr, st.name, st.path))}
 	}
 	if err := tx.detachBackup(st); err != nil {
 		return err

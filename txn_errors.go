@@ -14,16 +14,13 @@ func rolledBack(err error) error {
 	return &rolledBackError{Err: err, Wrote: true}
 }
 
-func lockError(err error) error { return &LockError{Err: err} }
+func lockError(err error) error { return &ConflictError{Reason: ConflictLocked, Err: err} }
 
 // unwritten marks a failure before the first write: the refusals that say the patch
 // was not applied stay as they are; any other error is told so.
 func unwritten(err error) error {
-	var (
-		conflict  *ConflictError
-		ownership *OwnershipError
-	)
-	if errors.As(err, &conflict) || errors.As(err, &ownership) {
+	var conflict *ConflictError
+	if errors.As(err, &conflict) {
 		return err
 	}
 	return &rolledBackError{Err: err}

@@ -84,7 +84,7 @@ func TestReviewedProposalConflictsAfterConcurrentCommit(t *testing.T) {
 }
 
 // TestCommitWaitsForTheLockWithinItsContext: while another holder has the workspace
-// locked, a commit waits, and gives up with a LockError when its context ends, writing
+// locked, a commit waits, and gives up with a ConflictLocked conflict when its context ends, writing
 // nothing; once the lock is free it applies (X10).
 func TestCommitWaitsForTheLockWithinItsContext(t *testing.T) {
 	dir := t.TempDir()
@@ -98,9 +98,9 @@ func TestCommitWaitsForTheLockWithinItsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = applypatch.Apply(ctx, afero.NewOsFs(), lockPatch("A", 3), opts)
-	var le *applypatch.LockError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "nothing was applied") {
-		t.Fatalf("apply while locked: %v, want a LockError", err)
+	if !errors.Is(err, &applypatch.ConflictError{Reason: applypatch.ConflictLocked}) ||
+		!errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "nothing was applied") {
+		t.Fatalf("apply while locked: %v, want a ConflictLocked conflict that gave up at the deadline", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(b) != lockLines() {
 		t.Fatalf("written while locked:\n%s", b)

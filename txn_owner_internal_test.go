@@ -15,7 +15,7 @@ import (
 
 // TestOwnerThatCannotBeKeptIsRefused: a process that runs as another user than a
 // file's owner, without the right to change owners, cannot give the rewritten file its
-// owner back, so the path is refused before any write with an OwnershipError saying why
+// owner back, so the path is refused before any write with a ConflictOwner conflict saying why
 // (T6). The process identity is replaced to play that user.
 func TestOwnerThatCannotBeKeptIsRefused(t *testing.T) {
 	dir := t.TempDir()
@@ -33,10 +33,10 @@ func TestOwnerThatCannotBeKeptIsRefused(t *testing.T) {
 	os.Chown(filepath.Join(dir, "mine.txt"), own.uid+1, own.gid)
 	payload := "*** Begin Patch\n*** Update File: mine.txt\n@@\n-b\n+B\n*** Update File: theirs.txt\n@@\n-b\n+B\n*** End Patch\n"
 	_, err := Apply(context.Background(), afero.NewOsFs(), payload, &Options{Workspace: dir})
-	var oe *OwnershipError
-	if !errors.As(err, &oe) || len(oe.Paths) != 1 || oe.Paths[0] != "theirs.txt" ||
+	var oe *ConflictError
+	if !errors.As(err, &oe) || oe.Reason != ConflictOwner || len(oe.Paths) != 1 || oe.Paths[0] != "theirs.txt" ||
 		!strings.Contains(err.Error(), "would change owner") || !strings.Contains(err.Error(), "the patch was not applied") {
-		t.Fatalf("err = %v, want an OwnershipError for theirs.txt saying why", err)
+		t.Fatalf("err = %v, want a ConflictOwner ConflictError for theirs.txt saying why", err)
 	}
 	for _, n := range []string{"mine.txt", "theirs.txt"} {
 		if b, _ := os.ReadFile(filepath.Join(dir, n)); string(b) != "a\nb\n" {

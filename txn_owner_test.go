@@ -106,7 +106,7 @@ func (f failRename) Rename(oldname, newname string) error {
 
 // TestLinkedFileNeverRewrittenInPlace: where rename is refused (EPERM, as in a sticky
 // directory), a file with a second hard link, here outside the workspace, is not
-// rewritten in place: the commit fails with a LinkedFileError, rolls back, and the other
+// rewritten in place: the commit fails with a FileLinked FileError, rolls back, and the other
 // name keeps its bytes (T6).
 func TestLinkedFileNeverRewrittenInPlace(t *testing.T) {
 	base := t.TempDir()
@@ -121,9 +121,10 @@ func TestLinkedFileNeverRewrittenInPlace(t *testing.T) {
 	fsys := noRenameFs{afero.NewOsFs(), syscall.EPERM}
 	payload := "*** Begin Patch\n*** Update File: a.txt\n@@\n-b\n+B\n*** Update File: l.txt\n@@\n-b\n+B\n*** End Patch\n"
 	_, err := applypatch.Apply(context.Background(), fsys, payload, &applypatch.Options{Workspace: ws})
-	var le *applypatch.LinkedFileError
-	if !errors.As(err, &le) || le.Path != "l.txt" || le.Links != 2 || !strings.Contains(err.Error(), "nothing was applied") {
-		t.Fatalf("err = %v, want a LinkedFileError for l.txt, rolled back", err)
+	var le *applypatch.FileError
+	if !errors.As(err, &le) || le.Reason != applypatch.FileLinked || le.Path != "l.txt" ||
+		!strings.Contains(err.Error(), "2 hard links") || !strings.Contains(err.Error(), "nothing was applied") {
+		t.Fatalf("err = %v, want a FileLinked FileError for l.txt with 2 hard links, rolled back", err)
 	}
 	for _, name := range []string{filepath.Join(ws, "a.txt"), filepath.Join(ws, "l.txt"), outside} {
 		if b, _ := os.ReadFile(name); string(b) != "a\nb\n" {
