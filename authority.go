@@ -27,7 +27,7 @@ type Mode string
 const (
 	// ModeAsk, which the zero Mode means too, reviews a call with the host's Reviewer when
 	// a path lies in the workspace, unless the host's allow rules cover every path
-	// ([Proposal.NeedsReview]). A [Tool] given a Reviewer therefore reviews unless told
+	// . A [Tool] given a Reviewer therefore reviews unless told
 	// otherwise, and one without a Reviewer refuses such a call with [ErrNoReviewer].
 	ModeAsk Mode = "ask"
 	// ModeEdits applies without interactive review.
@@ -130,10 +130,10 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	return &PatchError{Errs: errs}
 }
 
-// NeedsReview reports whether the call must be reviewed by a person before [Commit]:
+// needsReview reports whether the call must be reviewed by a person before [Commit]:
 // only in [ModeAsk] mode, when a path lies in the workspace, and not when the host's
 // allow rules (Options.Allow) cover every path of the payload.
-func (pr *Proposal) NeedsReview() bool {
+func (pr *Proposal) needsReview() bool {
 	if pr.opts.Mode.orAsk() != ModeAsk {
 		return false
 	}

@@ -379,7 +379,7 @@ func TestDiffNotWorseThanGoInternal(t *testing.T) {
 		hunks := diffHunks(a, b, 3)
 		plus, minus := 0, 0
 		for _, h := range hunks {
-			p, m := (&Hunk{Lines: h.Lines}).Counts()
+			p, m := (&Hunk{Lines: h.Lines}).counts()
 			plus, minus = plus+p, minus+m
 		}
 		join := func(l []string) []byte {

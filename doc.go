@@ -72,8 +72,8 @@
 // Paths are resolved against the workspace following symbolic links and classified as
 // workspace, outside, protected (.git/) or forbidden (credential paths), by the same
 // resolver before review and again at each write ([Classify] gives the classes before a
-// call). Protected and forbidden patterns (DefaultProtected, DefaultForbidden, and the
-// host's own through [Options]) match the whole resolved path, compared as a
+// call). Protected and forbidden patterns (.git/ and the credential locations by default,
+// and the host's own through [Options]) match the whole resolved path, compared as a
 // case-folding filesystem compares names. A path with a control character or invalid
 // UTF-8 is refused. Errors and results never name a host path the payload did not, show
 // unusual paths quoted, and stay short whatever the payload: a few candidates, then

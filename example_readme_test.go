@@ -30,8 +30,8 @@ func Example_readmeApply() {
 // The README's path-authority snippet: extend the default lists.
 func Example_readmeOptions() {
 	opts := &applypatch.Options{
-		Protected: append(applypatch.DefaultProtected(), "deploy"),
-		Forbidden: []string{".kube/config"}, // added to applypatch.DefaultForbidden()
+		Protected: []string{".git", "deploy"}, // replaces the default, .git
+		Forbidden: []string{".kube/config"},   // added to the built-in credential paths
 	}
 	fmt.Println(opts.Protected)
 	// Output:

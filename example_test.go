@@ -40,8 +40,7 @@ func ExampleParse() {
 	for _, op := range p.Ops {
 		fmt.Printf("line %d: %s %s", op.Line, op.Kind, op.Path)
 		for _, h := range op.Hunks {
-			added, removed := h.Counts()
-			fmt.Printf(", hunk under %q (+%d -%d)", h.Anchor, added, removed)
+			fmt.Printf(", hunk under %q (%d lines)", h.Anchor, len(h.Lines))
 		}
 		fmt.Println()
 	}
@@ -49,7 +48,7 @@ func ExampleParse() {
 	_, err = applypatch.Parse("*** Begin Patch\n*** Add File: a.txt\nhello\n*** End Patch")
 	fmt.Println(err)
 	// Output:
-	// line 2: update greet.go, hunk under "func Greet" (+1 -1)
+	// line 2: update greet.go, hunk under "func Greet" (2 lines)
 	// line 6: add docs/NOTES.md
 	// line 8: delete old.txt
 	// invalid patch: line 3 "hello": every line of an Add File section must start with '+' (a lone '+' is an empty line)

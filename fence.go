@@ -24,22 +24,20 @@ const (
 	// .git/hooks is code execution. A protected path may also lie outside the root
 	// ([ClassifiedPath.Outside]).
 	ClassProtected Class = "protected"
-	// ClassForbidden: a credential location (Options.Forbidden and DefaultForbidden),
+	// ClassForbidden: a credential location (Options.Forbidden and the built-in ones),
 	// named directly or reached through a link; refused in every mode.
 	ClassForbidden Class = "forbidden"
 )
 
-// DefaultProtected returns (a copy of) the path patterns that need authority when
+// defaultProtected returns (a copy of) the path patterns that need authority when
 // Options.Protected is nil: ".git" anywhere, since a write to .git/hooks is code
-// execution. A host that protects more starts from it:
-//
-//	opts.Protected = append(applypatch.DefaultProtected(), "deploy")
-func DefaultProtected() []string { return []string{".git"} }
+// execution.
+func defaultProtected() []string { return []string{".git"} }
 
-// DefaultForbidden returns (a copy of) the credential path patterns refused in every
+// defaultForbidden returns (a copy of) the credential path patterns refused in every
 // mode, whatever Options.Forbidden adds. A pattern without a slash matches a path
 // component anywhere; one with a slash matches consecutive components.
-func DefaultForbidden() []string {
+func defaultForbidden() []string {
 	return []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
 }
 
@@ -85,14 +83,14 @@ type fence struct {
 func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	protected := o.Protected
 	if protected == nil {
-		protected = DefaultProtected()
+		protected = defaultProtected()
 	}
 	f := &fence{res: newResolver(fsys), root: filepath.Clean(o.workspace()), files: fsys}
 	var err error
 	if f.protected, err = compilePatterns("Protected", protected); err != nil {
 		return nil, err
 	}
-	if f.forbidden, err = compilePatterns("Forbidden", append(DefaultForbidden(), o.Forbidden...)); err != nil {
+	if f.forbidden, err = compilePatterns("Forbidden", append(defaultForbidden(), o.Forbidden...)); err != nil {
 		return nil, err
 	}
 	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {

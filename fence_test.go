@@ -320,8 +320,8 @@ func TestNeedsReview(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pr.NeedsReview(); got != tt.want {
-			t.Errorf("mode %v, allow %q, payload %q: NeedsReview = %v, want %v", tt.mode, tt.allow, tt.payload, got, tt.want)
+		if got := pr.needsReview(); got != tt.want {
+			t.Errorf("mode %v, allow %q, payload %q: needsReview = %v, want %v", tt.mode, tt.allow, tt.payload, got, tt.want)
 		}
 	}
 }

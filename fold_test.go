@@ -31,13 +31,13 @@ func TestFoldSpellings(t *testing.T) {
 // TestDefaultsAreCopies: F2, T5. Changing what a Default function returned changes
 // nothing for the next caller.
 func TestDefaultsAreCopies(t *testing.T) {
-	f := DefaultForbidden()
+	f := defaultForbidden()
 	f[0] = "nothing"
-	p := DefaultProtected()
+	p := defaultProtected()
 	p[0] = "nothing"
-	l := DefaultLimits()
+	l := defaultLimits()
 	l.Payload = 1
-	if slices.Contains(DefaultForbidden(), "nothing") || slices.Contains(DefaultProtected(), "nothing") || DefaultLimits().Payload == 1 {
+	if slices.Contains(defaultForbidden(), "nothing") || slices.Contains(defaultProtected(), "nothing") || defaultLimits().Payload == 1 {
 		t.Fatal("a Default function returned shared state")
 	}
 }

@@ -64,7 +64,7 @@ type Options struct {
 	Authorizer Authorizer
 	// Allow lists host allow rules: paths the host approves up front. An outside or
 	// protected path covered by a rule needs no Authorizer, and a payload whose every
-	// path is covered needs no review in ModeAsk ([Proposal.NeedsReview]). A rule is a
+	// path is covered needs no review in ModeAsk ([Proposal.needsReview]). A rule is a
 	// slash path of [path.Match] patterns that covers a path or any directory above it:
 	// "docs" covers docs/a/b.md, "src/*.go" covers src/x.go, ".git/info" covers
 	// .git/info/exclude. Rules match where a path lands after links: relative to the
@@ -77,10 +77,13 @@ type Options struct {
 	// ([path.Match] patterns, compared case-folded). They are matched both on the path as
 	// written and where it lands, each as a whole absolute path: a workspace inside .git is
 	// protected throughout, and an outside path into a .git needs protected authority as
-	// well as outside authority. Nil means DefaultProtected; an empty non-nil list
-	// protects nothing; extend the defaults with append(DefaultProtected(), ...).
+	// well as outside authority. Nil means the default, ".git" anywhere, since a write to
+	// .git/hooks is code execution; a non-nil list replaces it (list ".git" to keep it),
+	// and an empty one protects nothing.
 	Protected []string
-	// Forbidden lists path patterns refused in every mode, added to DefaultForbidden.
+	// Forbidden lists path patterns refused in every mode, added to the built-in
+	// credential locations: .ssh, .gnupg, .aws/credentials, .netrc, .git-credentials and
+	// .docker/config.json, matched anywhere.
 	// They are matched like Protected, so ".ssh" forbids ~/.ssh/config and a link that
 	// leads there.
 	Forbidden []string
@@ -119,7 +122,8 @@ type Options struct {
 	// default: it costs two fsyncs per written file, and what those cost depends on the
 	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool
-	// Limits bound the work one payload can ask for. Zero fields take the defaults.
+	// Limits bound the work one payload can ask for. Zero fields take the defaults each
+	// field names.
 	Limits Limits
 }
 
@@ -136,8 +140,8 @@ type Limits struct {
 	FileBytes int64
 }
 
-// DefaultLimits returns the limits used for zero fields of [Limits].
-func DefaultLimits() Limits {
+// defaultLimits returns the limits used for zero fields of [Limits].
+func defaultLimits() Limits {
 	return Limits{
 		Payload:    16 << 20,
 		Operations: 10000,
@@ -147,7 +151,7 @@ func DefaultLimits() Limits {
 }
 
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
+	d := defaultLimits()
 	if l.Payload <= 0 {
 		l.Payload = d.Payload
 	}

@@ -118,8 +118,8 @@ func (h *Hunk) isLocator() bool {
 	return true
 }
 
-// Counts returns the number of added and removed lines.
-func (h *Hunk) Counts() (added, removed int) {
+// counts returns the number of added and removed lines.
+func (h *Hunk) counts() (added, removed int) {
 	for _, l := range h.Lines {
 		switch l.Kind {
 		case LineAdd:

@@ -237,7 +237,7 @@ func (s *Session) hunkRows(n int, c *change) []Row {
 	var base []string // the baseline's lines, split once for all unfolded hunks
 	var rows []Row
 	for k, h := range c.changing() {
-		added, removed := h.Counts()
+		added, removed := h.counts()
 		r := Row{Target: Target{File: n, Hunk: k + 1}, Label: c.label(h),
 			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Fuzzy: h.Place.Pass.fuzzyName(),
 			Revised: h.Revised, Feedback: h.Feedback, Dimmed: !h.Selected}
@@ -269,7 +269,7 @@ func gutterStarts(c *change) map[*hunkChange]span {
 	offset := 0
 	for _, h := range hs {
 		out[h] = span{old: h.Place.Start + 1, new: h.Place.Start + 1 + offset}
-		added, removed := h.Counts()
+		added, removed := h.counts()
 		offset += added - removed
 	}
 	return out

@@ -88,7 +88,7 @@ func (s *Session) opCounts(c *change) (sel, total, added, removed int) {
 	}
 	for _, h := range c.changing() {
 		if h.Selected || c.Op.isMove() {
-			a, r := h.Counts()
+			a, r := h.counts()
 			added += a
 			removed += r
 		}

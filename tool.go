@@ -65,7 +65,7 @@ var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS 
 //
 // Options.Mode chooses the approval mode: in [ModeEdits] and [ModeFullAuto] every call that
 // resolves is committed without interactive review. In [ModeAsk] mode a call that needs a
-// review ([Proposal.NeedsReview]: it touches the workspace and the host's allow rules do
+// review ([Mode]: it touches the workspace and the host's allow rules do
 // not cover it) is settled by the Reviewer with [Review]; paths outside the workspace or
 // protected were already put to the Authorizer while resolving. Without a Reviewer such
 // a call fails with [ErrNoReviewer] and writes nothing.
@@ -126,7 +126,7 @@ func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Re
 		return errorResult(err), err
 	}
 	switch {
-	case !pr.NeedsReview():
+	case !pr.needsReview():
 		return Commit(ctx, pr)
 	case t.Reviewer == nil:
 		return errorResult(ErrNoReviewer), ErrNoReviewer

@@ -147,7 +147,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			fmt.Fprintln(stderr, "applypatch:", errNoPayload)
 			return exitUsage
 		}
-		payload, err = readPayload(cfg.args, stdin, applypatch.DefaultLimits().Payload)
+		payload, err = readPayload(cfg.args, stdin, payloadLimit)
 		if errors.As(err, new(*applypatch.LimitError)) {
 			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
 		}
@@ -221,6 +221,7 @@ func workspaceRoot(dir string) (string, error) {
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
+		Limits:   applypatch.Limits{Payload: payloadLimit},
 		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
 	if script == nil {
 		res, err := execute(ctx, hostFs(), payload, opts, cfg.check)
@@ -276,6 +277,9 @@ func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch
 	}
 	return applypatch.Review(ctx, pr, rv)
 }
+
+// payloadLimit is the largest payload the CLI reads, and the limit it resolves under.
+const payloadLimit = 16 << 20
 
 // readPayload takes the payload from the argument, a file, or standard input (H5). A file
 // or stream is read no further than limit+1 bytes: one byte past the limit is enough to

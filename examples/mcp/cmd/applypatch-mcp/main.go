@@ -66,11 +66,14 @@ func main() {
 	}
 }
 
-// maxFrame bounds one inbound JSON-RPC message: the largest payload the library accepts,
+// payloadLimit is the largest payload the server resolves (the library's default).
+const payloadLimit = 16 << 20
+
+// maxFrame bounds one inbound JSON-RPC message: the largest payload the server accepts,
 // with room for JSON escaping (which at most doubles ordinary text) and the call's
 // envelope. The transport stops reading a longer message there, so a hostile client
 // costs no more memory than the largest patch allowed.
-var maxFrame = 2*applypatch.DefaultLimits().Payload + 128<<10
+var maxFrame = 2*payloadLimit + 128<<10
 
 // parseFlags reads the command line into a configuration on the OS filesystem.
 func parseFlags(args []string, stderr io.Writer) (*Config, error) {

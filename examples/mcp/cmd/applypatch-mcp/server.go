@@ -68,7 +68,8 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		}
 	}
 	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace,
-		WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode, Authorizer: s.authorizer()}}
+		WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode, Authorizer: s.authorizer(),
+		Limits: applypatch.Limits{Payload: payloadLimit}}}
 	if mode == applypatch.ModeAsk {
 		return s.review(ctx, tool, req)
 	}
