@@ -15,7 +15,7 @@
 //     [Tool.Call] and [Tool.CallResponses] handle a call.
 //   - A review front end: [Session], the live review a Reviewer drives ([Session.Rows],
 //     [Session.Toggle], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
-//     [ScriptReviewer] plays a review script.
+//     [ReviewerFunc] turns a function into a Reviewer, for policies and tests.
 //   - Host policy: [Options] with an [Authorizer], an [OwnerPredicate] and a [BufferHook].
 //   - The errors: [*PatchError] lists every failing operation; the others are listed under
 //     Errors below.
@@ -34,7 +34,7 @@
 //     captures each path's baseline, places every hunk and derives every result. It
 //     writes nothing. Its [*Proposal] is the reviewable change.
 //   - [Review] hands a [*Session] to the host's [Reviewer] — a terminal, an editor, a web
-//     page, a review script — which selects, comments on and revises hunks.
+//     page, a policy in code — which selects, comments on and revises hunks.
 //   - [Commit] writes the selection as one transaction: every baseline is checked before
 //     the first write and each path again just before its own; files are replaced
 //     atomically; any failure restores every path written so far.

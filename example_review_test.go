@@ -89,9 +89,10 @@ func ExampleReview() {
 	// }
 }
 
-// A review script stands in for a person: here the file's result is revised by hand
-// before the patch is submitted. The two nearby changes become one derived hunk.
-func ExampleScriptReviewer() {
+// A person revises a file's result by hand before the patch is submitted: the reviewer
+// opens a revision, adopts the edited text, and submits. The two nearby changes become
+// one derived hunk.
+func ExampleSession_Revise() {
 	fsys, pr := resolveGreet()
 	edited := `package greet
 func hello() string {
@@ -101,12 +102,23 @@ func bye() string {
 	return "see you"
 }
 `
-	script, err := applypatch.ParseReviewScript("review.txt", "revise greet.go edited.go\nsubmit\n",
-		func(string) (string, error) { return edited, nil })
-	if err != nil {
-		panic(err)
-	}
-	res, err := applypatch.Review(context.Background(), pr, script)
+	reviser := applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		greet, err := s.Find("greet.go", 0)
+		if err != nil {
+			return err
+		}
+		rev, err := s.Revise(greet) // rev.Baseline and rev.Proposed are the two sides to show
+		if err != nil {
+			return err
+		}
+		if err := rev.Adopt(edited, applypatch.DiscardFeedback); err != nil {
+			rev.Cancel()
+			return err
+		}
+		_, err = s.Submit(ctx)
+		return err
+	})
+	res, err := applypatch.Review(context.Background(), pr, reviser)
 	if err != nil {
 		panic(err)
 	}

@@ -45,12 +45,23 @@ func ExampleTool_CallResponses() {
 	// {"type":"apply_patch_call_output","call_id":"call_1","status":"completed","output":"Applied patch: 1 change\nApplied: notes.txt"}
 }
 
-// In ask mode the tool hands each call to the host's Reviewer, here a review script that
-// keeps the code change, turns down the new file with a comment, and submits.
+// In ask mode the tool hands each call to the host's Reviewer, here one that keeps the
+// code change, turns down the new file with a comment, and submits.
 func ExampleTool_ask() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/project/greet.go", []byte("package greet\n\nconst Hello = \"hi\"\n"), 0o644)
-	reviewer, _ := applypatch.ParseReviewScript("review", "feedback NOTES.md keep notes out of the repository\nsubmit", nil)
+	reviewer := applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		notes, err := s.Find("NOTES.md", 0)
+		if err != nil {
+			return err
+		}
+		// Feedback on an added file turns it down; the code change stays selected.
+		if err := s.SetFeedback(notes, "keep notes out of the repository"); err != nil {
+			return err
+		}
+		_, err = s.Submit(ctx)
+		return err
+	})
 	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: reviewer}
 
 	args := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** Add File: NOTES.md\n+todo\n*** End Patch"}`)

@@ -1,9 +1,6 @@
 package applypatch
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // ErrAborted is the error of a review torn down before it settled: its front end went
 // away, or the context was cancelled. The model sees "Error: Patch review aborted".
@@ -125,23 +122,6 @@ func refused(e *ReviewError) *ReviewError {
 
 // ErrRejected is the error of a review that selected nothing and staged no feedback.
 var ErrRejected = errors.New("Patch rejected")
-
-// A ScriptError reports a review script line that cannot be read or played.
-type ScriptError struct {
-	Name string
-	Line int
-	Err  error
-}
-
-func (e *ScriptError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("review script %s: %v", e.Name, e.Err)
-	}
-	return fmt.Sprintf("review script %s, line %d: %v", e.Name, e.Line, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ScriptError) Unwrap() error { return e.Err }
 
 // ErrNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
 // host must give one, or choose [ModeEdits] or [ModeFullAuto].

@@ -214,13 +214,18 @@ func TestToolAsk(t *testing.T) {
 	const payload = "*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n" +
 		"*** Add File: docs/README.md\n+# demo\n*** End Patch"
 	updated := strings.Replace(toolBase, `"hi"`, `"hello"`, 1)
-	script := func(src string) Reviewer {
-		sr, err := ParseReviewScript("review", src, nil)
-		if err != nil {
-			t.Fatal(err)
+	// partly turns the new file down with a comment and submits the rest.
+	partly := ReviewerFunc(func(ctx context.Context, s *Session) error {
+		readme, err := s.Find("docs/README.md", 0)
+		if err == nil {
+			err = s.SetFeedback(readme, "no docs yet")
 		}
-		return sr
-	}
+		if err == nil {
+			_, err = s.Submit(ctx)
+		}
+		return err
+	})
+	reject := ReviewerFunc(func(_ context.Context, s *Session) error { return s.Reject() })
 	tests := []struct {
 		name     string
 		reviewer Reviewer
@@ -231,7 +236,7 @@ func TestToolAsk(t *testing.T) {
 		{name: "approved", reviewer: AutoApprove,
 			text:  "Applied patch: 2 changes\nApplied: main.go hunk 1\nApplied: docs/README.md",
 			after: map[string]string{"/ws/main.go": updated, "/ws/docs/README.md": "# demo\n"}},
-		{name: "partly", reviewer: script("feedback docs/README.md no docs yet\nsubmit"),
+		{name: "partly", reviewer: partly,
 			text:  "Applied patch: 1 change\nApplied: main.go hunk 1\nRejected: docs/README.md\nFeedback: docs/README.md: no docs yet",
 			after: map[string]string{"/ws/main.go": updated}},
 		{name: "revision", reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
@@ -239,7 +244,7 @@ func TestToolAsk(t *testing.T) {
 			return err
 		}),
 			text: "Patch revision requested\nFeedback (whole patch): print the user's name\nRejected: main.go hunk 1\nRejected: docs/README.md"},
-		{name: "rejected", reviewer: script("reject"), text: "Error: Patch rejected", is: ErrRejected},
+		{name: "rejected", reviewer: reject, text: "Error: Patch rejected", is: ErrRejected},
 		{name: "no reviewer", text: "Error: " + ErrNoReviewer.Error(), is: ErrNoReviewer},
 	}
 	for _, tt := range tests {

@@ -1,7 +1,8 @@
 // Command host is the smallest complete agent host around applypatch: it registers the
 // apply_patch tool, hands the model's calls to it, and returns the text to the model. The
-// tool runs in ask mode, and the person reviewing each patch is a review script. The
-// workspace is an in-memory filesystem and the model is a script too, so it runs anywhere:
+// tool runs in ask mode, and the person reviewing each patch is a Reviewer that makes the
+// choices a person would make in a front end. The workspace is an in-memory filesystem and
+// the model is a script too, so it runs anywhere:
 //
 //	go run .
 package main
@@ -26,10 +27,21 @@ var turns = []string{
 	`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@ func Greet(name string) string {\n-\treturn \"Hello \" + name\n+\treturn \"Hello, \" + name + \"!\"\n*** Add File: greet_test.go\n+package greet\n*** End Patch"}`,
 }
 
-// review is what the person does with each patch: keep the code change, turn the empty
-// test file down with a comment, and apply.
-const review = `feedback greet_test.go write a real test, or leave the file out
-submit`
+// review is what the person does with each patch, through the review session a front end
+// drives: keep the code change, turn the empty test file down with a comment, and apply.
+// A terminal, an editor or a web page makes the same calls on the person's behalf.
+var review = applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+	test, err := s.Find("greet_test.go", 0)
+	if err != nil {
+		return err
+	}
+	// Feedback on an added file turns it down; the code change stays selected.
+	if err := s.SetFeedback(test, "write a real test, or leave the file out"); err != nil {
+		return err
+	}
+	_, err = s.Submit(ctx) // a conflict keeps the review open; this host gives up instead
+	return err
+})
 
 const greet = "package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"Hello \" + name\n}\n"
 
@@ -48,11 +60,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := afero.WriteFile(fsys, "/project/greet.go", []byte(greet), 0o644); err != nil {
 		return err
 	}
-	reviewer, err := applypatch.ParseReviewScript("review", review, nil)
-	if err != nil {
-		return err
-	}
-	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: reviewer}
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeAsk}, Reviewer: review}
 	// A host undoes a commit its last run left interrupted before it serves the model.
 	if _, err := applypatch.Recover(ctx, fsys, &tool.Options); err != nil {
 		return err

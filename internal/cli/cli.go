@@ -16,6 +16,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
 
@@ -177,7 +178,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if wrap != nil {
 		ws = wrap(ws)
 	}
-	var script *applypatch.ScriptReviewer
+	var script *reviewscript.Script
 	if cfg.reviewScript != "" {
 		if script, err = loadScript(cfg.reviewScript, stderr); err != nil {
 			fmt.Fprintln(stderr, "applypatch:", err)
@@ -219,7 +220,7 @@ func workspaceRoot(dir string) (string, error) {
 // through an os.Root over it (fs/rootfs), so a symbolic link swapped in between the last
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
-func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *applypatch.ScriptReviewer) (*applypatch.Result, error) {
+func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *reviewscript.Script) (*applypatch.Result, error) {
 	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
 		Limits:   applypatch.Limits{Payload: payloadLimit},
 		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
@@ -256,12 +257,12 @@ func (cfg *config) expected() map[string]applypatch.Snapshot {
 }
 
 // loadScript reads a review script; its revise files are read relative to it.
-func loadScript(name string, log io.Writer) (*applypatch.ScriptReviewer, error) {
+func loadScript(name string, log io.Writer) (*reviewscript.Script, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, err
 	}
-	sr, err := applypatch.LoadReviewScript(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	sr, err := reviewscript.Load(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
 
@@ -178,7 +179,7 @@ func TestEncodingRules(t *testing.T) {
 func TestReviewPayloadCap(t *testing.T) {
 	dir := t.TempDir()
 	payload := "*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n"
-	script, err := applypatch.ParseReviewScript("review.txt", "submit\n", nil)
+	script, err := reviewscript.Parse("review.txt", "submit\n", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
-package applypatch
+package reviewscript
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -12,16 +10,16 @@ import (
 )
 
 // The review script grammar: every error names the script line.
-func TestParseReviewScript(t *testing.T) {
+func TestParse(t *testing.T) {
 	files := fstest.MapFS{"dir/edited.txt": {Data: []byte("new content\n")}}
 	for _, tc := range []struct {
 		name, src, err string
-		want           []scriptAction
+		want           []action
 	}{{
 		name: "every action",
 		src: "# a comment\n\ndeselect a.txt 2   # trailing comment\nselect \"my file.txt\"\n" +
 			"feedback * Please \\n rethink\nfeedback a.txt 3 items are off\nfeedback a.txt 3\\\\4 is odd\nrevise b.txt edited.txt\nsubmit\n",
-		want: []scriptAction{
+		want: []action{
 			{Line: 3, Verb: "deselect", Path: "a.txt", Hunk: 2},
 			{Line: 4, Verb: "select", Path: "my file.txt"},
 			{Line: 5, Verb: "feedback", Path: "*", Text: "Please \n rethink"},
@@ -34,7 +32,7 @@ func TestParseReviewScript(t *testing.T) {
 		name: "tabs, a byte-order mark, quoted text, whole-patch numbers",
 		src: "\ufeffdeselect\t\"my file.txt\"\nfeedback * 2 things are wrong\nfeedback a.txt \"7 more lines\"\n" +
 			"feedback a.txt 1 \"quoted \\\"text\\\"\"\nsubmit\t# done\n",
-		want: []scriptAction{
+		want: []action{
 			{Line: 1, Verb: "deselect", Path: "my file.txt"},
 			{Line: 2, Verb: "feedback", Path: "*", Text: "2 things are wrong"},
 			{Line: 3, Verb: "feedback", Path: "a.txt", Text: "7 more lines"},
@@ -44,7 +42,7 @@ func TestParseReviewScript(t *testing.T) {
 	}, {
 		name: "submit may continue",
 		src:  "submit\ndeselect a.txt\nreject",
-		want: []scriptAction{{Line: 1, Verb: "submit"}, {Line: 2, Verb: "deselect", Path: "a.txt"}, {Line: 3, Verb: "reject"}},
+		want: []action{{Line: 1, Verb: "submit"}, {Line: 2, Verb: "deselect", Path: "a.txt"}, {Line: 3, Verb: "reject"}},
 	},
 		{name: "unknown verb", src: "submit\napprove a.txt\nsubmit", err: "line 2: unknown action \"approve\""},
 		{name: "no path", src: "deselect\nsubmit", err: "line 1: deselect needs a PATH"},
@@ -61,9 +59,9 @@ func TestParseReviewScript(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files["dir/review.txt"] = &fstest.MapFile{Data: []byte(tc.src)}
-			sr, err := LoadReviewScript(files, "dir/review.txt")
+			sc, err := Load(files, "dir/review.txt")
 			if tc.err != "" {
-				if !errors.As(err, new(*ScriptError)) || !strings.Contains(err.Error(), tc.err) {
+				if !errors.As(err, new(*Error)) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
 				}
 				return
@@ -71,46 +69,21 @@ func TestParseReviewScript(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, sr.actions); diff != "" {
+			if diff := cmp.Diff(tc.want, sc.actions); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if _, err := ParseReviewScript("s", "revise a.txt b.txt\nsubmit", nil); err == nil || !strings.Contains(err.Error(), "revise is not available") {
+	if _, err := Parse("s", "revise a.txt b.txt\nsubmit", nil); err == nil || !strings.Contains(err.Error(), "revise is not available") {
 		t.Errorf("revise without files: %v", err)
 	}
 }
 
-// The scripted reviewer plays its actions; a failed submit leaves the review open and
-// the script goes on; errors name the script line.
-func TestScriptReviewerPlays(t *testing.T) {
-	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.write("two.txt", "moved on\n")
-	var log bytes.Buffer
-	sr, err := ParseReviewScript("review.txt", "feedback one.txt 1 keep it\nsubmit\ndeselect two.txt\nsubmit\n", nil)
-	f.must(err)
-	sr.Log = &log
-	res, err := Review(context.Background(), f.pr, sr)
-	if err != nil || res.Applied != 1 {
-		t.Fatalf("%v\n%s", err, res.Text())
-	}
-	if !strings.Contains(log.String(), "review.txt, line 2: submit: file changed during review: two.txt") {
-		t.Errorf("log: %q", log.String())
-	}
-
-	g := newFixture(t, twoFiles.files, twoFiles.payload)
-	sr, err = ParseReviewScript("review.txt", "deselect one.txt 3\nsubmit\n", nil)
-	g.must(err)
-	res, err = Review(context.Background(), g.pr, sr)
-	if !errors.As(err, new(*ScriptError)) || !strings.HasPrefix(res.Text(), "Error: review script review.txt, line 1: deselect: no change has that target") {
-		t.Errorf("%v\n%s", err, res.Text())
-	}
-
-	h := newFixture(t, twoFiles.files, twoFiles.payload)
-	sr, err = ParseReviewScript("review.txt", "submit\ndeselect one.txt\nsubmit\n", nil)
-	h.must(err)
-	res, err = Review(context.Background(), h.pr, sr)
-	if err != nil || res.Applied != 3 {
-		t.Errorf("a settled review ignores the script's late lines: %v %s", err, res.Text())
+// Load names a script that cannot be read, with no line.
+func TestLoadMissing(t *testing.T) {
+	_, err := Load(fstest.MapFS{}, "review.txt")
+	var se *Error
+	if !errors.As(err, &se) || se.Line != 0 || !strings.HasPrefix(err.Error(), "review script review.txt: ") {
+		t.Errorf("err = %v, want an *Error for the whole script", err)
 	}
 }
