@@ -26,9 +26,9 @@ type Mode string
 
 const (
 	// ModeAsk, which the zero Mode means too, reviews a call with the host's Reviewer when
-	// a path lies in the workspace, unless the host's allow rules cover every path
-	// . A [Tool] given a Reviewer therefore reviews unless told
-	// otherwise, and one without a Reviewer refuses such a call with [ErrNoReviewer].
+	// a path lies in the workspace, unless the host's allow rules cover every path. A
+	// [Tool] given a Reviewer therefore reviews unless told
+	// otherwise, and one without a Reviewer refuses such a call.
 	ModeAsk Mode = "ask"
 	// ModeEdits applies without interactive review.
 	ModeEdits Mode = "edits"

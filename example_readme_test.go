@@ -65,7 +65,11 @@ func Example_readmeTool() {
 	ctx := context.Background()
 	fsys := afero.NewMemMapFs()
 	root := "/project"
-	myFrontEnd := applypatch.AutoApprove // a terminal, an editor, a web page, a policy
+	// A terminal, an editor, a web page, a policy: here, one that applies what was proposed.
+	myFrontEnd := applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		_, err := s.Submit(ctx)
+		return err
+	})
 	argsJSON := json.RawMessage(`{"patchText": "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** End Patch"}`)
 
 	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: root}, Reviewer: myFrontEnd}

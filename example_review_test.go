@@ -184,7 +184,10 @@ func ExampleRestoreSession() {
 		fmt.Println(err)
 		return
 	}
-	res, err := s.Run(ctx, applypatch.AutoApprove)
+	res, err := s.Run(ctx, applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
+		_, err := s.Submit(ctx) // the person approves what they paused on
+		return err
+	}))
 	fmt.Println(res.Text(), err)
 	// Output:
 	// Patch review aborted

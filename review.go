@@ -27,14 +27,6 @@ type ReviewerFunc func(ctx context.Context, s *Session) error
 // Review calls f.
 func (f ReviewerFunc) Review(ctx context.Context, s *Session) error { return f(ctx, s) }
 
-// AutoApprove is a [Reviewer] that submits the proposal as resolved: every change
-// selected, nothing revised. A conflict at submission settles the review with the conflict
-// as an error result.
-var AutoApprove Reviewer = ReviewerFunc(func(ctx context.Context, s *Session) error {
-	_, err := s.Submit(ctx)
-	return err
-})
-
 // Review runs the third stage of the pipeline: it opens a live review of the proposal,
 // lets the reviewer drive it until it settles, and returns the settled result.
 // Submitting runs [Commit], so the result says what was written; a review that requests
@@ -82,14 +74,12 @@ func (t Target) String() string {
 	return fmt.Sprintf("file %d hunk %d", t.File, t.Hunk)
 }
 
-// A Confirm asks the person a yes/no question for a request that would discard staged
-// feedback. A nil Confirm declines: the request then fails with a [ReviewError] of
-// reason [ReviewNeedsConfirm] whose Prompt a front end can ask before repeating the request.
-type Confirm func(prompt string) bool
-
-// DiscardFeedback is a [Confirm] that says yes: a request that selects something carrying
-// feedback drops the feedback. A front end that asks the person passes its own Confirm.
-func DiscardFeedback(string) bool { return true }
+// DiscardFeedback is the confirm function that says yes, for a request that would discard
+// staged feedback ([Session.Select], [Revision.Adopt]): the feedback is dropped. A front
+// end that asks the person passes its own function, which gets the question; a nil one
+// declines, and the request then fails with a [ReviewError] of reason
+// [ReviewNeedsConfirm] whose Prompt a front end can ask before repeating the request.
+func DiscardFeedback(prompt string) bool { return true }
 
 // A Session is the live review of one proposal: the model a front end renders
 // and drives. Rows, tallies and labels are computed from the proposal on every call;

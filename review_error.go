@@ -67,7 +67,8 @@ var reviewReasonText = map[ReviewReason]string{
 
 // A ReviewError is a request a [Session] refused. Nothing changed. Reason says why; Detail
 // says more and what to do instead; Prompt is the question a front end asks the person
-// when Reason is [ReviewNeedsConfirm] before repeating the request with a [Confirm] that says yes.
+// when Reason is [ReviewNeedsConfirm] before repeating the request with a confirm
+// function that says yes ([DiscardFeedback]).
 //
 // errors.Is(err, &ReviewError{}) holds for every ReviewError, and
 // errors.Is(err, &ReviewError{Reason: ReviewSettled}) for one with that reason.
@@ -123,7 +124,7 @@ func refused(e *ReviewError) *ReviewError {
 // ErrRejected is the error of a review that selected nothing and staged no feedback.
 var ErrRejected = errors.New("Patch rejected")
 
-// ErrNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
+// errNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
 // host must give one, or choose [ModeEdits] or [ModeFullAuto].
-var ErrNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
+var errNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +
 	"the host must give it a Reviewer, or use the edits or full-auto mode")

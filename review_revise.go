@@ -119,7 +119,7 @@ func (r *Revision) close() {
 // file's selection changed since the revision opened: a result computed from the older
 // selection would reinstate what a person just changed. A revision that fails validation
 // is rolled back ([ReviewRefused]). In every case the review stays as it was.
-func (r *Revision) Adopt(edited string, confirm Confirm) error {
+func (r *Revision) Adopt(edited string, confirm func(prompt string) bool) error {
 	s := r.s
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -22,7 +22,7 @@ var twelve = struct {
 }
 
 // revise opens a revision of a target and adopts edited.
-func (f *fixture) revise(t Target, edited string, confirm Confirm) error {
+func (f *fixture) revise(t Target, edited string, confirm func(prompt string) bool) error {
 	f.t.Helper()
 	rev, err := f.s.Revise(t)
 	if err != nil {

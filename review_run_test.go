@@ -172,7 +172,7 @@ func TestReviewSettledLater(t *testing.T) {
 	}
 }
 
-// R10: a reviewer's failure settles the review with it; AutoApprove settles a conflict
+// R10: a reviewer's failure settles the review with it; autoApprove settles a conflict
 // as an error result.
 func TestReviewReviewerFailure(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
@@ -183,7 +183,7 @@ func TestReviewReviewerFailure(t *testing.T) {
 	}
 	g := newFixture(t, twoFiles.files, twoFiles.payload)
 	g.write("one.txt", "moved on\n")
-	res, err = Review(context.Background(), g.pr, AutoApprove)
+	res, err = Review(context.Background(), g.pr, autoApprove)
 	if !errors.Is(err, &ConflictError{}) || !strings.HasPrefix(res.Text(), "Error: file changed during review: one.txt") {
 		t.Errorf("%v %s", err, res.Text())
 	}

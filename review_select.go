@@ -43,7 +43,7 @@ func (s *Session) units(c *change, h *hunkChange) []unit {
 // file row deselects all its hunks when any is selected and selects them all otherwise;
 // the whole patch likewise. Selecting something that carries feedback asks confirm first
 // and clears the feedback on yes.
-func (s *Session) Toggle(t Target, confirm Confirm) error {
+func (s *Session) Toggle(t Target, confirm func(prompt string) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	us, err := s.selectable(t)
@@ -61,9 +61,10 @@ func (s *Session) Toggle(t Target, confirm Confirm) error {
 
 // Select selects a target, or with on false deselects it: a hunk, an operation (all of
 // an Update's hunks) or, for WholePatch, every change. Units that carry feedback are
-// selected only when confirm says yes, and lose their feedback; deselecting keeps
-// feedback, and confirm may be nil. Selecting what is selected does nothing.
-func (s *Session) Select(t Target, on bool, confirm Confirm) error {
+// selected only when confirm, asked the question, says yes ([DiscardFeedback] always
+// does), and lose their feedback; deselecting keeps feedback, and confirm may be nil.
+// Selecting what is selected does nothing.
+func (s *Session) Select(t Target, on bool, confirm func(prompt string) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	us, err := s.selectable(t)
@@ -96,7 +97,7 @@ func deselect(us []unit) {
 }
 
 // selectUnits selects units, asking before it clears the feedback of deselected ones.
-func (s *Session) selectUnits(t Target, us []unit, confirm Confirm) error {
+func (s *Session) selectUnits(t Target, us []unit, confirm func(prompt string) bool) error {
 	asks := 0
 	for _, u := range us {
 		if !*u.selected && *u.feedback != "" {

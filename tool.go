@@ -65,10 +65,10 @@ var errNoFS = errors.New("the tool has no filesystem; the host must set Tool.FS 
 //
 // Options.Mode chooses the approval mode: in [ModeEdits] and [ModeFullAuto] every call that
 // resolves is committed without interactive review. In [ModeAsk] mode a call that needs a
-// review ([Mode]: it touches the workspace and the host's allow rules do
-// not cover it) is settled by the Reviewer with [Review]; paths outside the workspace or
+// review (one that touches the workspace where the host's allow rules do not cover it)
+// is settled by the Reviewer with [Review]; paths outside the workspace or
 // protected were already put to the Authorizer while resolving. Without a Reviewer such
-// a call fails with [ErrNoReviewer] and writes nothing.
+// a call fails with an error saying so and writes nothing.
 type Tool struct {
 	// FS is the filesystem the workspace lives in.
 	FS afero.Fs
@@ -129,7 +129,7 @@ func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Re
 	case !pr.needsReview():
 		return Commit(ctx, pr)
 	case t.Reviewer == nil:
-		return errorResult(ErrNoReviewer), ErrNoReviewer
+		return errorResult(errNoReviewer), errNoReviewer
 	}
 	return Review(ctx, pr, t.Reviewer)
 }

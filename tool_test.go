@@ -200,7 +200,7 @@ func TestToolAskAllowed(t *testing.T) {
 		t.Errorf("covered call = %q, %v", text, err)
 	}
 	text, _, err = tool.Call(context.Background(), patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: docs/b.md\n+b\n*** Add File: b.go\n+b\n*** End Patch"))
-	if !errors.Is(err, ErrNoReviewer) {
+	if !errors.Is(err, errNoReviewer) {
 		t.Errorf("uncovered call = %q, %v", text, err)
 	}
 	if _, err := fsys.Stat("/ws/docs/b.md"); err == nil {
@@ -233,7 +233,7 @@ func TestToolAsk(t *testing.T) {
 		is       error
 		after    map[string]string
 	}{
-		{name: "approved", reviewer: AutoApprove,
+		{name: "approved", reviewer: autoApprove,
 			text:  "Applied patch: 2 changes\nApplied: main.go hunk 1\nApplied: docs/README.md",
 			after: map[string]string{"/ws/main.go": updated, "/ws/docs/README.md": "# demo\n"}},
 		{name: "partly", reviewer: partly,
@@ -245,7 +245,7 @@ func TestToolAsk(t *testing.T) {
 		}),
 			text: "Patch revision requested\nFeedback (whole patch): print the user's name\nRejected: main.go hunk 1\nRejected: docs/README.md"},
 		{name: "rejected", reviewer: reject, text: "Error: Patch rejected", is: ErrRejected},
-		{name: "no reviewer", text: "Error: " + ErrNoReviewer.Error(), is: ErrNoReviewer},
+		{name: "no reviewer", text: "Error: " + errNoReviewer.Error(), is: errNoReviewer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,8 +309,8 @@ func TestToolZeroModeReviews(t *testing.T) {
 		t.Errorf("a Tool with a Reviewer and no Mode: reviewed %v, err %v", reviewed, err)
 	}
 	other := afero.NewMemMapFs()
-	if _, _, err := (&Tool{FS: other}).Call(context.Background(), args); !errors.Is(err, ErrNoReviewer) {
-		t.Errorf("a Tool without a Reviewer and no Mode: err %v, want ErrNoReviewer", err)
+	if _, _, err := (&Tool{FS: other}).Call(context.Background(), args); !errors.Is(err, errNoReviewer) {
+		t.Errorf("a Tool without a Reviewer and no Mode: err %v, want errNoReviewer", err)
 	}
 	if _, err := other.Stat("/a.txt"); err == nil {
 		t.Error("a Tool without a Reviewer wrote a.txt")

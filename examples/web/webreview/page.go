@@ -295,7 +295,7 @@ func (p *Page) wholeFeedback() string {
 }
 
 // confirmed is the answer a form gives to a request that clears feedback.
-func confirmed(r *http.Request) applypatch.Confirm {
+func confirmed(r *http.Request) func(string) bool {
 	if r.PostFormValue("confirm") == "yes" {
 		return applypatch.DiscardFeedback
 	}
