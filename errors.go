@@ -544,10 +544,11 @@ func (e *MatchError) lines() string { return withMore(e.Lines, e.More, e.moreCap
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
 
-// An EncodingError refuses a file that is not valid in its encoding, or a result holding
+// An encodingError refuses a file that is not valid in its encoding, or a result holding
 // a character its encoding cannot represent. Nothing is written: a file is never
-// rewritten lossily. It arrives wrapped in a [*FileError] naming the path.
-type EncodingError struct {
+// rewritten lossily. It arrives wrapped in a [*FileError] of reason FileUndecodable
+// naming the path.
+type encodingError struct {
 	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
 	Encoding string
 	// Line is the 1-based line of the first invalid byte, or of the first character that
@@ -563,7 +564,7 @@ type EncodingError struct {
 	ByteOrderMark bool
 }
 
-func (e *EncodingError) Error() string {
+func (e *encodingError) Error() string {
 	subject := "the file"
 	if e.Rune != 0 {
 		subject = "the result"

@@ -135,8 +135,7 @@ func TestErrorTypes(t *testing.T) {
 // allErrorTypes are zero values of the error types.
 var allErrorTypes = []error{
 	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{}, &applypatch.LimitError{},
-	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.FileError{},
-	&applypatch.EncodingError{}, &applypatch.ExpectedPathError{},
+	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.ExpectedPathError{},
 }
 
 func limitErr(t *testing.T) error {

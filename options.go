@@ -90,8 +90,9 @@ type Options struct {
 	// Encoding returns the encoding the host declares for a path (the resolved name in the
 	// filesystem) and the name to show for it, or nil for UTF-8. Updates decode and
 	// re-encode the file byte-exactly, and Adds are written, in that encoding; a file not
-	// valid in it, or a result with a character it cannot hold, is refused with an
-	// [*EncodingError]. A byte-order mark in the file takes precedence.
+	// valid in it, or a result with a character it cannot hold, is refused with a
+	// [*FileError] of reason FileUndecodable whose text says which line and character.
+	// A byte-order mark in the file takes precedence.
 	Encoding func(name string) (encoding.Encoding, string)
 	// Expected holds expected-before snapshots the host supplies (what it last saw at a
 	// path), keyed by any spelling of a path of the payload: the resolved name, the path

@@ -178,7 +178,7 @@ var errBinary = errors.New("the file looks binary")
 
 // decode reads raw bytes as text. declared is the host's encoding for the path (nil for
 // none); a byte-order mark takes precedence over it. It refuses what it cannot round-trip
-// byte for byte, with an [*EncodingError], and a file with a NUL character with errBinary.
+// byte for byte, with an *encodingError, and a file with a NUL character with errBinary.
 func decode(raw []byte, declared encoding.Encoding, declaredName string) (string, *codec, error) {
 	c := &codec{name: "UTF-8"}
 	for _, m := range byteOrderMarks {
@@ -197,13 +197,13 @@ func decode(raw []byte, declared encoding.Encoding, declaredName string) (string
 			return "", nil, errBinary
 		}
 		if !utf8.Valid(raw) {
-			return "", nil, &EncodingError{Encoding: c.name, Line: invalidUTF8Line(raw), ByteOrderMark: c.bom != nil}
+			return "", nil, &encodingError{Encoding: c.name, Line: invalidUTF8Line(raw), ByteOrderMark: c.bom != nil}
 		}
 		return shareString(raw), c, nil
 	}
 	dec, err := c.enc.NewDecoder().Bytes(raw)
 	if err != nil || !c.roundTrips(dec, raw) {
-		return "", nil, &EncodingError{Encoding: c.name, Line: c.firstBadLine(string(dec), raw),
+		return "", nil, &encodingError{Encoding: c.name, Line: c.firstBadLine(string(dec), raw),
 			Declared: isDeclared, ByteOrderMark: c.bom != nil}
 	}
 	if bytes.IndexByte(dec[:min(len(dec), binaryProbe)], 0) >= 0 {
@@ -259,7 +259,7 @@ func (c *codec) firstBadLine(text string, raw []byte) int {
 }
 
 // encode turns text back into the file's bytes. A character the encoding cannot hold is
-// an [*EncodingError], never a replacement.
+// an *encodingError, never a replacement.
 func (c *codec) encode(s []byte) ([]byte, error) {
 	if c.enc == nil {
 		if len(c.bom) == 0 {
@@ -270,7 +270,7 @@ func (c *codec) encode(s []byte) ([]byte, error) {
 	b, n, err := transform.Bytes(c.enc.NewEncoder(), s)
 	if err != nil {
 		r, _ := utf8.DecodeRune(s[n:])
-		return nil, &EncodingError{Encoding: c.name, Line: bytes.Count(s[:n], []byte("\n")) + 1, Rune: r}
+		return nil, &encodingError{Encoding: c.name, Line: bytes.Count(s[:n], []byte("\n")) + 1, Rune: r}
 	}
 	return append(bytes.Clone(c.bom), b...), nil
 }

@@ -371,8 +371,9 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 			fmt.Fprint(stdout, "\n", cfg.unified)
 		}
 	}
-	var encErr *applypatch.EncodingError
-	if errors.As(err, &encErr) && !encErr.Declared && !encErr.ByteOrderMark && encErr.Rune == 0 {
+	// A file that is not valid UTF-8, with no encoding declared: the library asks the host
+	// to declare one, which here is the user, with a flag.
+	if len(cfg.encodings) == 0 && errors.Is(err, &applypatch.FileError{Reason: applypatch.FileUndecodable}) {
 		fmt.Fprintln(stderr, "applypatch: declare the file's encoding with --encoding GLOB=NAME, e.g. --encoding '*.txt=latin-1'")
 	}
 	switch {
