@@ -48,7 +48,7 @@ func ExampleReview() {
 		fmt.Println(s.Render())
 		bye, _ := s.Find("greet.go", 2)
 		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
-		fmt.Println(s.Tally().PrimaryLabel())
+		fmt.Println(s.View().Action)
 		_, err := s.Submit(ctx)
 		return err
 	})
