@@ -13,8 +13,8 @@
 //     [*Proposal]; [Review] hands it to a [Reviewer]; [Commit] writes a proposal as is.
 //   - An agent framework: [Tool], whose [Tool.Definition] registers "apply_patch" and whose
 //     [Tool.Call] and [Tool.CallResponses] handle a call.
-//   - A review front end: [Session], the live review a Reviewer drives ([Session.Rows],
-//     [Session.Toggle], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
+//   - A review front end: [Session], the live review a Reviewer drives ([Session.View],
+//     [Session.Select], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
 //     [ReviewerFunc] turns a function into a Reviewer, for policies and tests.
 //   - Host policy: [Options] with an [Authorizer], an [OwnerPredicate] and a [BufferHook].
 //   - The errors: [*PatchError] lists every failing operation; the others are listed under

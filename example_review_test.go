@@ -48,7 +48,7 @@ func ExampleReview() {
 		fmt.Println(s.Render())
 		bye, _ := s.Find("greet.go", 2)
 		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
-		fmt.Println(s.Tally().PrimaryLabel())
+		fmt.Println(s.View().Action)
 		_, err := s.Submit(ctx)
 		return err
 	})
@@ -196,4 +196,30 @@ func ExampleRestoreSession() {
 	// Fuzzy: greet.go hunk 1 matched while ignoring trailing whitespace
 	// Applied: docs/NOTES.md
 	// Rejected: old.txt <nil>
+}
+
+// A front end draws everything from one View, so its rows and counts never disagree, and
+// toggles a row as a space bar does: a row with anything selected is deselected, any other
+// row selected.
+func ExampleSession_View() {
+	_, pr := resolveGreet()
+	s := applypatch.NewSession(pr)
+	s.Fold(applypatch.WholePatch, false)
+	bye, _ := s.Find("greet.go", 2)
+	s.Select(bye, false, nil)
+	file := s.View().Rows[0] // partly selected
+	s.Select(file.Target, file.Selected == 0, applypatch.DiscardFeedback)
+
+	v := s.View()
+	fmt.Println(v.Header)
+	for _, r := range v.Rows {
+		fmt.Printf("%s %s: %s\n", r.Glyph, r.Target, r.Counts)
+	}
+	fmt.Println(v.Action)
+	// Output:
+	// ApplyPatch · 1 file · 0/2 changes · +0 −0
+	// ✗ file 1: 0/2
+	// ✗ file 1 hunk 1: +1 −1
+	// ✗ file 1 hunk 2: +1 −1
+	// Reject patch
 }

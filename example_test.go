@@ -81,7 +81,7 @@ func ExampleResolve() {
 	}
 	s := applypatch.NewSession(pr)
 	s.Fold(applypatch.WholePatch, false)
-	for _, r := range s.Rows() {
+	for _, r := range s.View().Rows {
 		fmt.Println(r)
 		if r.Fuzzy != "" {
 			fmt.Println("      matched", r.Fuzzy)

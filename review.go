@@ -82,8 +82,8 @@ func (t Target) String() string {
 func DiscardFeedback(prompt string) bool { return true }
 
 // A Session is the live review of one proposal: the model a front end renders
-// and drives. Rows, tallies and labels are computed from the proposal on every call;
-// selection, feedback and revisions change the proposal in memory only, and only
+// and drives. Its [View] (rows, counts and labels) is computed from the proposal on every
+// call; selection, feedback and revisions change the proposal in memory only, and only
 // [Session.Submit] writes. Every method is safe for concurrent use, refuses requests it
 // cannot honour with a [*ReviewError], and keeps one invariant: a selected hunk, and a
 // selected Add, Delete or Move, carries no feedback.
@@ -166,29 +166,12 @@ func (s *Session) Result() (*Result, error) {
 	return s.result, s.err
 }
 
-// State returns where the session is in its life.
-func (s *Session) State() State {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state
-}
-
-// Conflict returns the failure of the last submission: a [*ConflictError] for a stale
-// file, an [*IncompleteRollbackError], or a match failure of a re-selected hunk. It is nil
-// before the first submission and after a later one starts. Its message names authored
-// paths only.
-func (s *Session) Conflict() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.conflict
-}
-
 // Submit applies the selected changes with [Commit]. While it runs the review is
 // inert. On success, or for a review that only requests revision, the session settles
 // with the result. A review with nothing selected and no feedback settles as rejected
 // ([ErrRejected]). Any other failure (a stale file, an incomplete rollback, a hunk that
 // no longer applies) writes nothing, leaves the review open with the failure in
-// [Session.Conflict] and returns it.
+// [View].Conflict and returns it.
 //
 // When [Options].AfterCommit is set it runs after a successful commit, before the review
 // settles. An [Session.Abort] meanwhile settles the review as aborted; the commit itself

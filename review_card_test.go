@@ -30,7 +30,7 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 	if strings.Contains(card.Diff, "ELEVEN") || strings.Contains(card.Diff, "new line") || strings.Contains(card.Diff, "/ws") {
 		t.Errorf("card diff shows a deselected or replaced change, or a private path:\n%s", card.Diff)
 	}
-	if card.Action != g.s.Tally().PrimaryLabel() || card.Action != "Apply 2 changes in 2 files" || !card.Feedback {
+	if card.Action != g.s.View().Action || card.Action != "Apply 2 changes in 2 files" || !card.Feedback {
 		t.Errorf("action %q feedback %t", card.Action, card.Feedback)
 	}
 	want := "A read-only preview of the selected changes; the person reviewing the patch chooses and edits them.\nRejected: one.txt hunk 2"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func (f *fixture) submit() *Result {
 // rowStrings renders the visible rows.
 func (f *fixture) rowStrings() []string {
 	var out []string
-	for _, r := range f.s.Rows() {
+	for _, r := range f.s.View().Rows {
 		out = append(out, r.String())
 	}
 	return out
@@ -144,3 +145,20 @@ var autoApprove Reviewer = ReviewerFunc(func(ctx context.Context, s *Session) er
 	_, err := s.Submit(ctx)
 	return err
 })
+
+// toggle flips a target's selection as a front end's space bar does, from what the view
+// shows: a visible row with something selected is deselected, any other row selected;
+// WholePatch by the view's counts likewise. The target's row must be visible.
+func (f *fixture) toggle(t Target, confirm func(prompt string) bool) error {
+	f.t.Helper()
+	v := f.s.View()
+	selected := v.Selected
+	if t != WholePatch {
+		i := slices.IndexFunc(v.Rows, func(r Row) bool { return r.Target == t })
+		if i < 0 {
+			f.t.Fatalf("no visible row for %v", t)
+		}
+		selected = v.Rows[i].Selected
+	}
+	return f.s.Select(t, selected == 0, confirm)
+}

@@ -43,7 +43,7 @@ func TestReviseUpdate(t *testing.T) {
 	}
 	f.must(rev.Adopt("alpha\nuser edited\ngamma\n", nil))
 	f.must(f.s.Fold(WholePatch, false))
-	rows := f.s.Rows()
+	rows := f.s.View().Rows
 	if rows[0].String() != "▼ ✓ M one.txt · 1/1 · +1 −1 · edited" || rows[1].String() != "    ✓ @@ alpha · +1 −1 · edited" {
 		t.Errorf("rows %q", f.rowStrings())
 	}
@@ -95,8 +95,8 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	edited := strings.Replace(twelve.file, "two", "zwei", 1)
 	f.must(f.revise(Target{File: 1}, edited, nil))
 	f.must(f.s.Fold(WholePatch, false))
-	rows := f.s.Rows()
-	if len(rows) != 3 || !rows[1].Revised || rows[1].Glyph() != "✓" || rows[2].Revised || rows[2].Glyph() != "✗" {
+	rows := f.s.View().Rows
+	if len(rows) != 3 || !rows[1].Revised || rows[1].Glyph != "✓" || rows[2].Revised || rows[2].Glyph != "✗" {
 		t.Fatalf("rows after revision: %q", f.rowStrings())
 	}
 	if rows[2].Lines[1] != (DiffLine{Kind: LineRemove, Num: 11, Old: 11, Text: "eleven"}) {
@@ -119,7 +119,7 @@ func TestReviseKeepsHunkFeedback(t *testing.T) {
 	f.must(f.s.SetFeedback(Target{1, 2}, "leave eleven alone"))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "deux", 1), nil))
 	f.must(f.s.Fold(WholePatch, false))
-	if r := f.s.Rows()[2]; r.Feedback != "leave eleven alone" || r.Glyph() != "✗" {
+	if r := f.s.View().Rows[2]; r.Feedback != "leave eleven alone" || r.Glyph != "✗" {
 		t.Errorf("preserved hunk %+v", r)
 	}
 	res := f.submit()
@@ -138,7 +138,7 @@ func TestReviseAdd(t *testing.T) {
 		t.Fatalf("sides %q %q", rev.Baseline, rev.Proposed)
 	}
 	f.must(rev.Adopt("user text\r\nline two", nil))
-	if got := f.s.Rows()[0].String(); got != "▶ ✓ A fresh.txt · +2 · edited" {
+	if got := f.s.View().Rows[0].String(); got != "▶ ✓ A fresh.txt · +2 · edited" {
 		t.Errorf("row %q", got)
 	}
 	res := f.submit()
@@ -160,11 +160,11 @@ func TestReviseAddWithFeedback(t *testing.T) {
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
 	wantReason(t, rev.Adopt("better text\n", func(string) bool { return false }), ReviewNeedsConfirm)
-	if r := f.s.Rows()[0]; r.Feedback == "" || r.Glyph() != "✗" || r.Revised {
+	if r := f.s.View().Rows[0]; r.Feedback == "" || r.Glyph != "✗" || r.Revised {
 		t.Errorf("declined: %+v", r)
 	}
 	f.must(rev.Adopt("better text\n", DiscardFeedback))
-	if r := f.s.Rows()[0]; r.Feedback != "" || r.Glyph() != "✓" || !r.Revised {
+	if r := f.s.View().Rows[0]; r.Feedback != "" || r.Glyph != "✓" || !r.Revised {
 		t.Errorf("confirmed: %+v", r)
 	}
 }
@@ -198,8 +198,8 @@ func TestReviseInvalidRolledBack(t *testing.T) {
 	if !slices.Equal(c.Op.Lines, []string{"model text"}) || c.Revised || !c.Selected {
 		t.Errorf("change after rollback: %+v", c)
 	}
-	if f.s.State() != StateOpen {
-		t.Errorf("state %s", f.s.State())
+	if f.s.View().State != StateOpen {
+		t.Errorf("state %s", f.s.View().State)
 	}
 }
 
@@ -225,7 +225,7 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 	}
 	f.must(rev.Adopt("keep\nkeep too\n", nil))
 	f.must(f.s.Fold(WholePatch, false))
-	rows := f.s.Rows()
+	rows := f.s.View().Rows
 	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "obsolete"}) {
 		t.Errorf("rows %q %v", f.rowStrings(), rows[1].Lines)
 	}
@@ -292,7 +292,7 @@ func TestReviseSelectionChangedDiscarded(t *testing.T) {
 	if rev.Line != 1 || rev.Target != (Target{File: 1}) {
 		t.Errorf("revision at line %d of %v", rev.Line, rev.Target)
 	}
-	f.must(f.s.Toggle(Target{1, 2}, nil))
+	f.must(f.s.Select(Target{1, 2}, false, nil)) // hunk 2 was selected
 	err = rev.Adopt(strings.Replace(twelve.file, "two", "zwei", 1), nil)
 	wantReason(t, err, ReviewRevisionStale)
 	if !strings.Contains(err.Error(), "selection changed") {
@@ -303,8 +303,8 @@ func TestReviseSelectionChangedDiscarded(t *testing.T) {
 			t.Error("a hunk is marked revised")
 		}
 	}
-	if f.s.Tally().Selected != 1 {
-		t.Errorf("toggle lost: %+v", f.s.Tally())
+	if f.s.View().Selected != 1 {
+		t.Errorf("toggle lost: %+v", f.s.View())
 	}
 	if _, err := f.s.Revise(Target{File: 1}); err != nil {
 		t.Errorf("the stale revision still blocks: %v", err)
@@ -477,7 +477,7 @@ func TestReselectedHunkClashesWithRevision(t *testing.T) {
 		!strings.Contains(msg, "deselect it, or revise the file again") {
 		t.Errorf("message: %s", msg)
 	}
-	if f.s.State() == StateSettled || f.read("one.txt") != twelve.file {
+	if f.s.View().State == StateSettled || f.read("one.txt") != twelve.file {
 		t.Error("the review settled or wrote, want it open and the file untouched")
 	}
 }

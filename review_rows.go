@@ -12,10 +12,8 @@ import (
 // selectionGlyphs draw how much of a row is selected: nothing, some or all of it.
 var selectionGlyphs = [...]string{"✗", "◐", "✓"}
 
-// Glyph returns the row's selection glyph, as String draws it: "✓" when every change of
-// the row is selected, "◐" when some are, "✗" when none is. Front ends show it so that
-// every surface marks selection alike.
-func (r Row) Glyph() string {
+// glyph computes Row.Glyph.
+func (r Row) glyph() string {
 	switch {
 	case r.Selected == 0:
 		return selectionGlyphs[0]
@@ -29,8 +27,8 @@ func (r Row) Glyph() string {
 func (r Row) isHunk() bool { return r.Target.Hunk > 0 }
 
 // A Row is one line of the review's list: an operation, or under an expanded Update
-// one of its changing hunks. Rows are computed on every call and carry everything a front
-// end renders; [Row.String] renders the row line itself.
+// one of its changing hunks. Rows are computed for every [View] and carry everything a
+// front end renders; [Row.String] renders the row line itself.
 type Row struct {
 	// Target names the row in requests: its operation, and its hunk for a hunk row
 	// (Target.Hunk > 0 only on a hunk row).
@@ -43,12 +41,19 @@ type Row struct {
 	// it, else "~N" for its baseline line; at most 48 columns.
 	Label string
 	// Selected and Total count the row's selected and total changes: a file row of an
-	// Update counts its hunks, any other row 0 or 1 of 1. [Row.String] draws ✓ when all
-	// are selected, ◐ when some are and ✗ when none is.
+	// Update counts its hunks, any other row 0 or 1 of 1.
 	Selected, Total int
+	// Glyph is the row's selection glyph, as [Row.String] draws it: "✓" when every change
+	// of the row is selected, "◐" when some are, "✗" when none is. Front ends show it so
+	// that every surface marks selection alike.
+	Glyph string
 	// Added and Removed count lines: of the selected hunks for an Update's file row, of the
 	// whole change for an Add, Delete or Move, of the hunk for a hunk row.
 	Added, Removed int
+	// Counts is the row's counts as the review shows them: a hunk "+a −d", an Add
+	// "+N", a Delete "−N", a Move "+A −D" ("" for a pure rename), an Update "S/T" and,
+	// when something is selected, "S/T · +A −D". The minus sign is U+2212.
+	Counts string
 	// Folded is the row's fold state; a folded row shows no Lines.
 	Folded bool
 	// Fuzzy says how a hunk that did not match exactly was matched, in the words of the
@@ -102,16 +107,16 @@ func (l DiffLine) String() string {
 func (r Row) String() string {
 	var b strings.Builder
 	if r.isHunk() {
-		fmt.Fprintf(&b, "    %s %s", r.Glyph(), strings.TrimRight("@@ "+r.Label, " "))
+		fmt.Fprintf(&b, "    %s %s", r.Glyph, strings.TrimRight("@@ "+r.Label, " "))
 	} else {
 		fold := "▼"
 		if r.Folded {
 			fold = "▶"
 		}
-		fmt.Fprintf(&b, "%s %s %s %s", fold, r.Glyph(), r.Status, r.Path)
+		fmt.Fprintf(&b, "%s %s %s %s", fold, r.Glyph, r.Status, r.Path)
 	}
-	if c := r.Counts(); c != "" {
-		b.WriteString(" · " + c)
+	if r.Counts != "" {
+		b.WriteString(" · " + r.Counts)
 	}
 	if r.Fuzzy != "" {
 		b.WriteString(" · fuzzy")
@@ -128,10 +133,8 @@ func (r Row) String() string {
 	return b.String()
 }
 
-// Counts renders the row's counts as the review shows them: a hunk "+a −d", an Add
-// "+N", a Delete "−N", a Move "+A −D" ("" for a pure rename), an Update "S/T" and, when
-// something is selected, "S/T · +A −D". The minus sign is U+2212.
-func (r Row) Counts() string {
+// countText computes Row.Counts.
+func (r Row) countText() string {
 	switch {
 	case r.isHunk():
 		return counts(r.Added, r.Removed)
@@ -151,14 +154,6 @@ func (r Row) Counts() string {
 
 func counts(added, removed int) string { return fmt.Sprintf("+%d −%d", added, removed) }
 
-// Rows returns the visible rows, top to bottom: one per operation, and under each
-// expanded Update one per changing hunk. Locators never appear.
-func (s *Session) Rows() []Row {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rows()
-}
-
 // rows builds the visible rows. s.mu is held.
 func (s *Session) rows() []Row {
 	var rows []Row
@@ -169,6 +164,12 @@ func (s *Session) rows() []Row {
 		}
 	}
 	return rows
+}
+
+// finish fills in the fields a row derives from its counts.
+func (r Row) finish() Row {
+	r.Glyph, r.Counts = r.glyph(), r.countText()
+	return r
 }
 
 // fileRow builds the row of an operation.
@@ -191,7 +192,7 @@ func (s *Session) fileRow(n int, c *change) Row {
 	if !r.Folded {
 		r.Lines = s.bodyLines(c)
 	}
-	return r
+	return r.finish()
 }
 
 // statusOf returns an operation's status letter.
@@ -250,7 +251,7 @@ func (s *Session) hunkRows(n int, c *change) []Row {
 			}
 			r.Lines = hunkLines(h, starts[h], base)
 		}
-		rows = append(rows, r)
+		rows = append(rows, r.finish())
 	}
 	return rows
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/afero"
 )
 
@@ -47,7 +48,7 @@ func TestGutterNumbers(t *testing.T) {
 			f := newFixture(t, map[string]string{"f.txt": tc.file}, tc.payload)
 			f.must(f.s.Fold(WholePatch, false))
 			var got [][]DiffLine
-			for _, r := range f.s.Rows()[1:] {
+			for _, r := range f.s.View().Rows[1:] {
 				got = append(got, r.Lines)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -68,9 +69,9 @@ func TestGutterNumbersIgnoreSelection(t *testing.T) {
 	f := newFixture(t, map[string]string{"f.txt": "a\nb\nc\nd\ne\nf\n"}, patch(
 		"*** Update File: f.txt", "@@", " a", "+a2", "@@", " e", "-f", "+F"))
 	f.must(f.s.Fold(WholePatch, false))
-	before := f.s.Rows()[2].Lines
+	before := f.s.View().Rows[2].Lines
 	f.must(f.s.Select(Target{1, 1}, false, nil))
-	if diff := cmp.Diff(before, f.s.Rows()[2].Lines); diff != "" || before[2].Num != 7 {
+	if diff := cmp.Diff(before, f.s.View().Rows[2].Lines); diff != "" || before[2].Num != 7 {
 		t.Errorf("numbers moved with selection (-before +after):\n%s (F at %d)", diff, before[2].Num)
 	}
 }
@@ -100,7 +101,7 @@ func TestSectionLabels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, map[string]string{"f.go": tc.file}, patch(append([]string{"*** Update File: f.go"}, tc.hunk...)...))
 			f.must(f.s.Fold(WholePatch, false))
-			got := f.s.Rows()[1].Label
+			got := f.s.View().Rows[1].Label
 			if got != tc.want {
 				t.Errorf("label = %q, want %q", got, tc.want)
 			}
@@ -133,12 +134,12 @@ func TestTallies(t *testing.T) {
 		name  string
 		apply func(f *fixture)
 		rows  []row
-		tally Tally
+		tally View // the counts only
 	}{{
 		name:  "all selected",
 		apply: func(*fixture) {},
 		rows:  []row{{2, 2, 3, 2}, {1, 1, 2, 0}, {1, 1, 0, 2}, {1, 1, 0, 0}, {1, 1, 2, 1}},
-		tally: Tally{Files: 5, FilesSelected: 5, Selected: 6, Total: 6, Added: 7, Removed: 5},
+		tally: View{Files: 5, FilesSelected: 5, Selected: 6, Total: 6, Added: 7, Removed: 5},
 	}, {
 		name: "some deselected, feedback staged",
 		apply: func(f *fixture) {
@@ -149,19 +150,20 @@ func TestTallies(t *testing.T) {
 			f.must(f.s.SetFeedback(Target{File: 1}, "file"))
 		},
 		rows:  []row{{1, 2, 1, 1}, {0, 1, 2, 0}, {0, 1, 0, 2}, {1, 1, 0, 0}, {1, 1, 2, 1}},
-		tally: Tally{Files: 5, FilesSelected: 3, Selected: 3, Total: 6, Added: 3, Removed: 2, Comments: 4},
+		tally: View{Files: 5, FilesSelected: 3, Selected: 3, Total: 6, Added: 3, Removed: 2, Comments: 4},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, files, payload)
 			tc.apply(f)
 			var got []row
-			for _, r := range f.s.Rows() {
+			for _, r := range f.s.View().Rows {
 				got = append(got, row{r.Selected, r.Total, r.Added, r.Removed})
 			}
 			if diff := cmp.Diff(tc.rows, got, cmp.AllowUnexported(row{})); diff != "" {
 				t.Errorf("rows (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.tally, f.s.Tally()); diff != "" {
+			counts := cmpopts.IgnoreFields(View{}, "State", "Header", "Action", "Feedback", "Conflict", "Rows")
+			if diff := cmp.Diff(tc.tally, f.s.View(), counts); diff != "" {
 				t.Errorf("tally (-want +got):\n%s", diff)
 			}
 		})
@@ -185,7 +187,7 @@ func TestFileRowStrings(t *testing.T) {
 	if diff := cmp.Diff(want, f.rowStrings()); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	if r := f.s.Rows()[0]; !r.Dimmed || r.Feedback != "keep" {
+	if r := f.s.View().Rows[0]; !r.Dimmed || r.Feedback != "keep" {
 		t.Errorf("deselected Delete row: %+v", r)
 	}
 }
@@ -208,7 +210,7 @@ func TestRowsDecodeUTF16Delete(t *testing.T) {
 	if err := s.Fold(Target{File: 1}, false); err != nil {
 		t.Fatal(err)
 	}
-	rows := s.Rows()
+	rows := s.View().Rows
 	if len(rows) != 1 || len(rows[0].Lines) != 1 || rows[0].Lines[0].Text != "hi" {
 		t.Fatalf("rows = %+v, want one removed line \"hi\"", rows)
 	}
@@ -222,7 +224,7 @@ func TestRowsShowFileTextOfFuzzyHunk(t *testing.T) {
 		patch("*** Update File: q.txt", "@@", ` say "hi"`, "-old", "+new"))
 	f.must(f.s.Fold(Target{File: 1}, false))
 	var got []string
-	for _, r := range f.s.Rows() {
+	for _, r := range f.s.View().Rows {
 		for _, l := range r.Lines {
 			got = append(got, l.String())
 		}

@@ -30,8 +30,8 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	}()
 	<-started
 	s := f.s
-	if s.State() != StateSubmitting || s.Render() != "ApplyPatch · Applying patch and refreshing diagnostics..." {
-		t.Errorf("state %s, render %q", s.State(), s.Render())
+	if s.View().State != StateSubmitting || s.Render() != "ApplyPatch · Applying patch and refreshing diagnostics..." {
+		t.Errorf("state %s, render %q", s.View().State, s.Render())
 	}
 	if card := s.Card(CardOptions{}); card.Action != "" || card.Feedback || card.Notice != "ApplyPatch is being applied." {
 		t.Errorf("card while applying: %+v", card)
@@ -39,7 +39,8 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	wantReason(t, s.Reject(), ReviewBusy)
 	_, err := s.CardFeedback(context.Background(), "stop")
 	wantReason(t, err, ReviewBusy)
-	wantReason(t, s.Toggle(Target{File: 1}, nil), ReviewBusy)
+	wantReason(t, s.Select(Target{File: 1}, true, nil), ReviewBusy)
+	wantReason(t, s.Select(Target{File: 1}, false, nil), ReviewBusy)
 	select {
 	case <-s.Done():
 		t.Fatal("settled before diagnostics finished")
@@ -111,11 +112,11 @@ func TestAbortDuringFailingCommit(t *testing.T) {
 	if err := <-done; !errors.Is(err, faultfs.ErrInjected) {
 		t.Fatalf("submit: %v", err)
 	}
-	if res, err := f.s.Result(); f.s.State() != StateSettled || !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
-		t.Errorf("state %s, result %v %v", f.s.State(), res, err)
+	if res, err := f.s.Result(); f.s.View().State != StateSettled || !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
+		t.Errorf("state %s, result %v %v", f.s.View().State, res, err)
 	}
-	if f.s.Conflict() != nil {
-		t.Errorf("conflict recorded after the abort: %v", f.s.Conflict())
+	if f.s.View().Conflict != nil {
+		t.Errorf("conflict recorded after the abort: %v", f.s.View().Conflict)
 	}
 }
 
@@ -202,8 +203,8 @@ func TestSubmitIncompleteRollback(t *testing.T) {
 	}))
 	f := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
 	_, err := f.s.Submit(context.Background())
-	if !errors.As(err, new(*IncompleteRollbackError)) || f.s.State() != StateOpen {
-		t.Fatalf("%v, state %s", err, f.s.State())
+	if !errors.As(err, new(*IncompleteRollbackError)) || f.s.View().State != StateOpen {
+		t.Fatalf("%v, state %s", err, f.s.View().State)
 	}
 	if res, _ := f.s.Result(); res != nil {
 		t.Error("an incomplete rollback sent a result")
@@ -216,7 +217,7 @@ func TestSubmitIncompleteRollback(t *testing.T) {
 	}
 }
 
-// R10: the session is safe for concurrent use: front ends render, toggle and fold while
+// R10: the session is safe for concurrent use: front ends render, select and fold while
 // another submits; exactly one outcome wins (run with -race).
 func TestSessionConcurrentUse(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
@@ -224,12 +225,11 @@ func TestSessionConcurrentUse(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			for range 50 {
-				f.s.Rows()
+				f.s.View()
 				f.s.Render()
 				f.s.Card(CardOptions{})
 				f.s.Fold(WholePatch, i%2 == 0)
-				f.s.Toggle(Target{1, 1}, DiscardFeedback)
-				f.s.Tally()
+				f.s.Select(Target{1, 1}, i%2 == 1, DiscardFeedback)
 			}
 		})
 	}
@@ -239,8 +239,8 @@ func TestSessionConcurrentUse(t *testing.T) {
 	wg.Go(func() { f.s.Abort() })
 	wg.Wait()
 	<-f.s.Done()
-	if res, _ := f.s.Result(); res == nil || f.s.State() != StateSettled {
-		t.Fatalf("not settled: %s", f.s.State())
+	if res, _ := f.s.Result(); res == nil || f.s.View().State != StateSettled {
+		t.Fatalf("not settled: %s", f.s.View().State)
 	}
 }
 

@@ -79,8 +79,8 @@ func TestCommitRestoredConflict(t *testing.T) {
 	f.write("d.txt", "keep\ndrop\nmore\n")
 	s, err := RestoreSession(context.Background(), f.fsys, data, &Options{Workspace: workspace})
 	f.must(err)
-	if _, err := s.Submit(context.Background()); !errors.Is(err, &ConflictError{}) || s.State() != StateOpen {
-		t.Fatalf("submit: %v, %s", err, s.State())
+	if _, err := s.Submit(context.Background()); !errors.Is(err, &ConflictError{}) || s.View().State != StateOpen {
+		t.Fatalf("submit: %v, %s", err, s.View().State)
 	}
 	if f.read("one.txt") != twelve.file {
 		t.Error("a conflicted commit wrote")

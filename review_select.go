@@ -38,32 +38,16 @@ func (s *Session) units(c *change, h *hunkChange) []unit {
 	return out
 }
 
-// Toggle flips a target's selection as the space bar of a review does: a
-// selected hunk, Add, Delete or Move is deselected, a deselected one selected; an Update's
-// file row deselects all its hunks when any is selected and selects them all otherwise;
-// the whole patch likewise. Selecting something that carries feedback asks confirm first
-// and clears the feedback on yes.
-func (s *Session) Toggle(t Target, confirm func(prompt string) bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	us, err := s.selectable(t)
-	if err != nil {
-		return err
-	}
-	for _, u := range us {
-		if *u.selected {
-			deselect(us)
-			return nil
-		}
-	}
-	return s.selectUnits(t, us, confirm)
-}
-
 // Select selects a target, or with on false deselects it: a hunk, an operation (all of
 // an Update's hunks) or, for WholePatch, every change. Units that carry feedback are
 // selected only when confirm, asked the question, says yes ([DiscardFeedback] always
 // does), and lose their feedback; deselecting keeps feedback, and confirm may be nil.
 // Selecting what is selected does nothing.
+//
+// A front end's toggle, the space bar of a review, is Select(row.Target, row.Selected == 0,
+// confirm) for a [Row] of the current [View], and Select(WholePatch, view.Selected == 0,
+// confirm) for the whole patch: whatever has something selected is deselected, anything
+// else selected.
 func (s *Session) Select(t Target, on bool, confirm func(prompt string) bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,23 +106,6 @@ func (s *Session) selectUnits(t Target, us []unit, confirm func(prompt string) b
 		}
 	}
 	return nil
-}
-
-// Feedback returns the feedback staged on a target: a hunk, an operation, or the whole
-// patch ([WholePatch]); "" when there is none.
-func (s *Session) Feedback(t Target) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, h, err := s.lookup(t)
-	switch {
-	case err != nil:
-		return "", err
-	case c == nil:
-		return s.pr.feedback, nil
-	case h != nil:
-		return h.Feedback, nil
-	}
-	return c.Feedback, nil
 }
 
 // SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an

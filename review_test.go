@@ -38,13 +38,13 @@ var twoFiles = struct {
 // and submits only what is selected (mevedel-patch-review-start).
 func TestReviewStart(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 3/3 changes · +3 −3"; got != want {
+	if got, want := f.s.View().Header, "ApplyPatch · 2 files · 3/3 changes · +3 −3"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
 	}
 	if got := f.read("one.txt"); got != twoFiles.files["one.txt"] {
 		t.Fatalf("one.txt changed before submission: %q", got)
 	}
-	rows := f.s.Rows()
+	rows := f.s.View().Rows
 	if len(rows) != 2 || !rows[0].Folded || rows[0].Lines != nil || rows[1].isHunk() {
 		t.Fatalf("rows at start = %v, want two folded file rows", f.rowStrings())
 	}
@@ -58,15 +58,15 @@ func TestReviewStart(t *testing.T) {
 	if diff := cmp.Diff(want, f.rowStrings()); diff != "" {
 		t.Errorf("expanded rows (-want +got):\n%s", diff)
 	}
-	if got := f.s.Rows()[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "old one"}) {
+	if got := f.s.View().Rows[1].Lines; len(got) != 2 || got[0] != (DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "old one"}) {
 		t.Errorf("hunk 1 lines = %v", got)
 	}
 	f.must(f.s.Fold(f.find("one.txt", 1), true))
-	if r := f.s.Rows()[1]; r.Lines != nil || !strings.HasSuffix(r.String(), " …") {
+	if r := f.s.View().Rows[1]; r.Lines != nil || !strings.HasSuffix(r.String(), " …") {
 		t.Errorf("folded hunk row = %q with %d lines", r.String(), len(r.Lines))
 	}
 	f.must(f.s.Select(f.find("one.txt", 1), false, nil))
-	if got, want := f.s.Tally().Header(), "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
+	if got, want := f.s.View().Header, "ApplyPatch · 2 files · 2/3 changes · +2 −2"; got != want {
 		t.Errorf("header after deselect = %q, want %q", got, want)
 	}
 	res := f.submit()
@@ -90,17 +90,17 @@ func TestReviewStart(t *testing.T) {
 func TestReviewFeedback(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.must(f.s.SetFeedback(f.find("one.txt", 1), "Keep the old wording\nit is referenced elsewhere"))
-	if got := f.s.Tally().Selected; got != 2 {
+	if got := f.s.View().Selected; got != 2 {
 		t.Errorf("hunk feedback left %d selected, want 2", got)
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 0), "Split this file"))
 	f.must(f.s.SetFeedback(WholePatch, "Explain the renames"))
-	if got := f.s.Tally().Selected; got != 2 {
+	if got := f.s.View().Selected; got != 2 {
 		t.Errorf("file and patch feedback changed selection: %d selected, want 2", got)
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 2), "Not this one either"))
 	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
-	if got, want := f.s.Tally().PrimaryLabel(), "Request revision · 4 comments"; got != want {
+	if got, want := f.s.View().Action, "Request revision · 4 comments"; got != want {
 		t.Errorf("label = %q, want %q", got, want)
 	}
 	res := f.submit()
@@ -130,10 +130,11 @@ func TestReviewFeedback(t *testing.T) {
 // with feedback is re-selected only when the confirm callback says yes.
 func TestReviewFeedbackConfirm(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	f.must(f.s.Fold(f.find("one.txt", 0), false)) // the hunk rows are what a person toggles
 	h1 := f.find("one.txt", 1)
 	f.must(f.s.SetFeedback(h1, " \n\t")) // blank: nothing to clear, nothing staged
-	if f.s.Tally().Comments != 0 {
-		t.Errorf("blank feedback staged: %+v", f.s.Tally())
+	if f.s.View().Comments != 0 {
+		t.Errorf("blank feedback staged: %+v", f.s.View())
 	}
 	f.must(f.s.SetFeedback(h1, "no"))
 	err := f.s.Select(h1, true, nil)
@@ -143,23 +144,23 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 		t.Errorf("prompt = %+v", re)
 	}
 	asked := ""
-	wantReason(t, f.s.Toggle(h1, func(p string) bool { asked = p; return false }), ReviewNeedsConfirm)
-	if asked == "" || f.s.Rows()[0].Selected != 1 {
-		t.Errorf("declined toggle: asked %q, %d selected", asked, f.s.Rows()[0].Selected)
+	wantReason(t, f.toggle(h1, func(p string) bool { asked = p; return false }), ReviewNeedsConfirm)
+	if asked == "" || f.s.View().Rows[0].Selected != 1 {
+		t.Errorf("declined toggle: asked %q, %d selected", asked, f.s.View().Rows[0].Selected)
 	}
-	f.must(f.s.Toggle(f.find("one.txt", 0), nil)) // deselect the file: hunk 2 too
-	err = f.s.Toggle(f.find("one.txt", 0), nil)
+	f.must(f.toggle(f.find("one.txt", 0), nil)) // deselect the file: hunk 2 too
+	err = f.toggle(f.find("one.txt", 0), nil)
 	if !errors.As(err, &re) || re.Prompt != "Reselect file and clear its feedback?" {
 		t.Fatalf("file reselect: %v", err)
 	}
-	f.must(f.s.Toggle(f.find("one.txt", 0), DiscardFeedback))
-	if r := f.s.Rows()[0]; r.Glyph() != "✓" || f.s.Tally().Comments != 0 {
-		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.Tally().Comments)
+	f.must(f.toggle(f.find("one.txt", 0), DiscardFeedback))
+	if r := f.s.View().Rows[0]; r.Glyph != "✓" || f.s.View().Comments != 0 {
+		t.Errorf("after confirmed reselect: %q, %d comments", r, f.s.View().Comments)
 	}
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), "file note"))
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), ""))
-	if f.s.Tally().Comments != 0 || f.s.Tally().Selected != 3 {
-		t.Errorf("cleared feedback: %+v", f.s.Tally())
+	if f.s.View().Comments != 0 || f.s.View().Selected != 3 {
+		t.Errorf("cleared feedback: %+v", f.s.View())
 	}
 }
 
@@ -196,7 +197,7 @@ var threeKinds = struct {
 func TestReviewToggleSelection(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
 	f.must(f.s.Fold(WholePatch, false))
-	rows := f.s.Rows()
+	rows := f.s.View().Rows
 	move := rows[len(rows)-1]
 	if move.String() != "▼ ✓ R move.txt → moved.txt · +1 −1" || len(move.Lines) != 3 {
 		t.Fatalf("move row %q with lines %v", move, move.Lines)
@@ -210,14 +211,32 @@ func TestReviewToggleSelection(t *testing.T) {
 		t.Errorf("a Move's hunk is selectable: %v", err)
 	}
 	up := f.find("update.txt", 0)
-	f.must(f.s.Toggle(up, nil))
-	rows = f.s.Rows()
-	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].Glyph() != "✗" || rows[2].Glyph() != "✗" {
+	f.must(f.toggle(up, nil))
+	rows = f.s.View().Rows
+	if rows[0].String() != "▼ ✗ M update.txt · 0/2" || rows[1].Glyph != "✗" || rows[2].Glyph != "✗" {
 		t.Errorf("after toggling the file row: %v", f.rowStrings())
 	}
-	f.must(f.s.Toggle(up, nil))
-	if got := f.s.Rows()[0].String(); got != "▼ ✓ M update.txt · 2/2 · +2 −2" {
+	f.must(f.toggle(up, nil))
+	if got := f.s.View().Rows[0].String(); got != "▼ ✓ M update.txt · 2/2 · +2 −2" {
 		t.Errorf("second toggle: %q", got)
+	}
+	f.must(f.s.Select(f.find("update.txt", 1), false, nil))
+	f.must(f.toggle(up, nil)) // partly selected: the file row deselects the rest
+	if got := f.s.View().Rows[0].String(); got != "▼ ✗ M update.txt · 0/2" {
+		t.Errorf("toggling a partly selected file: %q", got)
+	}
+	del := f.find("delete.txt", 0)
+	f.must(f.toggle(del, nil))
+	if r := f.s.View().Rows[3]; r.Target != del || r.Glyph != "✗" {
+		t.Errorf("toggled Delete: %q", r)
+	}
+	f.must(f.toggle(WholePatch, nil)) // something (the Move) is selected: all is deselected
+	if v := f.s.View(); v.Selected != 0 || v.Action != "Reject patch" {
+		t.Errorf("toggling the patch with a change selected: %d/%d selected", v.Selected, v.Total)
+	}
+	f.must(f.toggle(WholePatch, nil)) // nothing selected: all is selected
+	if v := f.s.View(); v.Selected != v.Total || v.Total != 4 {
+		t.Errorf("toggling the patch with nothing selected: %d/%d selected", v.Selected, v.Total)
 	}
 	f.must(f.s.Select(f.find("delete.txt", 0), false, nil))
 	res := f.submit()
@@ -233,16 +252,16 @@ func TestReviewToggleSelection(t *testing.T) {
 func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
 	f.must(f.s.Select(WholePatch, false, nil))
-	for _, r := range f.s.Rows() {
-		if r.Glyph() != "✗" || !r.Dimmed {
+	for _, r := range f.s.View().Rows {
+		if r.Glyph != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
 		}
 	}
-	if got := f.s.Tally().PrimaryLabel(); got != "Reject patch" {
+	if got := f.s.View().Action; got != "Reject patch" {
 		t.Errorf("label = %q", got)
 	}
 	f.must(f.s.Select(WholePatch, true, nil))
-	if got := f.s.Tally(); got.Selected != got.Total {
+	if got := f.s.View(); got.Selected != got.Total {
 		t.Errorf("select all: %+v", got)
 	}
 }
@@ -260,8 +279,8 @@ func TestReviewSubmit(t *testing.T) {
 	if f.read("one.txt") != twoFiles.files["one.txt"] {
 		t.Errorf("one.txt written despite the conflict")
 	}
-	if f.s.State() != StateOpen || !errors.Is(f.s.Conflict(), &ConflictError{}) {
-		t.Fatalf("state %s, conflict %v", f.s.State(), f.s.Conflict())
+	if f.s.View().State != StateOpen || !errors.Is(f.s.View().Conflict, &ConflictError{}) {
+		t.Fatalf("state %s, conflict %v", f.s.View().State, f.s.View().Conflict)
 	}
 	if r, _ := f.s.Result(); r != nil {
 		t.Fatal("a conflict settled the review")
@@ -271,7 +290,7 @@ func TestReviewSubmit(t *testing.T) {
 	}
 	f.must(f.s.Select(f.find("two.txt", 0), false, nil))
 	res = f.submit()
-	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.State() != StateSettled {
+	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.View().State != StateSettled {
 		t.Errorf("after deselecting the stale file: %s", res.Text())
 	}
 	if _, err := f.s.Submit(context.Background()); !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
@@ -293,7 +312,7 @@ func TestReviewReject(t *testing.T) {
 		t.Error("reject wrote one.txt")
 	}
 	wantReason(t, f.s.Reject(), ReviewSettled)
-	wantReason(t, f.s.Toggle(f.find("one.txt", 0), nil), ReviewSettled)
+	wantReason(t, f.toggle(f.find("one.txt", 0), nil), ReviewSettled)
 }
 
 // R11: visiting a hunk opens its file at the hunk's baseline line
@@ -321,7 +340,7 @@ func TestReviewVisit(t *testing.T) {
 func TestReviewVisitShowsAuthoredPath(t *testing.T) {
 	f := newFixture(t, map[string]string{"src/a.txt": "x\ny\n"}, patch(
 		"*** Update File: ./src/../src/a.txt", "-y", "+z"))
-	if got := f.s.Rows()[0].Path; got != "./src/../src/a.txt" {
+	if got := f.s.View().Rows[0].Path; got != "./src/../src/a.txt" {
 		t.Errorf("row path = %q", got)
 	}
 	loc, err := f.s.Visit(Target{File: 1, Hunk: 1})
@@ -389,7 +408,7 @@ func TestReviewFeedbackTargets(t *testing.T) {
 			wantReason(t, err, reviewUnknownTarget)
 		}
 	}
-	if got := f.s.Tally(); got.Total != 3 || got.Comments != 5 {
+	if got := f.s.View(); got.Total != 3 || got.Comments != 5 {
 		t.Errorf("tally with a locator: %+v", got)
 	}
 }
@@ -398,17 +417,17 @@ func TestReviewFeedbackTargets(t *testing.T) {
 // (mevedel-patch-review--primary-label).
 func TestReviewPrimaryLabel(t *testing.T) {
 	for _, tc := range []struct {
-		t    Tally
+		t    View
 		want string
 	}{
-		{Tally{}, "Reject patch"},
-		{Tally{Selected: 1, FilesSelected: 1, Comments: 1}, "Apply 1 change in 1 file · send 1 comment"},
-		{Tally{Comments: 1}, "Request revision · 1 comment"},
-		{Tally{Comments: 4}, "Request revision · 4 comments"},
-		{Tally{Selected: 6, FilesSelected: 4}, "Apply 6 changes in 4 files"},
-		{Tally{Selected: 2, FilesSelected: 1, Comments: 3}, "Apply 2 changes in 1 file · send 3 comments"},
+		{View{}, "Reject patch"},
+		{View{Selected: 1, FilesSelected: 1, Comments: 1}, "Apply 1 change in 1 file · send 1 comment"},
+		{View{Comments: 1}, "Request revision · 1 comment"},
+		{View{Comments: 4}, "Request revision · 4 comments"},
+		{View{Selected: 6, FilesSelected: 4}, "Apply 6 changes in 4 files"},
+		{View{Selected: 2, FilesSelected: 1, Comments: 3}, "Apply 2 changes in 1 file · send 3 comments"},
 	} {
-		if got := tc.t.PrimaryLabel(); got != tc.want {
+		if got := tc.t.action(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.t, got, tc.want)
 		}
 	}
@@ -418,19 +437,19 @@ func TestReviewPrimaryLabel(t *testing.T) {
 // only when staged.
 func TestReviewHeader(t *testing.T) {
 	for _, tc := range []struct {
-		t    Tally
+		t    View
 		want string
 	}{
-		{Tally{Files: 1, Selected: 1, Total: 1, Added: 1}, "ApplyPatch · 1 file · 1/1 change · +1 −0"},
-		{Tally{Files: 1, Total: 1}, "ApplyPatch · 1 file · 0/1 change · +0 −0"},
-		{Tally{Files: 5, Selected: 6, Total: 9, Added: 69, Removed: 26, Comments: 1}, "ApplyPatch · 5 files · 6/9 changes · +69 −26 · 1 comment"},
-		{Tally{Files: 2, Selected: 3, Total: 3, Added: 3, Removed: 3, Comments: 2}, "ApplyPatch · 2 files · 3/3 changes · +3 −3 · 2 comments"},
+		{View{Files: 1, Selected: 1, Total: 1, Added: 1}, "ApplyPatch · 1 file · 1/1 change · +1 −0"},
+		{View{Files: 1, Total: 1}, "ApplyPatch · 1 file · 0/1 change · +0 −0"},
+		{View{Files: 5, Selected: 6, Total: 9, Added: 69, Removed: 26, Comments: 1}, "ApplyPatch · 5 files · 6/9 changes · +69 −26 · 1 comment"},
+		{View{Files: 2, Selected: 3, Total: 3, Added: 3, Removed: 3, Comments: 2}, "ApplyPatch · 2 files · 3/3 changes · +3 −3 · 2 comments"},
 	} {
-		if got := tc.t.Header(); got != tc.want {
+		if got := tc.t.header(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.t, got, tc.want)
 		}
-		if strings.Contains(tc.t.Header(), "-") {
-			t.Errorf("header uses an ASCII minus: %q", tc.t.Header())
+		if strings.Contains(tc.t.header(), "-") {
+			t.Errorf("header uses an ASCII minus: %q", tc.t.header())
 		}
 	}
 }
@@ -461,11 +480,11 @@ func TestReviewFeedbackBody(t *testing.T) {
 // deselected hunk dimmed with ✗ (mevedel-patch-review--body).
 func TestReviewBody(t *testing.T) {
 	f := newFixture(t, nil, patch("*** Add File: fresh.txt", "+hello", "+world"))
-	if got := f.s.Tally().Header(); got != "ApplyPatch · 1 file · 1/1 change · +2 −0" {
+	if got := f.s.View().Header; got != "ApplyPatch · 1 file · 1/1 change · +2 −0" {
 		t.Errorf("header = %q", got)
 	}
 	f.must(f.s.Fold(WholePatch, false))
-	r := f.s.Rows()[0]
+	r := f.s.View().Rows[0]
 	want := []DiffLine{{Kind: LineAdd, Num: 1, New: 1, Text: "hello"}, {Kind: LineAdd, Num: 2, New: 2, Text: "world"}}
 	if diff := cmp.Diff(want, r.Lines); diff != "" || r.String() != "▼ ✓ A fresh.txt · +2" {
 		t.Errorf("add row %q (-want +got):\n%s", r, diff)
@@ -477,18 +496,18 @@ func TestReviewBody(t *testing.T) {
 	g := newFixture(t, twoFiles.files, twoFiles.payload)
 	g.must(g.s.Fold(WholePatch, false))
 	g.must(g.s.Select(g.find("one.txt", 1), false, nil))
-	h := g.s.Rows()[1]
+	h := g.s.View().Rows[1]
 	if !h.Dimmed || h.String() != "    ✗ @@ alpha · +1 −1" {
 		t.Errorf("deselected hunk row %q dimmed=%t", h, h.Dimmed)
 	}
 	kinds := []LineKind{}
-	for _, l := range g.s.Rows()[2].Lines {
+	for _, l := range g.s.View().Rows[2].Lines {
 		kinds = append(kinds, l.Kind)
 	}
 	if !slices.Equal(kinds, []LineKind{LineRemove, LineAdd}) {
 		t.Errorf("line kinds = %q", kinds)
 	}
-	if got := g.s.Rows()[0].String(); got != "▼ ◐ M one.txt · 1/2 · +1 −1" {
+	if got := g.s.View().Rows[0].String(); got != "▼ ◐ M one.txt · 1/2 · +1 −1" {
 		t.Errorf("partial file row = %q", got)
 	}
 }
@@ -515,7 +534,9 @@ func TestReviewSettledRefuses(t *testing.T) {
 }
 
 // TestSessionFeedbackReadsBack: feedback staged on the whole patch, an operation and a
-// hunk reads back from the same targets (R7), so a front end holds none of its own.
+// hunk reads back from the view (R7): the whole patch's from View.Feedback, the others'
+// from their rows, so a front end holds none of its own. An unknown target is refused
+// when feedback is staged (TestReviewFeedbackTargets); the view has no row for it.
 func TestSessionFeedbackReadsBack(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	hunk, err := f.s.Find("one.txt", 1)
@@ -524,12 +545,14 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 	f.must(f.s.SetFeedback(WholePatch, "whole"))
 	f.must(f.s.SetFeedback(file, "file"))
 	f.must(f.s.SetFeedback(hunk, "hunk\nsecond line"))
-	for target, want := range map[Target]string{WholePatch: "whole", file: "file", hunk: "hunk\nsecond line"} {
-		if got, err := f.s.Feedback(target); err != nil || got != want {
-			t.Errorf("Feedback(%+v) = %q, %v; want %q", target, got, err, want)
-		}
+	f.must(f.s.Fold(file, false))
+	v := f.s.View()
+	got := map[Target]string{WholePatch: v.Feedback}
+	for _, r := range v.Rows {
+		got[r.Target] = r.Feedback
 	}
-	if _, err := f.s.Feedback(Target{File: 99}); !errors.Is(err, &ReviewError{Reason: reviewUnknownTarget}) {
-		t.Errorf("unknown target: %v", err)
+	want := map[Target]string{WholePatch: "whole", file: "file", hunk: "hunk\nsecond line", {1, 2}: "", {File: 2}: ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("feedback by target (-want +got):\n%s", diff)
 	}
 }

@@ -212,7 +212,7 @@ func TestCallResponsesAsk(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
 	var shown string
 	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk}, Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
-		shown = s.Tally().Header()
+		shown = s.View().Header
 		return s.Reject()
 	})}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "delete_file", Path: "main.go"}})

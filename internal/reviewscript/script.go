@@ -100,15 +100,16 @@ func (sc *Script) Review(ctx context.Context, s *applypatch.Session) error {
 			return err
 		}
 		err := play(ctx, s, a)
+		settled := s.View().State == applypatch.StateSettled
 		switch {
-		case s.State() == applypatch.StateSettled && i+1 < len(sc.actions):
+		case settled && i+1 < len(sc.actions):
 			err := &Error{Name: sc.Name, Line: sc.actions[i+1].Line,
 				Err: fmt.Errorf("the review settled at line %d, so this and the later lines were not played", a.Line)}
 			if sc.Log != nil { // the host has the result already; say what was skipped
 				fmt.Fprintln(sc.Log, err)
 			}
 			return err
-		case s.State() == applypatch.StateSettled, err == nil:
+		case settled, err == nil:
 		case a.Verb == "submit" && i+1 < len(sc.actions):
 			if sc.Log != nil {
 				fmt.Fprintf(sc.Log, "%s, line %d: submit: %v\nThe review is still open; the script goes on.\n", sc.Name, a.Line, err)

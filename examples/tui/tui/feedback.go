@@ -26,12 +26,12 @@ func (m *model) feedback() tea.Cmd {
 
 // patchFeedback opens the feedback input on the whole patch.
 func (m *model) patchFeedback() tea.Cmd {
-	return m.openNote(applypatch.WholePatch, "Feedback on the whole patch", patchFeedback(m.s))
+	return m.openNote(applypatch.WholePatch, "Feedback on the whole patch", m.s.View().Feedback)
 }
 
 // filePath returns the path shown on a file's row.
 func (m *model) filePath(file int) string {
-	for _, r := range m.s.Rows() {
+	for _, r := range m.s.View().Rows {
 		if r.Target == (applypatch.Target{File: file}) {
 			return r.Path
 		}
@@ -111,10 +111,4 @@ func (m *model) cancelNote() tea.Cmd {
 	m.note = nil
 	m.setStatus("Feedback not changed")
 	return nil
-}
-
-// patchFeedback returns the whole-patch feedback staged in the session.
-func patchFeedback(s *applypatch.Session) string {
-	text, _ := s.Feedback(applypatch.WholePatch) // the whole patch is always a target
-	return text
 }

@@ -226,8 +226,8 @@ func (f *fixture) finish() (again bool) {
 // result returns the settled result; the review must have settled.
 func (f *fixture) result() (*applypatch.Result, error) {
 	f.t.Helper()
-	if f.s.State() != applypatch.StateSettled {
-		f.t.Fatalf("the review is %s, not settled", f.s.State())
+	if st := f.s.View().State; st != applypatch.StateSettled {
+		f.t.Fatalf("the review is %s, not settled", st)
 	}
 	return f.s.Result()
 }

@@ -42,7 +42,7 @@ var errNoRow = errors.New("no change under the cursor")
 
 // row returns the row under the cursor.
 func (m *model) row() (applypatch.Row, bool) {
-	for _, r := range m.s.Rows() {
+	for _, r := range m.s.View().Rows {
 		if r.Target == m.cursor {
 			return r, true
 		}
@@ -64,7 +64,7 @@ func (m *model) fold() tea.Cmd {
 // foldAll unfolds every file when one is folded, else folds them all.
 func (m *model) foldAll() tea.Cmd {
 	folded := true
-	for _, r := range m.s.Rows() {
+	for _, r := range m.s.View().Rows {
 		if r.Target.Hunk == 0 && r.Folded {
 			folded = false
 		}
@@ -76,13 +76,18 @@ func (m *model) foldAll() tea.Cmd {
 	return m.report(m.s.Fold(applypatch.WholePatch, folded))
 }
 
-// toggle flips the selection of the row under the cursor, asking before it clears
-// feedback (R4, R7).
+// toggle flips the selection of the row under the cursor (R4): a row with anything
+// selected (a hunk, an Add, Delete or Move, an Update's file row with any hunk selected)
+// is deselected, any other row selected, asking before it clears feedback (R7).
 func (m *model) toggle() tea.Cmd {
-	t := m.cursor
-	err := m.s.Toggle(t, nil)
+	r, ok := m.row()
+	if !ok {
+		return m.report(errNoRow)
+	}
+	on := r.Selected == 0
+	err := m.s.Select(r.Target, on, nil)
 	if prompt, ok := needsConfirm(err); ok {
-		m.confirm(prompt, func() tea.Cmd { return m.report(m.s.Toggle(t, applypatch.DiscardFeedback)) }, nil)
+		m.confirm(prompt, func() tea.Cmd { return m.report(m.s.Select(r.Target, on, applypatch.DiscardFeedback)) }, nil)
 		return nil
 	}
 	return m.report(err)

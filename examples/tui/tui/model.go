@@ -35,6 +35,7 @@ type model struct {
 	ask     *question
 	note    *noteEditor
 
+	view        applypatch.View // the snapshot the frame is drawn from
 	top, bottom []string
 }
 

@@ -98,6 +98,20 @@ func TestFeedbackOnlyRequestsRevision(t *testing.T) {
 	}
 }
 
+// R4: SPC on an Update's file row deselects all its hunks when any is selected, a partly
+// selected file included, and selects them all when none is.
+func TestSpaceOnFileRow(t *testing.T) {
+	f := newFixture(t, map[string]string{"greet.go": greetFile}, greetPayload)
+	f.press("tab", "n", "space", "p")
+	f.showing("› ▼ ◐ M greet.go · 1/2 · +1 −1")
+	f.press("space")
+	f.showing("ApplyPatch · 1 file · 0/2 changes · +0 −0", "› ▼ ✗ M greet.go · 0/2",
+		"      ✗ @@ func hello", "      ✗ @@ func bye", "[ Reject patch ]")
+	f.press("space")
+	f.showing("ApplyPatch · 1 file · 2/2 changes · +2 −2", "› ▼ ✓ M greet.go · 2/2 · +2 −2",
+		"      ✓ @@ func hello", "      ✓ @@ func bye", "[ Apply 2 changes in 1 file ]")
+}
+
 // R7: re-selecting a hunk that carries feedback asks first; no keeps it, yes clears it.
 func TestReselectAsksBeforeClearingFeedback(t *testing.T) {
 	f := newFixture(t, map[string]string{"greet.go": greetFile}, greetPayload)

@@ -61,7 +61,7 @@ func (r Reviewer) Review(ctx context.Context, s *applypatch.Session) error {
 	for {
 		_, err := tea.NewProgram(m, opts...).Run()
 		switch {
-		case s.State() == applypatch.StateSettled:
+		case s.View().State == applypatch.StateSettled:
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -112,13 +112,14 @@ func (m *model) settle(out io.Writer) (again bool) {
 	m.intent = intentNone
 	switch it {
 	case intentSubmit:
-		fmt.Fprintf(out, "ApplyPatch · %s …\n", m.s.Tally().PrimaryLabel())
+		fmt.Fprintf(out, "ApplyPatch · %s …\n", m.s.View().Action)
 		_, err := m.s.Submit(m.ctx)
-		if m.s.State() == applypatch.StateSettled {
+		v := m.s.View()
+		if v.State == applypatch.StateSettled {
 			return false
 		}
 		m.setStatus("Nothing was applied.")
-		if m.s.Conflict() == nil {
+		if v.Conflict == nil {
 			m.fail(err) // refused before it started: say why
 		}
 		m.follow = true

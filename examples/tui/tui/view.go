@@ -15,7 +15,7 @@ import (
 // the bottom. While the patch is applied it is the session's one progress line.
 func (m *model) View() tea.View {
 	var content string
-	if m.s.State() == applypatch.StateOpen {
+	if m.view.State == applypatch.StateOpen {
 		content = strings.Join(append(append(append([]string{}, m.top...), m.vp.View()), m.bottom...), "\n")
 	} else {
 		content = m.s.Render()
@@ -25,10 +25,12 @@ func (m *model) View() tea.View {
 	return v
 }
 
-// refresh lays the frame out from the session: it is called after every message, so
-// what the screen shows is always the session's state.
+// refresh lays the frame out from one snapshot of the session: it is called after every
+// message, so what the screen shows is always the session's state, and the header, the
+// rows and the actions never come from two different states.
 func (m *model) refresh() {
-	rows := m.s.Rows()
+	m.view = m.s.View()
+	rows := m.view.Rows
 	m.cursor = visibleCursor(rows, m.cursor)
 	m.top = m.topLines()
 	m.bottom = m.bottomLines()
@@ -77,8 +79,8 @@ func (m *model) scrollTo(first, last int) {
 // topLines are the header and, after a failed submission, the conflict with what to do
 // about it (X7).
 func (m *model) topLines() []string {
-	lines := []string{m.fit(styleHeader.Render(m.s.Tally().Header()))}
-	if err := m.s.Conflict(); err != nil {
+	lines := []string{m.fit(styleHeader.Render(m.view.Header))}
+	if err := m.view.Conflict; err != nil {
 		lines = append(lines, m.wrap(styleConflict.Render("Conflict: "+printable(err.Error())))...)
 		lines = append(lines, m.wrap(conflictHint(err))...)
 	}
@@ -115,7 +117,7 @@ func (m *model) bottomLines() []string {
 		lines = append(lines, m.fit(styleDim.Render("C-s or C-c C-c stage · Esc or C-c C-k cancel · empty text removes the feedback")))
 	}
 	lines = append(lines, m.keyLines()...)
-	return append(lines, m.fit(actions(m.s.Tally().PrimaryLabel())))
+	return append(lines, m.fit(actions(m.view.Action)))
 }
 
 // keyHelp lists the keys, mevedel's first.
@@ -160,7 +162,7 @@ func actions(primary string) string {
 // lays them out behind a two-column cursor gutter, and returns the first and last line of
 // the cursor's row with its diff lines.
 func (m *model) body(rows []applypatch.Row) (lines []string, first, last int) {
-	lines = append(feedbackLines("  ", patchFeedback(m.s)), "")
+	lines = append(feedbackLines("  ", m.view.Feedback), "")
 	for i, r := range rows {
 		here := r.Target == m.cursor
 		if here {
@@ -215,7 +217,7 @@ func feedbackLines(indent, text string) []string {
 // and feedback marks. A row with nothing selected is dimmed.
 func rowLine(r applypatch.Row, cursor bool) string {
 	text := printable(r.String())
-	prefix, glyph := "    ", r.Glyph()
+	prefix, glyph := "    ", r.Glyph
 	if r.Target.Hunk == 0 {
 		prefix = map[bool]string{true: "▶", false: "▼"}[r.Folded] + " "
 	}

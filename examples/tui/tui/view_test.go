@@ -26,7 +26,7 @@ func TestRowLinesSpellSessionRows(t *testing.T) {
 	f.press("shift+tab", "n", "n", "n", "n", "f")
 	f.typeText("why?")
 	f.press("ctrl+s", "n", "tab", "p", "p", "space")
-	rows := f.s.Rows()
+	rows := f.s.View().Rows
 	for _, r := range rows {
 		for _, cursor := range []bool{false, true} {
 			got := ansi.Strip(rowLine(r, cursor))

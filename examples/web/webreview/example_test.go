@@ -85,7 +85,7 @@ func ExampleNewPage() {
 	}
 	resp.Body.Close()
 	fmt.Println("deselect:", resp.StatusCode, resp.Header.Get("Location")[:5])
-	fmt.Println(s.Tally().Header())
+	fmt.Println(s.View().Header)
 	// Output:
 	// without the token: 403
 	// deselect: 303 ./?t=

@@ -12,7 +12,7 @@ func openOnLoad(s *applypatch.Session) {
 	if s.Fold(applypatch.WholePatch, false) != nil {
 		return
 	}
-	rows := s.Rows()
+	rows := s.View().Rows
 	lines := 0
 	for _, r := range rows {
 		lines += len(r.Lines)

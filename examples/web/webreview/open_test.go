@@ -33,7 +33,7 @@ func TestOpenOnLoadLargePatch(t *testing.T) {
 	s := applypatch.NewSession(pr)
 	NewPage(s, NewToken(), PageOptions{})
 	open := map[applypatch.Target]bool{}
-	for _, r := range s.Rows() {
+	for _, r := range s.View().Rows {
 		open[r.Target] = !r.Folded
 	}
 	want := map[applypatch.Target]bool{

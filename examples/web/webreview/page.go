@@ -214,7 +214,7 @@ func (p *Page) settling(act func(*http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := act(r)
 		switch {
-		case p.s.State() == applypatch.StateSettled:
+		case p.s.View().State == applypatch.StateSettled:
 			p.render(w, http.StatusOK, &view{})
 		case errors.Is(err, &applypatch.ReviewError{}):
 			p.refused(w, &view{}, err)
@@ -248,14 +248,15 @@ func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
 	w.WriteHeader(http.StatusSeeOther)
 }
 
-// render fills the view from the session and writes the page.
+// render fills the view from one snapshot of the session and writes the page.
 func (p *Page) render(w http.ResponseWriter, status int, v *view) {
+	sv := p.s.View()
 	v.Token, v.Nonce = p.token, rand.Text()
-	v.State = string(p.s.State())
-	v.Header, v.Primary = p.s.Tally().Header(), p.s.Tally().PrimaryLabel()
-	v.Rows = p.rowsView()
-	v.Feedback = p.wholeFeedback()
-	v.Conflict = conflictOf(p.s.Conflict())
+	v.State = string(sv.State)
+	v.Header, v.Primary = sv.Header, sv.Action
+	v.Rows = p.rowsView(sv.Rows)
+	v.Feedback = sv.Feedback
+	v.Conflict = conflictOf(sv.Conflict)
 	v.Result = resultOf(p.s)
 	card := p.s.Card(p.opts.Card)
 	published, count := p.Published()
@@ -276,8 +277,8 @@ func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 }
 
 // rowsView decorates the session's rows, each hunk row with where it is in its file.
-func (p *Page) rowsView() []rowView {
-	rows := rowsView(p.s.Rows())
+func (p *Page) rowsView(snapshot []applypatch.Row) []rowView {
+	rows := rowsView(snapshot)
 	for i := range rows {
 		if rows[i].Target.Hunk > 0 {
 			if loc, err := p.s.Visit(rows[i].Target); err == nil {
@@ -286,12 +287,6 @@ func (p *Page) rowsView() []rowView {
 		}
 	}
 	return rows
-}
-
-// wholeFeedback is the staged whole-patch feedback.
-func (p *Page) wholeFeedback() string {
-	text, _ := p.s.Feedback(applypatch.WholePatch)
-	return text
 }
 
 // confirmed is the answer a form gives to a request that clears feedback.

@@ -58,7 +58,7 @@ func TestTokenRequired(t *testing.T) {
 			mustLack(t, "refusal", r.text, "ApplyPatch", "greet.go")
 		})
 	}
-	if st := f.s.State(); st != applypatch.StateOpen {
+	if st := f.s.View().State; st != applypatch.StateOpen {
 		t.Fatalf("review is %s after refused requests, want open", st)
 	}
 	if after := snapshot(t, f.dir); len(after) != len(before) || after["greet.go"] != before["greet.go"] {
@@ -228,7 +228,7 @@ func TestRevise(t *testing.T) {
 	mustContain(t, "editor", r.text, "Revise greet.go · line 12",
 		"<pre>\n"+workspaceFiles["greet.go"]+"</pre>",
 		`spellcheck="false">`+"\n"+strings.NewReplacer("Hello, %s", "Hello, %s!", "Bye, %s", "Goodbye, %s.").Replace(workspaceFiles["greet.go"])+"</textarea>")
-	if f.s.Tally().Selected != 5 {
+	if f.s.View().Selected != 5 {
 		t.Fatal("opening the editor changed the selection")
 	}
 	edited := strings.Replace(workspaceFiles["greet.go"], `"Bye, %s"`, `"See you, %s"`, 1)
@@ -260,8 +260,8 @@ func TestReviseRefusals(t *testing.T) {
 	if r.status != http.StatusUnprocessableEntity || !strings.Contains(problem(r), "revision discarded") {
 		t.Errorf("stale revision: status %d, %q", r.status, problem(r))
 	}
-	if got := f.s.Tally(); got.Selected != 4 {
-		t.Errorf("a refused revision changed the review: %+v", got)
+	if got := f.s.View(); got.Selected != 4 {
+		t.Errorf("a refused revision changed the review: %d selected", got.Selected)
 	}
 	mustLack(t, "page", f.get(t, "").text, "· edited")
 

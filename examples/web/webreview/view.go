@@ -9,8 +9,9 @@ import (
 	"github.com/applypatch/applypatch"
 )
 
-// view is everything the page template shows. It is built from the session on every
-// request; the page keeps no review state of its own.
+// view is everything the page template shows. It is built from one snapshot of the
+// session ([applypatch.Session.View]) on every request; the page keeps no review state of
+// its own.
 type view struct {
 	Token string
 	Nonce string
@@ -40,16 +41,12 @@ type rowView struct {
 	applypatch.Row
 	// ID is the row's element id, the anchor a request returns to.
 	ID string
-	// Counts is the counts part of the row line, e.g. " · 1/2 · +1 −1".
-	Counts string
 	// Match explains a fuzzy match: "Matched while ignoring trailing whitespace".
 	Match string
 	// Where is a hunk's place in its file as authored, "greet.go:7" (R11).
 	Where string
 	// Hunk is set on a hunk row, clear on a file row.
 	Hunk bool
-	// Glyph is how much of the row is selected: "✓", "◐" or "✗".
-	Glyph string
 }
 
 type conflictView struct {
@@ -100,20 +97,12 @@ func rowID(t applypatch.Target) string {
 func rowsView(rows []applypatch.Row) []rowView {
 	out := make([]rowView, len(rows))
 	for i, r := range rows {
-		out[i] = rowView{Row: r, ID: rowID(r.Target), Counts: rowCounts(r), Hunk: r.Target.Hunk > 0, Glyph: r.Glyph()}
+		out[i] = rowView{Row: r, ID: rowID(r.Target), Hunk: r.Target.Hunk > 0}
 		if r.Fuzzy != "" {
 			out[i].Match = "Matched while " + r.Fuzzy
 		}
 	}
 	return out
-}
-
-// rowCounts renders the counts part of a row line, with its separator.
-func rowCounts(r applypatch.Row) string {
-	if c := r.Counts(); c != "" {
-		return " · " + c
-	}
-	return ""
 }
 
 // conflictHints say what to do after a failed submission (mevedel §2.1).

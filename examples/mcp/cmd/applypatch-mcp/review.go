@@ -98,7 +98,7 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, ar
 // patch, cut to the card's budget (C2).
 func reviewMessage(rs *applypatch.Session) string {
 	card := rs.Card(applypatch.CardOptions{DiffMarker: "[truncated: the rest of the patch does not fit in this message; reject it and ask the agent for smaller patches]"})
-	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.Tally().Header(), strings.TrimSuffix(card.Diff, "\n"))
+	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.View().Header, strings.TrimSuffix(card.Diff, "\n"))
 }
 
 // A decision is the person's answer.
