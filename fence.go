@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/applypatch/applypatch/internal/pathpattern"
 	"github.com/spf13/afero"
 )
 
@@ -74,7 +75,7 @@ type fence struct {
 	// root is the workspace as given, cleaned; real is the same directory with every
 	// link on the way followed, which is what resolved names are compared with.
 	root, real                  string
-	protected, forbidden, allow patterns
+	protected, forbidden, allow pathpattern.Set
 	// files carries reads and writes: the host's Fs, or a splitFs over Options.WorkspaceFs.
 	files afero.Fs
 }
@@ -137,11 +138,11 @@ func (f *fence) classOf(authored, name string) (Class, bool) {
 	_, inside := within(f.real, name)
 	landed, written := slashComponents(name), slashComponents(lexical)
 	switch {
-	case f.forbidden.anywhere(landed) || f.forbidden.anywhere(written):
+	case f.forbidden.Anywhere(landed) || f.forbidden.Anywhere(written):
 		return ClassForbidden, !inside
 	case inJournal(landed) || inJournal(written):
 		return ClassForbidden, !inside
-	case f.protected.anywhere(landed) || f.protected.anywhere(written):
+	case f.protected.Anywhere(landed) || f.protected.Anywhere(written):
 		return ClassProtected, !inside
 	case !inside:
 		return ClassOutside, true
@@ -157,9 +158,9 @@ func (f *fence) allowed(name string, class Class) bool {
 		return false
 	}
 	if rel, ok := within(f.real, name); ok {
-		return f.allow.leading(slashComponents(rel))
+		return f.allow.Leading(slashComponents(rel))
 	}
-	return f.allow.leading(slashComponents(name))
+	return f.allow.Leading(slashComponents(name))
 }
 
 // recheck resolves an authored path again and reports whether it still lands on name:
@@ -189,7 +190,7 @@ func within(root, name string) (string, bool) {
 	return rel, true
 }
 
-func slashComponents(name string) []string { return components(filepath.ToSlash(name)) }
+func slashComponents(name string) []string { return pathpattern.Components(filepath.ToSlash(name)) }
 
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
 var errNoFence = errors.New("applypatch: the proposal has no filesystem")
