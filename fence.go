@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/pathpattern"
 	"github.com/spf13/afero"
 )
@@ -99,7 +100,7 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	}
 	real, err := f.res.resolve(".", f.root)
 	if err != nil {
-		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", sanitize(err, f.root, "workspace"))
+		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", fserr.Sanitize(err, f.root, "workspace"))
 	}
 	f.real = real.name
 	if o.WorkspaceFs != nil {
@@ -117,7 +118,7 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: sanitize(err, "", authored)}
+		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
 	cp.name, cp.Link = res.name, res.linked
 	cp.Class, cp.Outside = f.classOf(authored, res.name)
