@@ -7,6 +7,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/pathpattern"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 	"github.com/spf13/afero"
 )
 
@@ -72,7 +73,7 @@ func (p ClassifiedPath) Name() string { return p.name }
 // The same fence resolves a path when it is classified, when it is resolved for review
 // and again just before it is written.
 type fence struct {
-	res *resolver
+	res *pathwalk.Resolver
 	// root is the workspace as given, cleaned; real is the same directory with every
 	// link on the way followed, which is what resolved names are compared with.
 	root, real                  string
@@ -87,7 +88,7 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	if protected == nil {
 		protected = defaultProtected()
 	}
-	f := &fence{res: newResolver(fsys), root: filepath.Clean(o.workspace()), files: fsys}
+	f := &fence{res: pathwalk.New(fsys), root: filepath.Clean(o.workspace()), files: fsys}
 	var err error
 	if f.protected, err = compilePatterns("Protected", protected); err != nil {
 		return nil, err
@@ -98,11 +99,11 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {
 		return nil, err
 	}
-	real, err := f.res.resolve(".", f.root)
+	real, err := f.res.Resolve(".", f.root)
 	if err != nil {
 		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", fserr.Sanitize(err, f.root, "workspace"))
 	}
-	f.real = real.name
+	f.real = real.Name
 	if o.WorkspaceFs != nil {
 		f.files = &splitFs{outside: fsys, inside: o.WorkspaceFs, root: f.real}
 	}
@@ -112,16 +113,16 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 // classify resolves one authored path and classifies where it lands.
 func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
-	resolve := f.res.resolve
+	resolve := f.res.Resolve
 	if kind == OpDelete {
-		resolve = f.res.resolveEntry
+		resolve = f.res.ResolveEntry
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
 		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
-	cp.name, cp.Link = res.name, res.linked
-	cp.Class, cp.Outside = f.classOf(authored, res.name)
+	cp.name, cp.Link = res.Name, res.Linked
+	cp.Class, cp.Outside = f.classOf(authored, res.Name)
 	cp.Allowed = f.allowed(cp.name, cp.Class)
 	return cp, nil
 }
@@ -133,7 +134,7 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 // outside the workspace, which a protected path may do as well.
 func (f *fence) classOf(authored, name string) (Class, bool) {
 	lexical := filepath.Clean(authored)
-	if !rooted(authored) {
+	if !pathwalk.Rooted(authored) {
 		lexical = filepath.Join(f.root, authored)
 	}
 	_, inside := within(f.real, name)
