@@ -29,6 +29,7 @@ type Error struct {
 	Err error
 }
 
+// Error says which pattern is wrong and why.
 func (e *Error) Error() string { return fmt.Sprintf("pattern %q: %v", e.Pattern, e.Err) }
 
 // Unwrap returns the cause.
