@@ -71,8 +71,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.res.memo = map[string]linkInfo{} // paths sharing parents look each up once
-	defer func() { f.res.memo = nil }()
+	defer f.res.Remember()() // paths sharing parents look each up once
 	var errs []error
 	var paths []ClassifiedPath
 	seen := map[string]string{} // resolved name → authored path
@@ -184,8 +183,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 		return err
 	}
 	if len(steps) > 1 {
-		f.res.memo = map[string]linkInfo{} // one look at each shared parent per check
-		defer func() { f.res.memo = nil }()
+		defer f.res.Remember()() // one look at each shared parent per check
 	}
 	var paths []string
 	var errs []error

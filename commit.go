@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"reflect"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 )
 
@@ -183,7 +184,7 @@ func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
 			res.note("Buffer kept: " + st.path + " has unsaved edits in an open editor; saving them would overwrite the applied change")
 		default:
 			if err := hook.Refresh(st.name); err != nil {
-				res.note("Buffer not refreshed: " + st.path + ": " + sanitize(err, st.name, st.path).Error())
+				res.note("Buffer not refreshed: " + st.path + ": " + fserr.Sanitize(err, st.name, st.path).Error())
 			}
 		}
 	}

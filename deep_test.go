@@ -42,7 +42,7 @@ func TestDeepPathsLookups(t *testing.T) {
 		if err := pr.fence(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		looked := pr.fenced.res.lookups
+		looked := pr.fenced.res.Lookups()
 		if bound := existing + 1 + 50 + 8; looked > bound {
 			t.Errorf("%d existing levels: %d lookups, want at most %d", existing, looked, bound)
 		}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+
+	"github.com/applypatch/applypatch/internal/pathwalk"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
@@ -33,8 +35,8 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 	for _, key := range slices.Sorted(maps.Keys(pr.opts.Expected)) {
 		name, ok := byPath[key]
 		if !ok {
-			res, err := f.res.resolve(f.real, key)
-			name, ok = res.name, err == nil && names[res.name]
+			res, err := f.res.Resolve(f.real, key)
+			name, ok = res.Name, err == nil && names[res.Name]
 		}
 		if !ok {
 			unknown.Keys = append(unknown.Keys, key)
@@ -78,7 +80,7 @@ func (pr *Proposal) checkExpected() error {
 // show is a host-supplied path as an error may show it: a relative one as given, an
 // absolute one inside the workspace relative to it, and no other host path.
 func (f *fence) show(key string) string {
-	if !rooted(key) {
+	if !pathwalk.Rooted(key) {
 		return key
 	}
 	for _, root := range []string{f.root, f.real} {

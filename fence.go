@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/pathpattern"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 	"github.com/spf13/afero"
 )
 
@@ -70,11 +73,11 @@ func (p ClassifiedPath) Name() string { return p.name }
 // The same fence resolves a path when it is classified, when it is resolved for review
 // and again just before it is written.
 type fence struct {
-	res *resolver
+	res *pathwalk.Resolver
 	// root is the workspace as given, cleaned; real is the same directory with every
 	// link on the way followed, which is what resolved names are compared with.
 	root, real                  string
-	protected, forbidden, allow patterns
+	protected, forbidden, allow pathpattern.Set
 	// files carries reads and writes: the host's Fs, or a splitFs over Options.WorkspaceFs.
 	files afero.Fs
 }
@@ -85,7 +88,7 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	if protected == nil {
 		protected = defaultProtected()
 	}
-	f := &fence{res: newResolver(fsys), root: filepath.Clean(o.workspace()), files: fsys}
+	f := &fence{res: pathwalk.New(fsys), root: filepath.Clean(o.workspace()), files: fsys}
 	var err error
 	if f.protected, err = compilePatterns("Protected", protected); err != nil {
 		return nil, err
@@ -96,11 +99,11 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {
 		return nil, err
 	}
-	real, err := f.res.resolve(".", f.root)
+	real, err := f.res.Resolve(".", f.root)
 	if err != nil {
-		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", sanitize(err, f.root, "workspace"))
+		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", fserr.Sanitize(err, f.root, "workspace"))
 	}
-	f.real = real.name
+	f.real = real.Name
 	if o.WorkspaceFs != nil {
 		f.files = &splitFs{outside: fsys, inside: o.WorkspaceFs, root: f.real}
 	}
@@ -110,16 +113,16 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 // classify resolves one authored path and classifies where it lands.
 func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
-	resolve := f.res.resolve
+	resolve := f.res.Resolve
 	if kind == OpDelete {
-		resolve = f.res.resolveEntry
+		resolve = f.res.ResolveEntry
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: sanitize(err, "", authored)}
+		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
-	cp.name, cp.Link = res.name, res.linked
-	cp.Class, cp.Outside = f.classOf(authored, res.name)
+	cp.name, cp.Link = res.Name, res.Linked
+	cp.Class, cp.Outside = f.classOf(authored, res.Name)
 	cp.Allowed = f.allowed(cp.name, cp.Class)
 	return cp, nil
 }
@@ -131,17 +134,17 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 // outside the workspace, which a protected path may do as well.
 func (f *fence) classOf(authored, name string) (Class, bool) {
 	lexical := filepath.Clean(authored)
-	if !rooted(authored) {
+	if !pathwalk.Rooted(authored) {
 		lexical = filepath.Join(f.root, authored)
 	}
 	_, inside := within(f.real, name)
 	landed, written := slashComponents(name), slashComponents(lexical)
 	switch {
-	case f.forbidden.anywhere(landed) || f.forbidden.anywhere(written):
+	case f.forbidden.Anywhere(landed) || f.forbidden.Anywhere(written):
 		return ClassForbidden, !inside
 	case inJournal(landed) || inJournal(written):
 		return ClassForbidden, !inside
-	case f.protected.anywhere(landed) || f.protected.anywhere(written):
+	case f.protected.Anywhere(landed) || f.protected.Anywhere(written):
 		return ClassProtected, !inside
 	case !inside:
 		return ClassOutside, true
@@ -157,9 +160,9 @@ func (f *fence) allowed(name string, class Class) bool {
 		return false
 	}
 	if rel, ok := within(f.real, name); ok {
-		return f.allow.leading(slashComponents(rel))
+		return f.allow.Leading(slashComponents(rel))
 	}
-	return f.allow.leading(slashComponents(name))
+	return f.allow.Leading(slashComponents(name))
 }
 
 // recheck resolves an authored path again and reports whether it still lands on name:
@@ -189,7 +192,7 @@ func within(root, name string) (string, bool) {
 	return rel, true
 }
 
-func slashComponents(name string) []string { return components(filepath.ToSlash(name)) }
+func slashComponents(name string) []string { return pathpattern.Components(filepath.ToSlash(name)) }
 
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
 var errNoFence = errors.New("applypatch: the proposal has no filesystem")

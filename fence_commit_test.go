@@ -13,6 +13,8 @@ import (
 
 	"github.com/applypatch/applypatch/fs/faultfs"
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/linktree"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 	"github.com/spf13/afero"
 )
 
@@ -35,7 +37,7 @@ func swapToOutside(t *testing.T, base string) {
 // conflict and a Redirected fence error naming only the authored path, and the proposal
 // stays usable once the swap is undone.
 func TestCommitRefusesLinkSwappedAfterResolve(t *testing.T) {
-	base := linkTree(t, "ws/dir/keep.txt", "outside/")
+	base := linktree.Build(t, "ws/dir/keep.txt", "outside/")
 	ws := filepath.Join(base, "ws")
 	var owner countOwner
 	pr, err := Resolve(context.Background(), afero.NewOsFs(),
@@ -98,7 +100,7 @@ func (s *swapOnce) Owns(string) bool {
 // step runs stops the later step, the earlier one is rolled back, and nothing is written
 // outside.
 func TestCommitRechecksEachStep(t *testing.T) {
-	base := linkTree(t, "ws/dir/keep.txt", "outside/")
+	base := linktree.Build(t, "ws/dir/keep.txt", "outside/")
 	ws := filepath.Join(base, "ws")
 	_, err := Apply(context.Background(), afero.NewOsFs(),
 		payload("*** Add File: first.txt", "+1", "*** Add File: dir/second.txt", "+2"),
@@ -121,7 +123,7 @@ func TestCommitRechecksEachStep(t *testing.T) {
 func TestWorkspaceFsConfinesLastMomentSwap(t *testing.T) {
 	for _, confined := range []bool{true, false} {
 		t.Run(fmt.Sprintf("confined=%v", confined), func(t *testing.T) {
-			base := linkTree(t, "ws/dir/keep.txt", "outside/")
+			base := linktree.Build(t, "ws/dir/keep.txt", "outside/")
 			ws := filepath.Join(base, "ws")
 			opts := &Options{Workspace: ws, Owner: &swapOnce{t: t, base: base, at: 2}} // the write's last check
 			if confined {
@@ -219,7 +221,7 @@ func (l leakyFs) Open(name string) (afero.File, error) {
 // Each error and each result text names the path as authored and nothing of the host
 // directory, while errors.Is still finds the cause.
 func TestErrorTextsNameNoHostPaths(t *testing.T) {
-	base := linkTree(t, "ws/a.txt", "ws/dir/b.txt", "outside/o.txt", "home/.ssh/id",
+	base := linktree.Build(t, "ws/a.txt", "ws/dir/b.txt", "outside/o.txt", "home/.ssh/id",
 		"ws/out -> ../outside/o.txt", "ws/key -> ${BASE}/home/.ssh/id", "ws/ping -> pong", "ws/pong -> ping",
 		"ws/alias -> a.txt", "ws/via -> dir")
 	ws := filepath.Join(base, "ws")
@@ -237,7 +239,7 @@ func TestErrorTextsNameNoHostPaths(t *testing.T) {
 	}{
 		{"outside link", afero.NewOsFs(), payload("*** Update File: out", "@@", "-o", "+p"), "out: the path is outside", &FileError{Reason: FileUnauthorized}},
 		{"forbidden link", afero.NewOsFs(), payload("*** Update File: key", "@@", "-k", "+K"), "key: the path is, or leads", &FileError{Reason: FileForbidden}},
-		{"loop", afero.NewOsFs(), payload("*** Add File: ping/x", "+x"), "ping/x: the path cannot be resolved: too many", errLinkLoop},
+		{"loop", afero.NewOsFs(), payload("*** Add File: ping/x", "+x"), "ping/x: the path cannot be resolved: too many", pathwalk.ErrLinkLoop},
 		{"alias", afero.NewOsFs(), payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-a", "+A"), "alias: the path names the same file", &FileError{Reason: FileAliased}},
 		{"lstat fails", failOn(faultfs.OpStat, "/ws/dir/"), payload("*** Add File: dir/new.txt", "+n"), "dir/new.txt: the path cannot be resolved: lstat dir/new.txt: faultfs", faultfs.ErrInjected},
 		{"readlink fails", failOn(faultfs.OpReadlink, "/ws/via"), payload("*** Add File: via/new.txt", "+n"), "via/new.txt: the path cannot be resolved: readlink via/new.txt", faultfs.ErrInjected},

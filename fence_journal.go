@@ -8,7 +8,7 @@ import "slices"
 const journalDir = ".applypatch-journal"
 
 // inJournal reports whether a resolved name, given as its folded components (see
-// foldComponent), lies in a commit journal: no payload may read, write or delete there,
+// pathpattern.Fold), lies in a commit journal: no payload may read, write or delete there,
 // in any mode and whatever the host allows. The rule is fixed, not one of the host's
 // patterns; it matches every spelling a case-folding filesystem opens as the journal,
 // as the patterns do.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/linktree"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 	"github.com/spf13/afero"
 )
 
@@ -34,7 +36,7 @@ func mustParse(t *testing.T, text string) *Patch {
 // the root (to a file, a directory, a dangling target, in a parent), protected .git
 // anywhere and through links, and credential paths named or reached through links.
 func TestClassOfPaths(t *testing.T) {
-	base := linkTree(t,
+	base := linktree.Build(t,
 		"ws/a.txt", "ws/.git/HEAD", "ws/gitstore/HEAD", "ws-sibling/x", "outside/o.txt", "home/.ssh/authorized_keys",
 		"ws/outfile -> ../outside/o.txt",
 		"ws/outdir -> ../outside",
@@ -179,9 +181,9 @@ func TestClassifyReadsNoContents(t *testing.T) {
 
 // TestClassifyUnresolvable checks that Classify reports a link loop as a typed error.
 func TestClassifyUnresolvable(t *testing.T) {
-	base := linkTree(t, "ws/ping -> pong", "ws/pong -> ping")
+	base := linktree.Build(t, "ws/ping -> pong", "ws/pong -> ping")
 	_, err := Classify(afero.NewOsFs(), mustParse(t, payload("*** Add File: ping", "+x")), &Options{Workspace: filepath.Join(base, "ws")})
-	if !errors.Is(err, &FileError{Reason: FileUnreadable}) || !errors.Is(err, errLinkLoop) {
+	if !errors.Is(err, &FileError{Reason: FileUnreadable}) || !errors.Is(err, pathwalk.ErrLinkLoop) {
 		t.Fatalf("err = %v, want an Unresolvable FileError wrapping ErrLinkLoop", err)
 	}
 }
@@ -330,7 +332,7 @@ func TestNeedsReview(t *testing.T) {
 // refused before anything is read: their baselines would overlap. (A Delete of the link
 // itself removes the link, a name of its own: F1.)
 func TestAliasedPaths(t *testing.T) {
-	base := linkTree(t, "ws/a.txt", "ws/alias -> a.txt")
+	base := linktree.Build(t, "ws/a.txt", "ws/alias -> a.txt")
 	opts := &Options{Workspace: filepath.Join(base, "ws")}
 	for _, text := range []string{
 		payload("*** Delete File: a.txt", "*** Update File: alias", "@@", "-ws/a.txt", "+x"),
@@ -376,7 +378,7 @@ func TestAllowNeverCoversForbidden(t *testing.T) {
 // TestRelativeWorkspace checks containment when the workspace is given relative to the
 // current directory: ".." above it stays outside, however many times it climbs (F1, F2).
 func TestRelativeWorkspace(t *testing.T) {
-	base := linkTree(t, "ws/a.txt", "outside/o.txt", "ws/out -> ../outside")
+	base := linktree.Build(t, "ws/a.txt", "outside/o.txt", "ws/out -> ../outside")
 	for _, tt := range []struct{ chdir, workspace string }{{"ws", "."}, {"", "ws"}, {"ws", ""}} {
 		t.Chdir(filepath.Join(base, tt.chdir))
 		ws := tt.workspace

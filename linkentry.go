@@ -2,26 +2,9 @@ package applypatch
 
 import (
 	"io/fs"
-	"path/filepath"
 
 	"github.com/spf13/afero"
 )
-
-// resolveEntry resolves name as an entry of its directory: its parents are followed, a
-// final symbolic link is not. It is what a Delete removes: the link itself, as rm and git
-// do, never the file it points to.
-func (r *resolver) resolveEntry(dir, name string) (resolution, error) {
-	base := filepath.Base(name)
-	if base == "." || base == ".." || base == string(filepath.Separator) {
-		return r.resolve(dir, name) // names a directory the walk must reach
-	}
-	res, err := r.resolve(dir, filepath.Dir(name))
-	if err != nil {
-		return resolution{}, err
-	}
-	res.name = filepath.Join(res.name, base)
-	return res, nil
-}
 
 // captureEntry reads a change's baseline: for a Delete whose path is a symbolic link,
 // the link itself (its target text, with fs.ModeSymlink in the mode), since that is what

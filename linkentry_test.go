@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/internal/linktree"
 	"github.com/spf13/afero"
 )
 
@@ -16,7 +17,7 @@ import (
 // and that rollback puts the link back as a link, pointing where it did, when a later
 // step fails (X5); a dangling link is deleted like any other.
 func TestDeleteLinkRollsBack(t *testing.T) {
-	base := linkTree(t, "ws/target.txt", "ws/b.txt", "ws/link -> target.txt", "ws/dangling -> nowhere.txt")
+	base := linktree.Build(t, "ws/target.txt", "ws/b.txt", "ws/link -> target.txt", "ws/dangling -> nowhere.txt")
 	ws := filepath.Join(base, "ws")
 	failB := faultfs.New(afero.NewOsFs(), faultfs.FailEvery(func(op faultfs.Op, name string) bool {
 		return op == faultfs.OpRename && strings.Contains(name, "/ws/.b.txt")
@@ -46,7 +47,7 @@ func TestDeleteLinkRollsBack(t *testing.T) {
 // TestDeleteLinkRetargetedConflicts checks that a link pointed elsewhere between Resolve
 // and Commit is a conflict, not removed.
 func TestDeleteLinkRetargetedConflicts(t *testing.T) {
-	base := linkTree(t, "ws/a.txt", "ws/c.txt", "ws/link -> a.txt")
+	base := linktree.Build(t, "ws/a.txt", "ws/c.txt", "ws/link -> a.txt")
 	ws := filepath.Join(base, "ws")
 	pr, err := Resolve(context.Background(), afero.NewOsFs(), mustParse(t, payload("*** Delete File: link")), &Options{Workspace: ws})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/applypatch/applypatch/internal/diff"
 )
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
@@ -223,8 +225,8 @@ func better(s, best, cursor int) bool {
 func nearDiff(old, file []string, lo int) (string, int) {
 	var b strings.Builder
 	agree, shown, more := 0, 0, 0
-	for _, op := range diffLines(normalized(old, passPunctuation), normalized(file, passPunctuation)) {
-		if op.Kind == LineContext {
+	for _, op := range diff.Lines(normalized(old, passPunctuation), normalized(file, passPunctuation)) {
+		if op.Kind == diff.KindContext {
 			agree++
 		}
 		if shown == nearMissShown {
@@ -233,11 +235,11 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		}
 		shown++
 		switch op.Kind {
-		case LineContext:
+		case diff.KindContext:
 			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
-		case LineRemove:
+		case diff.KindRemove:
 			fmt.Fprintf(&b, "- %6s  %s\n", "", clipLineTo(old[op.A], nearMissWidth))
-		case LineAdd:
+		case diff.KindAdd:
 			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
 		}
 	}

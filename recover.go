@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 )
 
@@ -114,7 +115,7 @@ func recoverJournal(fsys afero.Fs, root string) (*Recovery, error) {
 	r := &Recovery{Found: true, Left: map[string]string{}}
 	data, err := afero.ReadFile(fsys, filepath.Join(dir, journalFile))
 	if err != nil && !absent(err) {
-		return r, recoveryError(r, sanitize(err, dir, journalDir))
+		return r, recoveryError(r, fserr.Sanitize(err, dir, journalDir))
 	}
 	// A record that is missing or cut short was never complete, so the commit never
 	// wrote: it writes only once its record is synced.
@@ -130,7 +131,7 @@ func recoverJournal(fsys afero.Fs, root string) (*Recovery, error) {
 	}
 	// Without a complete record the commit never wrote: only the journal is left.
 	if err := removeJournalDir(fsys, dir); err != nil {
-		return r, recoveryError(r, sanitize(err, dir, journalDir))
+		return r, recoveryError(r, fserr.Sanitize(err, dir, journalDir))
 	}
 	if len(r.Left) == 0 {
 		r.Left = nil
@@ -198,7 +199,7 @@ func (rc *recovery) undoCreate(e *journalEntry) error {
 		return nil
 	}
 	if err := rc.fsys.Remove(e.Name); err != nil && !absent(err) {
-		return sanitize(err, e.Name, e.Path)
+		return fserr.Sanitize(err, e.Name, e.Path)
 	}
 	rc.r.Restored = append(rc.r.Restored, e.Path)
 	return nil
@@ -216,13 +217,13 @@ func (rc *recovery) undoReplace(e *journalEntry) error {
 	case absent(err):
 		return nil // a backup leaves the journal only by being put back: restored already
 	case err != nil:
-		return sanitize(err, backup, e.Path)
+		return fserr.Sanitize(err, backup, e.Path)
 	}
 	fi, err := rc.fsys.Stat(e.Name)
 	switch {
 	case absent(err):
 	case err != nil:
-		return sanitize(err, e.Name, e.Path)
+		return fserr.Sanitize(err, e.Name, e.Path)
 	case fi.IsDir():
 		rc.r.Left[e.Path] = "a directory is there now; left as it is"
 		return nil
@@ -245,15 +246,15 @@ func (rc *recovery) undoReplace(e *journalEntry) error {
 		own := e.owner()
 		if chownNeeded(own) {
 			if err := rc.fsys.Chown(backup, own.uid, own.gid); err != nil {
-				return sanitize(err, backup, e.Path)
+				return fserr.Sanitize(err, backup, e.Path)
 			}
 		}
 		if err := rc.fsys.Chmod(backup, e.Mode); err != nil {
-			return sanitize(err, backup, e.Path)
+			return fserr.Sanitize(err, backup, e.Path)
 		}
 	}
 	if err := rc.putBack(backup, e); err != nil {
-		return sanitize(err, e.Name, e.Path)
+		return fserr.Sanitize(err, e.Name, e.Path)
 	}
 	rc.r.Restored = append(rc.r.Restored, e.Path)
 	return nil
@@ -265,7 +266,7 @@ func (rc *recovery) undoUnlink(e *journalEntry) error {
 	cur := readLinkState(rc.fsys, e.Name)
 	switch {
 	case cur.err != nil:
-		return sanitize(cur.err, e.Name, e.Path)
+		return fserr.Sanitize(cur.err, e.Name, e.Path)
 	case cur.exists && string(cur.data) == e.Target:
 		return nil // never removed
 	case cur.exists:
@@ -277,10 +278,10 @@ func (rc *recovery) undoUnlink(e *journalEntry) error {
 		rc.r.Left[e.Path] = reasonChanged
 		return nil
 	case !absent(err):
-		return sanitize(err, e.Name, e.Path)
+		return fserr.Sanitize(err, e.Name, e.Path)
 	}
 	if err := relink(rc.fsys, e.Target, e.Name); err != nil {
-		return sanitize(err, e.Name, e.Path)
+		return fserr.Sanitize(err, e.Name, e.Path)
 	}
 	rc.r.Restored = append(rc.r.Restored, e.Path)
 	return nil
@@ -318,11 +319,11 @@ func (rc *recovery) holdsBackup(e *journalEntry, fi fs.FileInfo, backup string) 
 	}
 	a, err := afero.ReadFile(rc.fsys, e.Name)
 	if err != nil {
-		return false, sanitize(err, e.Name, e.Path)
+		return false, fserr.Sanitize(err, e.Name, e.Path)
 	}
 	b, err := afero.ReadFile(rc.fsys, backup)
 	if err != nil {
-		return false, sanitize(err, backup, e.Path)
+		return false, fserr.Sanitize(err, backup, e.Path)
 	}
 	return bytes.Equal(a, b), nil
 }
@@ -334,7 +335,7 @@ func (rc *recovery) hashOf(name string) (string, error) {
 	case absent(err):
 		return "", nil
 	case err != nil:
-		return "", sanitize(err, name, rc.show(name))
+		return "", fserr.Sanitize(err, name, rc.show(name))
 	}
 	return hashBytes(data), nil
 }
@@ -346,7 +347,7 @@ func (rc *recovery) removeIfThere(name string) error {
 	case err == nil:
 		rc.r.Removed++
 	case !absent(err):
-		return sanitize(err, name, rc.show(name))
+		return fserr.Sanitize(err, name, rc.show(name))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -204,7 +205,7 @@ func readSized(r io.Reader, size int64) ([]byte, error) {
 // readError is the error of a path that cannot be read. When a parent of it is a file
 // (ENOTDIR), it names that parent as authored; otherwise it carries the sanitised cause.
 func readError(fsys afero.Fs, name, authored string, err error) *FileError {
-	fe := &FileError{Path: authored, Reason: FileUnreadable, Err: sanitize(err, name, authored)}
+	fe := &FileError{Path: authored, Reason: FileUnreadable, Err: fserr.Sanitize(err, name, authored)}
 	if errors.Is(err, syscall.ENOTDIR) {
 		if parent, ok := fileParent(fsys, name, authored); ok {
 			fe.Reason, fe.Parent = FileParentNotDir, parent

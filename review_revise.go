@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/diff"
 )
 
 // revisionContext is the number of context lines around each derived hunk.
@@ -316,11 +318,11 @@ func logicalLines(s string) []string { return splitText(s).strings() }
 // hunk whose content also occurs elsewhere gets a line hint ("@@ N") that pins it. No
 // difference gives no hunks.
 func hunksFromEdit(t *text, edited []string) ([]*hunkChange, error) {
-	diff := diffHunks(t.strings(), edited, revisionContext)
-	if len(diff) == 0 {
+	derived := diff.Hunks(t.strings(), edited, revisionContext)
+	if len(derived) == 0 {
 		return nil, nil
 	}
-	p, err := Parse(derivedPayload(diff))
+	p, err := Parse(derivedPayload(derived))
 	if err != nil {
 		return nil, fmt.Errorf("the revision could not be read back as hunks: %w", err)
 	}
@@ -330,11 +332,11 @@ func hunksFromEdit(t *text, edited []string) ([]*hunkChange, error) {
 	for i := range hs {
 		h := &hs[i]
 		h.Line = 0 // derived hunks have no payload line
-		place, ok := placeAt(pl, h, diff[i].OldStart)
+		place, ok := placeAt(pl, h, derived[i].OldStart)
 		if !ok {
-			h.Hint = diff[i].OldStart + 1
-			if place, ok = placeAt(pl, h, diff[i].OldStart); !ok {
-				return nil, fmt.Errorf("derived hunk %d does not land at line %d", i+1, diff[i].OldStart+1)
+			h.Hint = derived[i].OldStart + 1
+			if place, ok = placeAt(pl, h, derived[i].OldStart); !ok {
+				return nil, fmt.Errorf("derived hunk %d does not land at line %d", i+1, derived[i].OldStart+1)
 			}
 		}
 		out[i] = &hunkChange{Hunk: *h, Place: place, Selected: true, Revised: true}
@@ -355,10 +357,10 @@ func placeAt(pl *placer, h *Hunk, start int) (placement, bool) {
 }
 
 // derivedPayload renders diff hunks as a payload of bare "@@" hunks.
-func derivedPayload(diff []diffHunk) string {
+func derivedPayload(hunks []diff.Hunk) string {
 	var b strings.Builder
 	b.WriteString(markerBegin + "\n" + headerUpdate + "revision\n")
-	for _, h := range diff {
+	for _, h := range hunks {
 		b.WriteString("@@\n")
 		for _, l := range h.Lines {
 			b.WriteByte(byte(l.Kind))

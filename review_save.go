@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 )
 
@@ -333,7 +334,7 @@ func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error
 		return false, nil
 	}
 	if err != nil {
-		return false, &FileError{Path: path, Reason: FileUnreadable, Err: sanitize(err, name, path)}
+		return false, &FileError{Path: path, Reason: FileUnreadable, Err: fserr.Sanitize(err, name, path)}
 	}
 	if hashBytes(data) != b.Hash {
 		return false, nil

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 )
 
@@ -418,7 +419,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		return linked // its cause is sanitised already
 	}
 	if err != nil {
-		return sanitize(err, st.name, st.path)
+		return fserr.Sanitize(err, st.name, st.path)
 	}
 	return nil
 }
@@ -540,7 +541,7 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, i
 	}
 	if own.links > 1 {
 		return &FileError{Path: st.path, Reason: FileLinked,
-			Err: fmt.Errorf("%d hard links: %w", own.links, sanitize(renameErr, st.name, st.path))}
+			Err: fmt.Errorf("%d hard links: %w", own.links, fserr.Sanitize(renameErr, st.name, st.path))}
 	}
 	if err := tx.detachBackup(st); err != nil {
 		return err
@@ -695,7 +696,7 @@ func (tx *txn) restore(d *done) string {
 	}
 	switch {
 	case cur.err != nil:
-		return "it could not be read: " + sanitize(cur.err, st.name, st.path).Error()
+		return "it could not be read: " + fserr.Sanitize(cur.err, st.name, st.path).Error()
 	case cur.same(d.before):
 		return "" // the step never took effect
 	case !tx.owns(st.name):
@@ -718,7 +719,7 @@ func (tx *txn) restore(d *done) string {
 		}
 	}
 	if err != nil && !tx.readStep(st).same(d.before) {
-		return "restoring it failed: " + sanitize(err, st.name, st.path).Error()
+		return "restoring it failed: " + fserr.Sanitize(err, st.name, st.path).Error()
 	}
 	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/spf13/afero"
 )
 
@@ -76,7 +77,7 @@ func (tx *txn) beginJournal(before []state) (err error) {
 		if errors.Is(err, fs.ErrExist) {
 			return errJournalLeft
 		}
-		return fmt.Errorf("the commit journal could not be created: %w", sanitize(err, j.dir, journalDir))
+		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, journalDir))
 	}
 	defer func() {
 		if err != nil {
@@ -140,7 +141,7 @@ func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
 		_, err = fill(f, data, 0o600, fileOwner{}, true)
 	}
 	if err != nil {
-		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, sanitize(err, name, st.path))
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ func (j *journal) write() error {
 		err = syncDir(j.fsys, filepath.Dir(j.dir))
 	}
 	if err != nil {
-		return fmt.Errorf("the commit journal could not be written: %w", sanitize(err, name, journalDir))
+		return fmt.Errorf("the commit journal could not be written: %w", fserr.Sanitize(err, name, journalDir))
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (j *journal) seal() error {
 		err = nil
 	}
 	if err != nil && !absent(err) {
-		return fmt.Errorf("the commit journal could not be removed: %w", sanitize(err, name, journalDir))
+		return fmt.Errorf("the commit journal could not be removed: %w", fserr.Sanitize(err, name, journalDir))
 	}
 	return nil
 }
@@ -344,7 +345,7 @@ func (tx *txn) detachBackup(st *step) error {
 		_, err = fill(f, data, 0o600, fileOwner{}, true)
 	}
 	if err != nil {
-		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, sanitize(err, name, st.path))
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))
 	}
 	e.Linked = false
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/wslock"
 	"github.com/spf13/afero"
 )
@@ -47,7 +48,7 @@ func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) 
 func lockOsDir(ctx context.Context, dir string) (func(), error) {
 	d, err := os.Open(dir)
 	if err != nil {
-		return nil, sanitize(err, dir, "workspace")
+		return nil, fserr.Sanitize(err, dir, "workspace")
 	}
 	return wslock.Dir(ctx, d)
 }

@@ -1,4 +1,6 @@
-package applypatch
+// Package fserr rewrites filesystem errors so that their text names a path as its author
+// wrote it, never the host path it resolved to.
+package fserr
 
 import (
 	"errors"
@@ -7,12 +9,12 @@ import (
 	"strings"
 )
 
-// sanitize rewrites a filesystem error so that its text names the authored path and never
+// Sanitize rewrites a filesystem error so that its text names the authored path and never
 // the resolved host path, an intermediate directory or a link target. The operating
 // system's cause (fs.ErrNotExist, a syscall.Errno, an injected fault) stays reachable with
 // errors.Is. name is the host name the error may spell out; it is scrubbed from any text
 // the error carries beyond the path fields.
-func sanitize(err error, name, authored string) error {
+func Sanitize(err error, name, authored string) error {
 	if err == nil {
 		return nil
 	}

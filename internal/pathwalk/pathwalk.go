@@ -1,4 +1,6 @@
-package applypatch
+// Package pathwalk finds where a path really lands on an afero filesystem: it follows
+// symbolic links component by component, the way the operating system does.
+package pathwalk
 
 import (
 	"errors"
@@ -12,28 +14,27 @@ import (
 	"github.com/spf13/afero"
 )
 
-// maxLinks is the most symbolic links one path may pass through while it is resolved,
-// as in Linux's MAXSYMLINKS. A longer chain, or a loop, is ErrLinkLoop.
-const maxLinks = 40
+// MaxLinks is the most symbolic links one path may pass through while it is resolved,
+// as in Linux's MAXSYMLINKS. A longer chain, or a loop, is [ErrLinkLoop].
+const MaxLinks = 40
 
-// errLinkLoop is the cause of a path that passes through more than MaxLinks symbolic
+// ErrLinkLoop is the cause of a path that passes through more than [MaxLinks] symbolic
 // links: a link loop, or a chain too long to follow.
-var errLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
-	"fix or remove the link, or name the file by its real path", maxLinks)
+var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
+	"fix or remove the link, or name the file by its real path", MaxLinks)
 
-// A resolver follows symbolic links on an afero filesystem, component by component, the
+// A Resolver follows symbolic links on an afero filesystem, component by component, the
 // way the operating system does, but itself: afero has no openat or O_NOFOLLOW, so the
 // only way to know where a name really lands is to walk it with Lstat and Readlink.
 // A filesystem without afero's Lstater has no links to follow (MemMapFs reports Stat
 // through LstatIfPossible, with false).
-type resolver struct {
+type Resolver struct {
 	lstat    afero.Lstater
 	readlink afero.LinkReader
-	// memo, while set, keeps what each name was found to be, so that the paths of one
-	// payload that share deep parents look each parent up once. It is set only
-	// for the length of one classification: a later check must see the tree afresh.
+	// memo, while set (see Remember), keeps what each name was found to be, so that the
+	// paths of one payload that share deep parents look each parent up once.
 	memo map[string]linkInfo
-	// lookups counts the names looked up on the filesystem, for tests that bound the work.
+	// lookups counts the names looked up on the filesystem (see Lookups).
 	lookups int
 }
 
@@ -44,30 +45,44 @@ type linkInfo struct {
 	missing bool
 }
 
-func newResolver(fsys afero.Fs) *resolver {
-	r := &resolver{}
+// New returns a Resolver for the links of fsys.
+func New(fsys afero.Fs) *Resolver {
+	r := &Resolver{}
 	r.lstat, _ = fsys.(afero.Lstater)
 	r.readlink, _ = fsys.(afero.LinkReader)
 	return r
 }
 
-// A resolution is where a name lands: the final name, free of symbolic links in every
-// component that exists, and whether a link was followed on the way.
-type resolution struct {
-	name   string
-	linked bool
+// Remember makes r keep what it finds for each name until the returned function is
+// called, so that paths sharing deep parents look each parent up once. Keep it only for
+// the length of one check: a later check must see the tree afresh.
+func (r *Resolver) Remember() (forget func()) {
+	r.memo = map[string]linkInfo{}
+	return func() { r.memo = nil }
 }
 
-// resolve follows name, absolute or relative to dir (itself free of links), to its final
+// Lookups returns how many names r has looked up on the filesystem, so that tests can
+// bound the work.
+func (r *Resolver) Lookups() int { return r.lookups }
+
+// A Resolution is where a name lands.
+type Resolution struct {
+	// Name is the final name, free of symbolic links in every component that exists.
+	Name string
+	// Linked is set when a link was followed on the way.
+	Linked bool
+}
+
+// Resolve follows name, absolute or relative to dir (itself free of links), to its final
 // target. Every component is checked: a link in a parent directory is followed as well as
 // a final one, a relative link target is read relative to the link's directory and an
 // absolute one from the filesystem's root, ".." climbs from where the walk has really got
 // to, and a link to a path that does not exist yet (dangling) resolves to that path.
 // Components that do not exist cannot be links and are taken as written. A returned error
 // may carry the name of an intermediate component: callers sanitise it.
-func (r *resolver) resolve(dir, name string) (resolution, error) {
+func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 	cur, rest := start(dir, name)
-	var res resolution
+	var res Resolution
 	// Below a component that does not exist nothing exists either, so such components
 	// are only collected (in absent) and joined once at the end: a new path 2,000
 	// directories deep costs one lookup per existing parent, not one per component.
@@ -91,7 +106,7 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 		next := child(cur, comp)
 		info, err := r.lookup(next)
 		if err != nil {
-			return resolution{}, err
+			return Resolution{}, err
 		}
 		if info.missing {
 			absent = append(absent, comp)
@@ -101,15 +116,15 @@ func (r *resolver) resolve(dir, name string) (resolution, error) {
 			cur = next
 			continue
 		}
-		if hops++; hops > maxLinks {
-			return resolution{}, errLinkLoop
+		if hops++; hops > MaxLinks {
+			return Resolution{}, ErrLinkLoop
 		}
-		res.linked = true
+		res.Linked = true
 		var head []string
 		cur, head = start(cur, info.target)
 		rest = append(head, rest...)
 	}
-	res.name = filepath.Join(append([]string{cur}, absent...)...)
+	res.Name = filepath.Join(append([]string{cur}, absent...)...)
 	return res, nil
 }
 
@@ -126,7 +141,7 @@ func child(dir, comp string) string {
 }
 
 // lookup is link, answered from the memo while one is kept.
-func (r *resolver) lookup(name string) (linkInfo, error) {
+func (r *Resolver) lookup(name string) (linkInfo, error) {
 	if info, ok := r.memo[name]; ok {
 		return info, nil
 	}
@@ -144,7 +159,7 @@ func (r *resolver) lookup(name string) (linkInfo, error) {
 
 // link reports whether name is a symbolic link and, if so, its target as stored, or
 // whether it does not exist. A name whose parent is not a directory does not exist.
-func (r *resolver) link(name string) (target string, isLink, missing bool, err error) {
+func (r *Resolver) link(name string) (target string, isLink, missing bool, err error) {
 	if r.lstat == nil {
 		return "", false, false, nil
 	}
@@ -175,15 +190,15 @@ func start(dir, name string) (string, []string) {
 	comps := strings.FieldsFunc(name[len(filepath.VolumeName(name)):], func(r rune) bool {
 		return r < 0x80 && os.IsPathSeparator(uint8(r))
 	})
-	if rooted(name) {
+	if Rooted(name) {
 		return filepath.VolumeName(name) + string(filepath.Separator), comps
 	}
 	return dir, comps
 }
 
-// rooted reports whether name starts from a filesystem root: it is absolute, or (on
+// Rooted reports whether name starts from a filesystem root: it is absolute, or (on
 // Windows) starts with a separator.
-func rooted(name string) bool {
+func Rooted(name string) bool {
 	v := filepath.VolumeName(name)
 	return filepath.IsAbs(name) || (len(name) > len(v) && os.IsPathSeparator(name[len(v)]))
 }

@@ -1,4 +1,4 @@
-package applypatch
+package diff
 
 import (
 	"fmt"
@@ -42,18 +42,18 @@ func TestDiffReversedBounded(t *testing.T) {
 		checkDiffOps(t, a, b, ops)
 	}
 	a, b := reversedLines(5000)
-	checkDiffHunks(t, a, b, diffHunks(a, b, 3), 3)
+	checkDiffHunks(t, a, b, Hunks(a, b, 3), 3)
 }
 
-// BenchmarkHostileRevisionReversed measures the revision diff of a file against its
-// reversed lines at two sizes, so the growth shows.
+// BenchmarkHostileRevisionReversed measures the 3-line-context diff a revision derives
+// for a file edited to its reversed lines, at two sizes, so the growth shows.
 func BenchmarkHostileRevisionReversed(b *testing.B) {
 	for _, n := range []int{20_000, 200_000} {
 		old, edited := reversedLines(n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				diffHunks(old, edited, revisionContext)
+				Hunks(old, edited, 3)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package applypatch
+package diff
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rogpeppe/go-internal/diff"
+	godiff "github.com/rogpeppe/go-internal/diff"
 )
 
 // numberedLines returns the lines "one", "two", ... up to n (n <= 12).
@@ -28,7 +28,7 @@ func upperLines(lines []string, idx ...int) []string {
 
 // diffHunkText renders hunks as "@@ -OldStart,OldLen +NewStart,NewLen" headers and marked
 // lines, for compact expectations.
-func diffHunkText(hunks []diffHunk) []string {
+func diffHunkText(hunks []Hunk) []string {
 	var out []string
 	for _, h := range hunks {
 		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d", h.OldStart, h.OldLen, h.NewStart, h.NewLen))
@@ -58,7 +58,7 @@ func lcsLenOracle(a, b []string) int {
 
 // checkDiffOps verifies that ops is a valid script from a to b (indexes in order, context
 // lines equal, every line covered) and that it is minimal when small enough to check.
-func checkDiffOps(t *testing.T, a, b []string, ops []diffOp) {
+func checkDiffOps(t *testing.T, a, b []string, ops []Op) {
 	t.Helper()
 	i, j, edits := 0, 0, 0
 	for n, op := range ops {
@@ -66,22 +66,22 @@ func checkDiffOps(t *testing.T, a, b []string, ops []diffOp) {
 			t.Fatalf("op %d = %+v, want A=%d B=%d", n, op, i, j)
 		}
 		switch op.Kind {
-		case LineContext:
+		case KindContext:
 			if i >= len(a) || j >= len(b) || a[i] != b[j] {
 				t.Fatalf("op %d: bad context %+v", n, op)
 			}
 			i++
 			j++
-		case LineRemove:
+		case KindRemove:
 			if i >= len(a) {
 				t.Fatalf("op %d: remove past end %+v", n, op)
 			}
-			if n > 0 && ops[n-1].Kind == LineAdd {
+			if n > 0 && ops[n-1].Kind == KindAdd {
 				t.Fatalf("op %d: remove after insert in one region", n)
 			}
 			i++
 			edits++
-		case LineAdd:
+		case KindAdd:
 			if j >= len(b) {
 				t.Fatalf("op %d: insert past end %+v", n, op)
 			}
@@ -103,7 +103,7 @@ func checkDiffOps(t *testing.T, a, b []string, ops []diffOp) {
 
 // spliceDiffHunks splices hunks into a, checking that their context and removed lines match a
 // and that their positions and lengths are consistent.
-func spliceDiffHunks(a []string, hunks []diffHunk) ([]string, error) {
+func spliceDiffHunks(a []string, hunks []Hunk) ([]string, error) {
 	var out []string
 	pos := 0
 	for n, h := range hunks {
@@ -117,13 +117,13 @@ func spliceDiffHunks(a []string, hunks []diffHunk) ([]string, error) {
 		}
 		i := h.OldStart
 		for _, l := range h.Lines {
-			if l.Kind != LineAdd {
+			if l.Kind != KindAdd {
 				if i >= len(a) || a[i] != l.Text {
 					return nil, fmt.Errorf("hunk %d: line %q does not match a[%d]", n, l.Text, i)
 				}
 				i++
 			}
-			if l.Kind != LineRemove {
+			if l.Kind != KindRemove {
 				out = append(out, l.Text)
 			}
 		}
@@ -140,7 +140,7 @@ func spliceDiffHunks(a []string, hunks []diffHunk) ([]string, error) {
 // groups them: each hunk changes something, has exactly context lines of context around
 // its changes unless a file edge is nearer, and hunks are split only where more than
 // 2*context unchanged lines separate changes.
-func checkDiffHunks(t *testing.T, a, b []string, hunks []diffHunk, context int) {
+func checkDiffHunks(t *testing.T, a, b []string, hunks []Hunk, context int) {
 	t.Helper()
 	got, err := spliceDiffHunks(a, hunks)
 	if err != nil {
@@ -176,10 +176,10 @@ func checkDiffHunks(t *testing.T, a, b []string, hunks []diffHunk, context int) 
 
 // hunkEdgeContext counts the Context lines at the start and at the end of lines.
 func hunkEdgeContext(lines []Line) (lead, trail int) {
-	for lead < len(lines) && lines[lead].Kind == LineContext {
+	for lead < len(lines) && lines[lead].Kind == KindContext {
 		lead++
 	}
-	for trail < len(lines) && lines[len(lines)-1-trail].Kind == LineContext {
+	for trail < len(lines) && lines[len(lines)-1-trail].Kind == KindContext {
 		trail++
 	}
 	return lead, trail
@@ -287,30 +287,30 @@ func TestDiffHunksTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hunks := diffHunks(tt.a, tt.b, tt.context)
+			hunks := Hunks(tt.a, tt.b, tt.context)
 			if diff := cmp.Diff(tt.want, diffHunkText(hunks)); diff != "" {
-				t.Errorf("diffHunks (-want +got):\n%s", diff)
+				t.Errorf("Hunks (-want +got):\n%s", diff)
 			}
 			checkDiffHunks(t, tt.a, tt.b, hunks, tt.context)
-			checkDiffOps(t, tt.a, tt.b, diffLines(tt.a, tt.b))
+			checkDiffOps(t, tt.a, tt.b, Lines(tt.a, tt.b))
 		})
 	}
 }
 
 func TestDiffLinesOps(t *testing.T) {
-	got := diffLines([]string{"a", "b", "c"}, []string{"a", "x", "c", "d"})
-	want := []diffOp{
-		{Kind: LineContext, A: 0, B: 0},
-		{Kind: LineRemove, A: 1, B: 1},
-		{Kind: LineAdd, A: 2, B: 1},
-		{Kind: LineContext, A: 2, B: 2},
-		{Kind: LineAdd, A: 3, B: 3},
+	got := Lines([]string{"a", "b", "c"}, []string{"a", "x", "c", "d"})
+	want := []Op{
+		{Kind: KindContext, A: 0, B: 0},
+		{Kind: KindRemove, A: 1, B: 1},
+		{Kind: KindAdd, A: 2, B: 1},
+		{Kind: KindContext, A: 2, B: 2},
+		{Kind: KindAdd, A: 3, B: 3},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("diffLines (-want +got):\n%s", diff)
+		t.Errorf("Lines (-want +got):\n%s", diff)
 	}
-	if got := diffLines(nil, nil); len(got) != 0 {
-		t.Errorf("diffLines(nil, nil) = %v, want empty", got)
+	if got := Lines(nil, nil); len(got) != 0 {
+		t.Errorf("Lines(nil, nil) = %v, want empty", got)
 	}
 }
 
@@ -340,9 +340,9 @@ func TestDiffRandomAgainstLCS(t *testing.T) {
 	for iter := range 20000 {
 		alphabet := 3 + iter%2
 		a, b := randomDiffLines(r, alphabet), randomDiffLines(r, alphabet)
-		checkDiffOps(t, a, b, diffLines(a, b))
+		checkDiffOps(t, a, b, Lines(a, b))
 		context := iter % 4
-		checkDiffHunks(t, a, b, diffHunks(a, b, context), context)
+		checkDiffHunks(t, a, b, Hunks(a, b, context), context)
 		if t.Failed() {
 			t.Fatalf("a=%q b=%q", a, b)
 		}
@@ -376,11 +376,17 @@ func TestDiffNotWorseThanGoInternal(t *testing.T) {
 	}
 	for _, c := range cases {
 		a, b := c[0], c[1]
-		hunks := diffHunks(a, b, 3)
+		hunks := Hunks(a, b, 3)
 		plus, minus := 0, 0
 		for _, h := range hunks {
-			p, m := (&Hunk{Lines: h.Lines}).counts()
-			plus, minus = plus+p, minus+m
+			for _, l := range h.Lines {
+				switch l.Kind {
+				case KindAdd:
+					plus++
+				case KindRemove:
+					minus++
+				}
+			}
 		}
 		join := func(l []string) []byte {
 			if len(l) == 0 {
@@ -388,7 +394,7 @@ func TestDiffNotWorseThanGoInternal(t *testing.T) {
 			}
 			return []byte(strings.Join(l, "\n") + "\n")
 		}
-		theirPlus, theirMinus := countUnifiedChanges(string(diff.Diff("a", join(a), "b", join(b))))
+		theirPlus, theirMinus := countUnifiedChanges(string(godiff.Diff("a", join(a), "b", join(b))))
 		if plus > theirPlus || minus > theirMinus {
 			t.Errorf("a=%q b=%q: we have +%d -%d, go-internal +%d -%d",
 				a, b, plus, minus, theirPlus, theirMinus)
@@ -398,18 +404,18 @@ func TestDiffNotWorseThanGoInternal(t *testing.T) {
 
 func TestDiffLargeFewChanges(t *testing.T) {
 	a, b := largeDiffInput(200_000, 50)
-	ops := diffLines(a, b)
+	ops := Lines(a, b)
 	checkDiffOps(t, a, b, ops)
 	edits := 0
 	for _, op := range ops {
-		if op.Kind != LineContext {
+		if op.Kind != KindContext {
 			edits++
 		}
 	}
 	if edits != 100 {
 		t.Errorf("%d edits, want 100", edits)
 	}
-	checkDiffHunks(t, a, b, diffHunks(a, b, 3), 3)
+	checkDiffHunks(t, a, b, Hunks(a, b, 3), 3)
 }
 
 func TestDiffRepetitiveWorstCase(t *testing.T) {
@@ -421,11 +427,11 @@ func TestDiffRepetitiveWorstCase(t *testing.T) {
 	for i := range b {
 		b[i] = []string{"}", "", "x"}[r.IntN(3)]
 	}
-	ops := diffLines(a, b)
+	ops := Lines(a, b)
 	checkDiffOps(t, a, b, ops)
 	edits := 0
 	for _, op := range ops {
-		if op.Kind != LineContext {
+		if op.Kind != KindContext {
 			edits++
 		}
 	}
@@ -458,9 +464,9 @@ func FuzzDiff(f *testing.F) {
 	f.Add("}\n\n}\nx\n\n", "\n}\nx\n}\n\n}")
 	f.Fuzz(func(t *testing.T, sa, sb string) {
 		a, b := strings.Split(sa, "\n"), strings.Split(sb, "\n")
-		checkDiffOps(t, a, b, diffLines(a, b))
-		checkDiffHunks(t, a, b, diffHunks(a, b, 3), 3)
-		checkDiffHunks(t, a, b, diffHunks(a, b, 0), 0)
+		checkDiffOps(t, a, b, Lines(a, b))
+		checkDiffHunks(t, a, b, Hunks(a, b, 3), 3)
+		checkDiffHunks(t, a, b, Hunks(a, b, 0), 0)
 	})
 }
 
@@ -468,6 +474,6 @@ func BenchmarkDiff(b *testing.B) {
 	old, edited := largeDiffInput(200_000, 50)
 	b.ReportAllocs()
 	for b.Loop() {
-		diffHunks(old, edited, 3)
+		Hunks(old, edited, 3)
 	}
 }

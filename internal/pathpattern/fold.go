@@ -1,4 +1,4 @@
-package applypatch
+package pathpattern
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// foldComponent is the form of one path component that fence and allow patterns compare.
+// Fold returns the form of one path component that patterns compare.
 // Case-insensitive filesystems open many spellings of one name, so two components
 // are the same name when their folded forms are equal. Folding:
 //
@@ -26,7 +26,7 @@ import (
 //
 // A combining mark is a character of its own: ".gi\u0308t" (i with diaeresis) is not
 // ".git", on any filesystem. "." and ".." are kept as they are.
-func foldComponent(c string) string {
+func Fold(c string) string {
 	if c == "." || c == ".." {
 		return c
 	}

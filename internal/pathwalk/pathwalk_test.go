@@ -1,53 +1,21 @@
-package applypatch
+package pathwalk
 
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/linktree"
 	"github.com/spf13/afero"
 )
-
-// linkTree builds, in a fresh directory on the operating system, a workspace "ws" beside
-// an "outside" directory, with the links the resolver must follow. Entries ending in "/"
-// are directories; "name -> target" are links; others are files. It returns the real
-// path of the fresh directory.
-func linkTree(t *testing.T, entries ...string) string {
-	t.Helper()
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		var name, target string
-		if _, err := fmt.Sscanf(e, "%s -> %s", &name, &target); err == nil {
-			target = os.Expand(target, func(string) string { return base })
-			if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
-				t.Skipf("symbolic links unavailable: %v", err)
-			}
-			continue
-		}
-		p := filepath.Join(base, e)
-		if e[len(e)-1] == '/' {
-			err = os.MkdirAll(p, 0o755)
-		} else if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-			err = os.WriteFile(p, []byte(e), 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return base
-}
 
 // TestResolverFollowsLinks checks the F1 resolver on real links: every component is
 // followed, final and parent links alike, relative targets from the link's directory and
 // absolute ones from the root, dangling links to where they point, chains to their end,
 // and ".." from where the walk really is.
 func TestResolverFollowsLinks(t *testing.T) {
-	base := linkTree(t,
+	base := linktree.Build(t,
 		"ws/file.txt", "ws/dir/inner.txt", "outside/o.txt", "outside/sub/",
 		"ws/rel -> file.txt",
 		"ws/abs -> ${BASE}/ws/file.txt",
@@ -91,10 +59,10 @@ func TestResolverFollowsLinks(t *testing.T) {
 		{filepath.Join(ws, "rel"), "ws/file.txt", true},
 		{filepath.Join(base, "outside", "o.txt"), "outside/o.txt", false},
 	}
-	r := newResolver(afero.NewOsFs())
+	r := New(afero.NewOsFs())
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			got, err := r.resolve(ws, tt.path)
+			got, err := r.Resolve(ws, tt.path)
 			if err != nil {
 				t.Fatalf("resolve(%q): %v", tt.path, err)
 			}
@@ -102,8 +70,8 @@ func TestResolverFollowsLinks(t *testing.T) {
 			if filepath.IsAbs(tt.want) {
 				want = tt.want
 			}
-			if got.name != want || got.linked != tt.linked {
-				t.Errorf("resolve(%q) = %q linked=%v, want %q linked=%v", tt.path, got.name, got.linked, want, tt.linked)
+			if got.Name != want || got.Linked != tt.linked {
+				t.Errorf("resolve(%q) = %q linked=%v, want %q linked=%v", tt.path, got.Name, got.Linked, want, tt.linked)
 			}
 		})
 	}
@@ -113,21 +81,21 @@ func TestResolverFollowsLinks(t *testing.T) {
 // with ErrLinkLoop, while a chain of exactly MaxLinks resolves (F1).
 func TestResolverLinkLoop(t *testing.T) {
 	entries := []string{"ws/end.txt", "ws/self -> self", "ws/ping -> pong", "ws/pong -> ping"}
-	for i := range maxLinks {
+	for i := range MaxLinks {
 		entries = append(entries, fmt.Sprintf("ws/c%d -> c%d", i, i+1))
 	}
-	entries = append(entries, fmt.Sprintf("ws/c%d -> end.txt", maxLinks))
-	base := linkTree(t, entries...)
+	entries = append(entries, fmt.Sprintf("ws/c%d -> end.txt", MaxLinks))
+	base := linktree.Build(t, entries...)
 	ws := filepath.Join(base, "ws")
-	r := newResolver(afero.NewOsFs())
+	r := New(afero.NewOsFs())
 	for _, p := range []string{"self", "ping", "pong/x.txt", "c0"} {
-		if _, err := r.resolve(ws, p); !errors.Is(err, errLinkLoop) {
+		if _, err := r.Resolve(ws, p); !errors.Is(err, ErrLinkLoop) {
 			t.Errorf("resolve(%q) err = %v, want ErrLinkLoop", p, err)
 		}
 	}
-	got, err := r.resolve(ws, "c1") // exactly MaxLinks hops
-	if err != nil || got.name != filepath.Join(ws, "end.txt") {
-		t.Errorf("resolve(c1) = %q, %v; want end.txt after %d links", got.name, err, maxLinks)
+	got, err := r.Resolve(ws, "c1") // exactly MaxLinks hops
+	if err != nil || got.Name != filepath.Join(ws, "end.txt") {
+		t.Errorf("resolve(c1) = %q, %v; want end.txt after %d links", got.Name, err, MaxLinks)
 	}
 }
 
@@ -136,7 +104,7 @@ func TestResolverLinkLoop(t *testing.T) {
 func TestResolverWithoutLinks(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/ws/a/b.txt", []byte("b"), 0o644)
-	r := newResolver(fsys)
+	r := New(fsys)
 	for path, want := range map[string]string{
 		"a/b.txt":       "/ws/a/b.txt",
 		"a/../c.txt":    "/ws/c.txt",
@@ -145,8 +113,8 @@ func TestResolverWithoutLinks(t *testing.T) {
 		"a/b.txt/../z":  "/ws/a/z",
 		"new/dir/f.txt": "/ws/new/dir/f.txt",
 	} {
-		got, err := r.resolve("/ws", path)
-		if err != nil || got.name != want || got.linked {
+		got, err := r.Resolve("/ws", path)
+		if err != nil || got.Name != want || got.Linked {
 			t.Errorf("resolve(%q) = %+v, %v; want %q", path, got, err, want)
 		}
 	}
