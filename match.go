@@ -138,9 +138,10 @@ type lineIndex struct {
 type level struct {
 	pass matchPass
 	t    *text
-	// occ maps each wanted line, normalised, to the positions of the file lines equal to
-	// it after normalisation, in file order.
-	occ map[string][]int32
+	// wanted numbers the wanted lines, normalised; occ[k] holds the positions of the file
+	// lines equal to wanted line k after normalisation, in file order.
+	wanted *lineSet
+	occ    [][]int32
 	// prefixed holds the file lines that may start with an anchor, ordered by normalised
 	// text (ties by position) for prefix lookups; built on the first anchor lookup.
 	prefixed []prefixed
@@ -182,22 +183,51 @@ func (x *lineIndex) at(p matchPass) *level {
 }
 
 func buildLevel(x *lineIndex, p matchPass) *level {
+	lv := newLevel(x, p)
+	if lv.wanted != nil {
+		for i := range x.t.count() {
+			lv.see(i, x.t.line(i))
+		}
+	}
+	return lv
+}
+
+// newLevel makes the index of pass p before any file line is seen: the exact and the
+// loosest pass's map the hunks' lines, the others look up only anchors.
+func newLevel(x *lineIndex, p matchPass) *level {
 	lv := &level{pass: p, t: x.t, anchors: x.anchors}
 	if p != passExact && p != passPunctuation {
 		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
-	lv.occ = make(map[string][]int32, len(x.want))
+	lv.wanted = newLineSet(len(x.want))
 	for _, w := range x.want {
-		lv.occ[normalize[p](w)] = nil
+		lv.wanted.add(normalize[p](w))
 	}
-	norm := normalize[p]
-	for i := range x.t.count() {
-		n := norm(x.t.line(i))
-		if ps, ok := lv.occ[n]; ok {
-			lv.occ[n] = append(ps, int32(i))
-		}
-	}
+	lv.occ = make([][]int32, len(lv.wanted.keys))
 	return lv
+}
+
+// see records file line i, its text without terminator, when it is one of the wanted
+// lines after normalisation.
+func (lv *level) see(i int, line string) {
+	n := line
+	if lv.pass != passExact {
+		n = normalize[lv.pass](line)
+	}
+	if k := lv.wanted.find(n); k >= 0 {
+		lv.occ[k] = append(lv.occ[k], int32(i))
+	}
+}
+
+// indexText splits s into lines and indexes them for the hunks' exact pass in the same
+// pass over s: each line is looked up as it is found.
+func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
+	x := newLineIndex(nil, hunks)
+	lv := newLevel(x, passExact)
+	x.t = splitVisit(s, lv.see)
+	lv.t = x.t
+	x.levels[passExact] = lv
+	return x.t, x
 }
 
 // candidates returns every start at which the file holds old at the loosest pass: a
@@ -243,22 +273,27 @@ func (lv *level) narrow(loose []int, want []string) []int {
 	return out
 }
 
-// positions returns where normalised text s occurs, in file order. s must be one of the
-// wanted lines, normalised.
-func (lv *level) positions(s string) []int32 { return lv.occ[s] }
+// positions returns where normalised text s occurs, in file order; nil when s is not one
+// of the wanted lines, normalised.
+func (lv *level) positions(s string) []int32 {
+	if k := lv.wanted.find(s); k >= 0 {
+		return lv.occ[k]
+	}
+	return nil
+}
 
 // find returns every start at which the normalised lines want occur, restricted to the
 // one start eofStart when it is not negative. It takes the positions of the rarest of the
 // lines and verifies each candidate line by line.
 func (lv *level) find(want []string, eofStart int) []int {
-	rare := 0
+	rare, rarest := 0, []int32(nil)
 	for k, w := range want {
-		ps, ok := lv.occ[w]
-		if !ok || len(ps) == 0 {
+		ps := lv.positions(w)
+		if len(ps) == 0 {
 			return nil
 		}
-		if len(ps) < len(lv.occ[want[rare]]) {
-			rare = k
+		if k == 0 || len(ps) < len(rarest) {
+			rare, rarest = k, ps
 		}
 	}
 	if eofStart >= 0 {
@@ -268,7 +303,7 @@ func (lv *level) find(want []string, eofStart int) []int {
 		return nil
 	}
 	var out []int
-	for _, p := range lv.occ[want[rare]] {
+	for _, p := range rarest {
 		if s := int(p) - rare; lv.matchesAt(want, s) {
 			out = append(out, s)
 		}

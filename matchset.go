@@ -27,7 +27,7 @@ func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
 	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
 	ms.off = -1
 	for k, w := range keys {
-		ps := index.occ[w]
+		ps := index.positions(w)
 		if len(ps) == 0 {
 			return ms // a line that occurs nowhere: no start at all
 		}
