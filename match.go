@@ -371,8 +371,12 @@ func (lv *level) buildPrefixed() {
 	sort.SliceStable(lv.prefixed, func(a, b int) bool { return lv.prefixed[a].norm < lv.prefixed[b].norm })
 }
 
-// normalized returns the lines normalised for pass p.
+// normalized returns the lines normalised for pass p, which the caller must not modify:
+// for the exact pass, the lines themselves.
 func normalized(lines []string, p matchPass) []string {
+	if p == passExact {
+		return lines
+	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = normalize[p](l)

@@ -61,19 +61,24 @@ func Parse(payload string) (*Patch, error) {
 	if err := p.checkPaths(); err != nil {
 		return nil, err
 	}
-	rememberParsed(&p.patch)
-	return &p.patch, nil
+	patch := new(Patch) // not &p.patch, which would keep the payload's lines alive with it
+	*patch = p.patch
+	rememberParsed(patch)
+	return patch, nil
 }
 
 // splitPayload splits on LF, dropping one CR before each LF. A lone CR is not a
 // line break in a payload.
 func splitPayload(s string) []payloadLine {
-	raw := strings.Split(s, "\n")
-	out := make([]payloadLine, len(raw))
-	for i, l := range raw {
-		out[i] = payloadLine{n: i + 1, text: strings.TrimSuffix(l, "\r")}
+	out := make([]payloadLine, 0, strings.Count(s, "\n")+1)
+	for n := 1; ; n++ {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, payloadLine{n: n, text: strings.TrimSuffix(s, "\r")})
+		}
+		out = append(out, payloadLine{n: n, text: strings.TrimSuffix(s[:i], "\r")})
+		s = s[i+1:]
 	}
-	return out
 }
 
 // trimBlank drops blank lines at both ends.
