@@ -129,7 +129,11 @@ type lineIndex struct {
 	want    []string // the hunks' context and removed lines, raw
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
-	loose   looseMemo
+	// keys, when set, is an exact index of each hunk's key line only (see keyLine),
+	// built while the text was split: a few thousand lines to look up, not every line
+	// of every hunk. The whole exact index is built only when a key line is not rare.
+	keys  *level
+	loose looseMemo
 	// verified counts the starts a matchSet verified, for tests that bound the work.
 	verified int
 }
@@ -220,14 +224,78 @@ func (lv *level) see(i int, line string) {
 }
 
 // indexText splits s into lines and indexes them for the hunks' exact pass in the same
-// pass over s: each line is looked up as it is found.
+// pass over s: each line is looked up, among the hunks' key lines, as it is found.
 func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
 	x := newLineIndex(nil, hunks)
-	lv := newLevel(x, passExact)
+	lv := &level{pass: passExact, anchors: x.anchors, wanted: newLineSet(len(hunks))}
+	for i := range hunks {
+		if key, ok := hunkKey(&hunks[i]); ok {
+			lv.wanted.add(key)
+		}
+	}
+	lv.occ = make([][]int32, len(lv.wanted.keys))
 	x.t = splitVisit(s, lv.see)
 	lv.t = x.t
-	x.levels[passExact] = lv
+	x.keys = lv
 	return x.t, x
+}
+
+// keyLine returns the index in old of the line a hunk is first looked up by: its
+// longest (the first of those), which is the likeliest to be rare; -1 when old is empty.
+// Any line serves: every start of the hunk holds each of its lines at its own offset.
+func keyLine(old []string) int {
+	k := -1
+	for i, l := range old {
+		if k < 0 || len(l) > len(old[k]) {
+			k = i
+		}
+	}
+	return k
+}
+
+// hunkKey is keyLine of a hunk's old lines.
+func hunkKey(h *Hunk) (string, bool) {
+	key, ok := "", false
+	for _, l := range h.Lines {
+		if l.Kind != LineAdd && (!ok || len(l.Text) > len(key)) {
+			key, ok = l.Text, true
+		}
+	}
+	return key, ok
+}
+
+// rareKey is the most starts a key line may have for its positions to be a hunk's
+// candidates: past it, the whole exact index is built to find the hunk's rarest line.
+const rareKey = 16
+
+// keyed returns the exact pass's match set of old from the key index, when its key
+// line is one the index holds and is rare; ok is false otherwise.
+func (x *lineIndex) keyed(old []string, eofStart int) (ms *matchSet, ok bool) {
+	if x.keys == nil || x.levels[passExact] != nil {
+		return nil, false
+	}
+	k := keyLine(old)
+	if k < 0 {
+		return nil, false
+	}
+	id := x.keys.wanted.find(old[k])
+	if id < 0 || len(x.keys.occ[id]) > rareKey {
+		return nil, false
+	}
+	ms = &matchSet{lv: x.keys, want: old, rare: x.keys.occ[id], off: k, only: eofStart, count: &x.verified}
+	if len(ms.rare) == 0 {
+		ms.off = -1 // the key line occurs nowhere: no start at all
+	}
+	return ms, true
+}
+
+// forAnchors returns the index of pass p to look anchors up in. Anchors need only the
+// text, so the exact pass's key index serves and the whole exact index is not built.
+func (x *lineIndex) forAnchors(p matchPass) *level {
+	if p == passExact && x.levels[p] == nil && x.keys != nil {
+		return x.keys
+	}
+	return x.at(p)
 }
 
 // candidates returns every start at which the file holds old at the loosest pass: a

@@ -19,6 +19,11 @@ type matchSet struct {
 
 // matches returns the set of starts at which the file holds old at pass p.
 func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
+	if p == passExact {
+		if ms, ok := x.keyed(old, eofStart); ok {
+			return ms
+		}
+	}
 	index := x.at(passExact)
 	if p != passExact {
 		index = x.at(passPunctuation)
