@@ -126,7 +126,7 @@ func firstNonASCII(s string) int {
 // the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
 	t       *text
-	want    []string // the hunks' context and removed lines, raw
+	hunks   []Hunk   // whose context and removed lines are wanted
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
 	// keys, when set, is an exact index of each hunk's key line only (see keyLine),
@@ -161,18 +161,8 @@ type prefixed struct {
 
 // newLineIndex indexes a file for the given hunks.
 func newLineIndex(t *text, hunks []Hunk) *lineIndex {
-	x := &lineIndex{t: t}
-	n := 0
+	x := &lineIndex{t: t, hunks: hunks}
 	for i := range hunks {
-		n += len(hunks[i].Lines)
-	}
-	x.want = make([]string, 0, n)
-	for i := range hunks {
-		for _, l := range hunks[i].Lines {
-			if l.Kind != LineAdd {
-				x.want = append(x.want, l.Text)
-			}
-		}
 		x.anchors = append(x.anchors, hunks[i].chain()...)
 	}
 	return x
@@ -203,9 +193,17 @@ func newLevel(x *lineIndex, p matchPass) *level {
 	if p != passExact && p != passPunctuation {
 		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
-	lv.wanted = newLineSet(len(x.want))
-	for _, w := range x.want {
-		lv.wanted.add(normalize[p](w))
+	n := 0
+	for i := range x.hunks {
+		n += len(x.hunks[i].Lines)
+	}
+	lv.wanted = newLineSet(n)
+	for i := range x.hunks {
+		for _, l := range x.hunks[i].Lines {
+			if l.Kind != LineAdd {
+				lv.wanted.add(normalize[p](l.Text))
+			}
+		}
 	}
 	lv.occ = make([][]int32, len(lv.wanted.keys))
 	return lv
