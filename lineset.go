@@ -1,19 +1,23 @@
 package applypatch
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
 )
 
 // lineSet numbers the distinct lines a file is searched for (the hunks' lines,
-// normalised) and finds a file line's number in it with one hash: a pass over a
-// 200,000-line file hashes each line once, and most lines, which are none of the hunks',
-// are turned away by a small filter that stays in cache before the table is touched.
+// normalised) and finds a file line's number in it: most lines of a 200,000-line file,
+// which are none of the hunks', are turned away by a small filter that stays in cache,
+// from a cheap mix of the line's length and its first and last eight bytes, before the
+// line is hashed whole and the table is touched.
 type lineSet struct {
 	seed maphash.Seed
 	keys []string
-	// filter is a Bloom filter of the keys with two probes from one hash: it never
-	// turns a key away, and lets under one other line in a hundred through.
+	// filter is a Bloom filter of the keys with two probes from quickHash: it never
+	// turns a key away, and lets few other lines through (a file that defeats the
+	// cheap hash costs a full hash a line, no more).
 	filter []uint64
 	fmask  uint64
 	// slots is an open-addressing table of key numbers plus one (0 is empty), at most
@@ -50,7 +54,8 @@ func (ls *lineSet) add(s string) int {
 	}
 	ls.keys = append(ls.keys, s)
 	ls.slots[i], ls.tags[i] = int32(len(ls.keys)), uint32(h>>32)
-	a, b := h&ls.fmask, (h>>32)&ls.fmask
+	q := quickHash(s)
+	a, b := q&ls.fmask, (q>>32)&ls.fmask
 	ls.filter[a/64] |= 1 << (a % 64)
 	ls.filter[b/64] |= 1 << (b % 64)
 	return len(ls.keys) - 1
@@ -58,12 +63,12 @@ func (ls *lineSet) add(s string) int {
 
 // find returns the number of s, or -1 when it is not in the set.
 func (ls *lineSet) find(s string) int {
-	h := maphash.String(ls.seed, s)
-	a, b := h&ls.fmask, (h>>32)&ls.fmask
+	q := quickHash(s)
+	a, b := q&ls.fmask, (q>>32)&ls.fmask
 	if ls.filter[a/64]&(1<<(a%64)) == 0 || ls.filter[b/64]&(1<<(b%64)) == 0 {
 		return -1
 	}
-	if i, found := ls.probe(s, h); found {
+	if i, found := ls.probe(s, maphash.String(ls.seed, s)); found {
 		return int(ls.slots[i]) - 1
 	}
 	return -1
@@ -92,4 +97,29 @@ func (ls *lineSet) grow() {
 		i, _ := ls.probe(s, h)
 		ls.slots[i], ls.tags[i] = int32(k+1), uint32(h>>32)
 	}
+}
+
+// quickHash mixes a line's length with its first and last eight bytes: lines of a file
+// mostly differ there, and reading them costs two loads where a hash reads every byte.
+func quickHash(s string) uint64 {
+	n := len(s)
+	var x, y uint64
+	if n >= 8 {
+		x, y = load64(s), load64(s[n-8:])
+	} else {
+		for i := range n {
+			x |= uint64(s[i]) << (8 * i)
+		}
+	}
+	h := x ^ bits.RotateLeft64(y, 29) ^ uint64(n)*0x9e3779b97f4a7c15
+	h ^= h >> 33 // the finaliser of MurmurHash3
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>33
+}
+
+// load64 reads the first eight bytes of s, which has at least eight.
+func load64(s string) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
 }
