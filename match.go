@@ -119,8 +119,10 @@ func firstNonASCII(s string) int {
 // lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
 // costs about its own length plus its candidates, never a rescan of the file per hunk per
 // pass. An index is one pass over the file that looks each line up in a
-// small table of the hunks' lines. There are two, each built on first use: the exact
-// pass's, which normalises nothing, and the loosest pass's. The ladder is monotone —
+// small table of the hunks' lines. A text split for Resolve first gets the key index,
+// built in the split's own pass, of one line per hunk (see keyLine); the others are
+// built on first use: the whole exact pass's, which normalises nothing, when a key line
+// is not rare, and the loosest pass's. The ladder is monotone —
 // lines equal at a stricter pass are equal at every looser one — so the loosest pass's
 // candidates hold those of the fuzzy passes between, which are told apart by comparing
 // the hunk's few lines. Anchors get a prefix list per pass, built on demand.
