@@ -180,7 +180,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		if want == "" { // an anchor of blanks names no line at this pass
 			continue
 		}
-		named := pl.idx.at(p).withPrefix(want)
+		named := pl.idx.forAnchors(p).withPrefix(want)
 		cands, t := parent.narrow(named)
 		if len(cands) == 0 {
 			continue

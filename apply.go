@@ -2,7 +2,9 @@ package applypatch
 
 import (
 	"bytes"
+	"io"
 	"slices"
+	"unsafe"
 )
 
 // Result returns the bytes the change leaves at its destination with the current
@@ -37,6 +39,24 @@ func (c *change) derive() ([]byte, error) {
 	}
 	c.derived = derivedResult{hunks: hunkSet(sel), data: out}
 	return out, nil
+}
+
+// content is the change's result for a write step. An Update of a UTF-8 text is derived
+// from its baseline as it is written, so the commit holds the file once; any other result
+// is derived and held. Refusals are derive's.
+func (c *change) content() (*content, error) {
+	sel := c.selectedHunks()
+	if c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
+		c.codec == nil || c.codec.enc != nil || c.derived.of(sel) {
+		data, err := c.derive()
+		return heldContent(data), err
+	}
+	regs := regionsOf(sel)
+	if err := overlapping(regs); err != nil {
+		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
+		return nil, err
+	}
+	return &content{t: c.text, regs: regs, bom: c.codec.bom}, nil
 }
 
 // validate reports what derive would refuse, building the result only where finding it
@@ -141,12 +161,25 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 	if err := overlapping(regs); err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, estimateSize(t, hunks))
+	b := bytes.NewBuffer(make([]byte, 0, estimateSize(t, hunks)))
+	writeResult(b, t, regs)
+	return b.Bytes(), nil
+}
+
+// writeResult writes t with the regions, which do not overlap, applied, as applyHunks
+// describes, and returns the first error of w; it stops writing there.
+func writeResult(w io.Writer, t *text, regs []region) error {
+	var err error
+	put := func(s string) {
+		if err == nil && s != "" {
+			_, err = w.Write(unsafe.Slice(unsafe.StringData(s), len(s))) // writers only read it
+		}
+	}
 	var last eol // the terminator written last
 	end := func(line string, e eol) {
-		b = append(b, line...)
+		put(line)
 		e = unmerged(last, line, e)
-		b = append(b, eolBytes[e]...)
+		put(eolBytes[e])
 		last = e
 	}
 	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
@@ -157,11 +190,11 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		if lo == hi {
 			return
 		}
-		b = append(b, t.raw(lo, hi)...)
+		put(t.raw(lo, hi))
 		last = t.eol(hi - 1)
 		if last == eolNone {
 			last = t.style
-			b = append(b, eolBytes[last]...)
+			put(eolBytes[last])
 		}
 	}
 	done := 0 // baseline lines emitted
@@ -181,7 +214,7 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 		}
 	}
 	keep(done, t.count())
-	return b, nil
+	return err
 }
 
 // unmerged is the terminator of a line written after one that ended in last: its own,

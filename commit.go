@@ -1,7 +1,6 @@
 package applypatch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -117,11 +116,11 @@ func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	if !c.hasSelection() {
 		return nil, nil
 	}
-	data, err := c.derive()
+	body, err := c.content()
 	if err != nil {
 		return nil, err
 	}
-	src := &step{kind: stepWrite, name: c.name, path: c.Op.Path, data: data, mode: c.Base.Mode, base: c.Base}
+	src := &step{kind: stepWrite, name: c.name, path: c.Op.Path, body: body, mode: c.Base.Mode, base: c.Base}
 	switch {
 	case c.Op.Kind == OpAdd:
 		src.mode = addMode
@@ -129,9 +128,9 @@ func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	case c.Op.Kind == OpDelete:
 		return []*step{{kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
 	case c.Op.MoveTo != "":
-		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, data: data, mode: c.Base.Mode, base: c.Dest, from: c.name}
+		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, body: body, mode: c.Base.Mode, base: c.Dest, from: c.name}
 		return []*step{dst, {kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
-	case bytes.Equal(data, c.Base.Bytes):
+	case body.equal(c.Base.Bytes):
 		return nil, nil
 	}
 	return []*step{src}, nil

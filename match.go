@@ -119,17 +119,23 @@ func firstNonASCII(s string) int {
 // lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
 // costs about its own length plus its candidates, never a rescan of the file per hunk per
 // pass. An index is one pass over the file that looks each line up in a
-// small table of the hunks' lines. There are two, each built on first use: the exact
-// pass's, which normalises nothing, and the loosest pass's. The ladder is monotone —
+// small table of the hunks' lines. A text split for Resolve first gets the key index,
+// built in the split's own pass, of one line per hunk (see keyLine); the others are
+// built on first use: the whole exact pass's, which normalises nothing, when a key line
+// is not rare, and the loosest pass's. The ladder is monotone —
 // lines equal at a stricter pass are equal at every looser one — so the loosest pass's
 // candidates hold those of the fuzzy passes between, which are told apart by comparing
 // the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
 	t       *text
-	want    []string // the hunks' context and removed lines, raw
+	hunks   []Hunk   // whose context and removed lines are wanted
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
-	loose   looseMemo
+	// keys, when set, is an exact index of each hunk's key line only (see keyLine),
+	// built while the text was split: a few thousand lines to look up, not every line
+	// of every hunk. The whole exact index is built only when a key line is not rare.
+	keys  *level
+	loose looseMemo
 	// verified counts the starts a matchSet verified, for tests that bound the work.
 	verified int
 }
@@ -138,9 +144,10 @@ type lineIndex struct {
 type level struct {
 	pass matchPass
 	t    *text
-	// occ maps each wanted line, normalised, to the positions of the file lines equal to
-	// it after normalisation, in file order.
-	occ map[string][]int32
+	// wanted numbers the wanted lines, normalised; occ[k] holds the positions of the file
+	// lines equal to wanted line k after normalisation, in file order.
+	wanted *lineSet
+	occ    [][]int32
 	// prefixed holds the file lines that may start with an anchor, ordered by normalised
 	// text (ties by position) for prefix lookups; built on the first anchor lookup.
 	prefixed []prefixed
@@ -156,18 +163,8 @@ type prefixed struct {
 
 // newLineIndex indexes a file for the given hunks.
 func newLineIndex(t *text, hunks []Hunk) *lineIndex {
-	x := &lineIndex{t: t}
-	n := 0
+	x := &lineIndex{t: t, hunks: hunks}
 	for i := range hunks {
-		n += len(hunks[i].Lines)
-	}
-	x.want = make([]string, 0, n)
-	for i := range hunks {
-		for _, l := range hunks[i].Lines {
-			if l.Kind != LineAdd {
-				x.want = append(x.want, l.Text)
-			}
-		}
 		x.anchors = append(x.anchors, hunks[i].chain()...)
 	}
 	return x
@@ -182,22 +179,123 @@ func (x *lineIndex) at(p matchPass) *level {
 }
 
 func buildLevel(x *lineIndex, p matchPass) *level {
+	lv := newLevel(x, p)
+	if lv.wanted != nil {
+		for i := range x.t.count() {
+			lv.see(i, x.t.line(i))
+		}
+	}
+	return lv
+}
+
+// newLevel makes the index of pass p before any file line is seen: the exact and the
+// loosest pass's map the hunks' lines, the others look up only anchors.
+func newLevel(x *lineIndex, p matchPass) *level {
 	lv := &level{pass: p, t: x.t, anchors: x.anchors}
 	if p != passExact && p != passPunctuation {
 		return lv // only anchors are looked up here; hunks narrow the loosest candidates
 	}
-	lv.occ = make(map[string][]int32, len(x.want))
-	for _, w := range x.want {
-		lv.occ[normalize[p](w)] = nil
+	n := 0
+	for i := range x.hunks {
+		n += len(x.hunks[i].Lines)
 	}
-	norm := normalize[p]
-	for i := range x.t.count() {
-		n := norm(x.t.line(i))
-		if ps, ok := lv.occ[n]; ok {
-			lv.occ[n] = append(ps, int32(i))
+	lv.wanted = newLineSet(n)
+	for i := range x.hunks {
+		for _, l := range x.hunks[i].Lines {
+			if l.Kind != LineAdd {
+				lv.wanted.add(normalize[p](l.Text))
+			}
 		}
 	}
+	lv.occ = make([][]int32, len(lv.wanted.keys))
 	return lv
+}
+
+// see records file line i, its text without terminator, when it is one of the wanted
+// lines after normalisation.
+func (lv *level) see(i int, line string) {
+	n := line
+	if lv.pass != passExact {
+		n = normalize[lv.pass](line)
+	}
+	if k := lv.wanted.find(n); k >= 0 {
+		lv.occ[k] = append(lv.occ[k], int32(i))
+	}
+}
+
+// indexText splits s into lines and indexes them for the hunks' exact pass in the same
+// pass over s: each line is looked up, among the hunks' key lines, as it is found.
+func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
+	x := newLineIndex(nil, hunks)
+	lv := &level{pass: passExact, anchors: x.anchors, wanted: newLineSet(len(hunks))}
+	for i := range hunks {
+		if key, ok := hunkKey(&hunks[i]); ok {
+			lv.wanted.add(key)
+		}
+	}
+	lv.occ = make([][]int32, len(lv.wanted.keys))
+	x.t = splitVisit(s, lv.see)
+	lv.t = x.t
+	x.keys = lv
+	return x.t, x
+}
+
+// keyLine returns the index in old of the line a hunk is first looked up by: its
+// longest (the first of those), which is the likeliest to be rare; -1 when old is empty.
+// Any line serves: every start of the hunk holds each of its lines at its own offset.
+func keyLine(old []string) int {
+	k := -1
+	for i, l := range old {
+		if k < 0 || len(l) > len(old[k]) {
+			k = i
+		}
+	}
+	return k
+}
+
+// hunkKey is keyLine of a hunk's old lines.
+func hunkKey(h *Hunk) (string, bool) {
+	key, ok := "", false
+	for _, l := range h.Lines {
+		if l.Kind != LineAdd && (!ok || len(l.Text) > len(key)) {
+			key, ok = l.Text, true
+		}
+	}
+	return key, ok
+}
+
+// rareKey is the most starts a key line may have for its positions to be a hunk's
+// candidates: past it, the whole exact index is built to find the hunk's rarest line.
+const rareKey = 16
+
+// keyed returns the exact pass's match set of old from the key index, when its key
+// line is one the index holds and is rare; ok is false otherwise.
+func (x *lineIndex) keyed(old []string, eofStart int) (ms *matchSet, ok bool) {
+	if x.keys == nil || x.levels[passExact] != nil {
+		return nil, false
+	}
+	k := keyLine(old)
+	if k < 0 {
+		return nil, false
+	}
+	id := x.keys.wanted.find(old[k])
+	if id < 0 || len(x.keys.occ[id]) > rareKey {
+		return nil, false
+	}
+	ms = &matchSet{lv: x.keys, want: old, rare: x.keys.occ[id], off: k, only: eofStart, count: &x.verified}
+	if len(ms.rare) == 0 {
+		ms.off = -1 // the key line occurs nowhere: no start at all
+	}
+	return ms, true
+}
+
+// forAnchors returns the index of pass p to look anchors up in. Anchors need only the
+// text, so the exact pass's key index serves and the whole exact index is not built.
+func (x *lineIndex) forAnchors(p matchPass) *level {
+	if p == passExact && x.levels[p] == nil && x.keys != nil {
+		return x.keys
+	}
+	return x.at(p)
 }
 
 // candidates returns every start at which the file holds old at the loosest pass: a
@@ -243,22 +341,27 @@ func (lv *level) narrow(loose []int, want []string) []int {
 	return out
 }
 
-// positions returns where normalised text s occurs, in file order. s must be one of the
-// wanted lines, normalised.
-func (lv *level) positions(s string) []int32 { return lv.occ[s] }
+// positions returns where normalised text s occurs, in file order; nil when s is not one
+// of the wanted lines, normalised.
+func (lv *level) positions(s string) []int32 {
+	if k := lv.wanted.find(s); k >= 0 {
+		return lv.occ[k]
+	}
+	return nil
+}
 
 // find returns every start at which the normalised lines want occur, restricted to the
 // one start eofStart when it is not negative. It takes the positions of the rarest of the
 // lines and verifies each candidate line by line.
 func (lv *level) find(want []string, eofStart int) []int {
-	rare := 0
+	rare, rarest := 0, []int32(nil)
 	for k, w := range want {
-		ps, ok := lv.occ[w]
-		if !ok || len(ps) == 0 {
+		ps := lv.positions(w)
+		if len(ps) == 0 {
 			return nil
 		}
-		if len(ps) < len(lv.occ[want[rare]]) {
-			rare = k
+		if k == 0 || len(ps) < len(rarest) {
+			rare, rarest = k, ps
 		}
 	}
 	if eofStart >= 0 {
@@ -268,7 +371,7 @@ func (lv *level) find(want []string, eofStart int) []int {
 		return nil
 	}
 	var out []int
-	for _, p := range lv.occ[want[rare]] {
+	for _, p := range rarest {
 		if s := int(p) - rare; lv.matchesAt(want, s) {
 			out = append(out, s)
 		}
@@ -336,8 +439,12 @@ func (lv *level) buildPrefixed() {
 	sort.SliceStable(lv.prefixed, func(a, b int) bool { return lv.prefixed[a].norm < lv.prefixed[b].norm })
 }
 
-// normalized returns the lines normalised for pass p.
+// normalized returns the lines normalised for pass p, which the caller must not modify:
+// for the exact pass, the lines themselves.
 func normalized(lines []string, p matchPass) []string {
+	if p == passExact {
+		return lines
+	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		out[i] = normalize[p](l)

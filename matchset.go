@@ -19,6 +19,11 @@ type matchSet struct {
 
 // matches returns the set of starts at which the file holds old at pass p.
 func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
+	if p == passExact {
+		if ms, ok := x.keyed(old, eofStart); ok {
+			return ms
+		}
+	}
 	index := x.at(passExact)
 	if p != passExact {
 		index = x.at(passPunctuation)
@@ -27,7 +32,7 @@ func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
 	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
 	ms.off = -1
 	for k, w := range keys {
-		ps := index.occ[w]
+		ps := index.positions(w)
 		if len(ps) == 0 {
 			return ms // a line that occurs nowhere: no start at all
 		}

@@ -61,19 +61,24 @@ func Parse(payload string) (*Patch, error) {
 	if err := p.checkPaths(); err != nil {
 		return nil, err
 	}
-	rememberParsed(&p.patch)
-	return &p.patch, nil
+	patch := new(Patch) // not &p.patch, which would keep the payload's lines alive with it
+	*patch = p.patch
+	rememberParsed(patch)
+	return patch, nil
 }
 
 // splitPayload splits on LF, dropping one CR before each LF. A lone CR is not a
 // line break in a payload.
 func splitPayload(s string) []payloadLine {
-	raw := strings.Split(s, "\n")
-	out := make([]payloadLine, len(raw))
-	for i, l := range raw {
-		out[i] = payloadLine{n: i + 1, text: strings.TrimSuffix(l, "\r")}
+	out := make([]payloadLine, 0, strings.Count(s, "\n")+1)
+	for n := 1; ; n++ {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, payloadLine{n: n, text: strings.TrimSuffix(s, "\r")})
+		}
+		out = append(out, payloadLine{n: n, text: strings.TrimSuffix(s[:i], "\r")})
+		s = s[i+1:]
 	}
-	return out
 }
 
 // trimBlank drops blank lines at both ends.
@@ -317,6 +322,9 @@ func (p *parser) updateBody(op *Operation) error {
 	}
 	var cur *Hunk
 	closed := true // no open hunk: the next body line needs "@@" (except for the first hunk)
+	if n := p.hunksAhead(); n > 0 {
+		op.Hunks = make([]Hunk, 0, n)
+	}
 	for p.more() {
 		l := p.peek()
 		m := updateMarker(l.text)
@@ -345,6 +353,7 @@ func (p *parser) updateBody(op *Operation) error {
 			}
 			op.Hunks = append(op.Hunks, h)
 			cur, closed = &op.Hunks[len(op.Hunks)-1], false
+			cur.Lines = make([]Line, 0, p.linesAhead(p.i+1))
 		case m != "":
 			return p.badUpdateLine(l, m)
 		default:
@@ -360,7 +369,7 @@ func (p *parser) updateBody(op *Operation) error {
 				continue
 			}
 			if cur == nil { // the first hunk may omit its "@@"
-				op.Hunks = append(op.Hunks, Hunk{Line: l.n})
+				op.Hunks = append(op.Hunks, Hunk{Line: l.n, Lines: make([]Line, 0, p.linesAhead(p.i))})
 				cur, closed = &op.Hunks[0], false
 			}
 			ln, err := p.hunkLine(l)
@@ -372,6 +381,33 @@ func (p *parser) updateBody(op *Operation) error {
 		p.i++
 	}
 	return p.endUpdate(op, cur)
+}
+
+// hunksAhead counts the "@@" lines before the next section header: room for the
+// Update's hunks, so that they are not copied as they are read.
+func (p *parser) hunksAhead() int {
+	n := 0
+	for _, l := range p.lines[p.i:] {
+		switch m := updateMarker(l.text); {
+		case m != "" && isHeaderLine(m):
+			return n
+		case strings.HasPrefix(m, "@@"):
+			n++
+		}
+	}
+	return n
+}
+
+// linesAhead counts the lines from line i to the next marker: room for a hunk's lines.
+func (p *parser) linesAhead(i int) int {
+	n := 0
+	for _, l := range p.lines[i:] {
+		if updateMarker(l.text) != "" {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // markerAhead reports whether the bare empty lines from the current one end at a marker

@@ -22,8 +22,11 @@ type placer struct {
 }
 
 // newPlacer prepares to place hunks in t.
-func newPlacer(t *text, hunks []Hunk) *placer {
-	return &placer{t: t, idx: newLineIndex(t, hunks), blocks: blocks{t: t}}
+func newPlacer(t *text, hunks []Hunk) *placer { return placerOf(newLineIndex(t, hunks)) }
+
+// placerOf prepares to place hunks with an index of their text.
+func placerOf(idx *lineIndex) *placer {
+	return &placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}}
 }
 
 // place finds the one place for h. On success the cursor moves past it; on failure it

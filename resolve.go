@@ -255,7 +255,7 @@ func addSize(lines []string) int {
 
 // place decodes an Update's baseline and places every hunk, reporting every failure.
 func (pr *Proposal) place(c *change) []error {
-	t, cd, err := pr.decodeBase(c)
+	s, cd, err := pr.decodeString(c)
 	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
 		if errors.Is(err, &FileError{Reason: FileBinary}) {
 			return []error{err}
@@ -265,8 +265,9 @@ func (pr *Proposal) place(c *change) []error {
 	if err != nil {
 		return []error{err}
 	}
+	t, idx := indexText(s, c.Op.Hunks)
 	c.text, c.codec = t, cd
-	pl := newPlacer(c.text, c.Op.Hunks)
+	pl := placerOf(idx)
 	pl.blocks.markdown = isMarkdown(c.name)
 	var errs []error
 	num := 0
@@ -310,16 +311,25 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 // decodeBase decodes a change's baseline as text: a binary file, or one not valid
 // in its encoding, is a *FileError.
 func (pr *Proposal) decodeBase(c *change) (*text, *codec, error) {
+	s, cd, err := pr.decodeString(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return splitText(s), cd, nil
+}
+
+// decodeString is decodeBase before the text is split into lines.
+func (pr *Proposal) decodeString(c *change) (string, *codec, error) {
 	enc, name := pr.declared(c.name)
 	s, cd, err := decode(c.Base.Bytes, enc, name)
 	switch {
 	case errors.Is(err, errBinary):
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
+		return "", nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
-		return nil, nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
+		return "", nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
 	}
 	if len(s) > maxText {
-		return nil, nil, &LimitError{Path: c.Op.Path, What: "bytes in a file read", Limit: maxText, Got: len(s)}
+		return "", nil, &LimitError{Path: c.Op.Path, What: "bytes in a file read", Limit: maxText, Got: len(s)}
 	}
-	return splitText(s), cd, nil
+	return s, cd, nil
 }

@@ -393,49 +393,83 @@ func (c *change) fileResult(pr *Proposal) FileResult {
 	if c.Op.isMove() {
 		f.Kind = "move"
 	}
-	var lines []string
+	d := diffWriter{f: &f}
 	switch c.Op.Kind {
 	case OpAdd:
 		for _, l := range c.Op.Lines {
-			lines = append(lines, "+"+l)
+			d.line('+', l)
 		}
 	case OpDelete:
 		for _, l := range pr.displayLines(c) {
-			lines = append(lines, "-"+l)
+			d.line('-', l)
 		}
 	case OpUpdate:
-		lines = c.hunkDiff(&f)
+		c.hunkDiff(&d)
 	}
-	for _, l := range lines {
-		switch l[0] {
-		case '+':
-			f.Added++
-		case '-':
-			f.Removed++
-		}
-	}
-	f.Diff = strings.Join(lines, "\n")
+	f.Diff = d.b.String()
 	return f
 }
 
+// diffWriter writes a file result's diff, one line at a time, and counts its added and
+// removed lines.
+type diffWriter struct {
+	b strings.Builder
+	f *FileResult
+}
+
+// line writes a line of kind '+', '-' or ' '.
+func (d *diffWriter) line(kind byte, text string) {
+	d.sep()
+	d.b.WriteByte(kind)
+	d.b.WriteString(text)
+	switch kind {
+	case '+':
+		d.f.Added++
+	case '-':
+		d.f.Removed++
+	}
+}
+
+// heading writes a hunk's "@@ ANCHOR" line, or "@@" for none, without trailing spaces.
+func (d *diffWriter) heading(anchor string) {
+	d.sep()
+	d.b.WriteString("@@")
+	if a := strings.TrimRight(anchor, " "); a != "" {
+		d.b.WriteByte(' ')
+		d.b.WriteString(a)
+	}
+}
+
+func (d *diffWriter) sep() {
+	if d.b.Len() > 0 {
+		d.b.WriteByte('\n')
+	}
+}
+
 // hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
-func (c *change) hunkDiff(f *FileResult) []string {
-	var lines []string
+func (c *change) hunkDiff(d *diffWriter) {
+	size := 0
+	for _, h := range c.Hunks {
+		for _, l := range h.Lines {
+			size += len(l.Text) + 2
+		}
+	}
+	d.b.Grow(size)
 	for _, h := range c.Hunks {
 		if h.isLocator() || !c.applies(h) {
 			continue
 		}
-		f.Fuzzy = f.Fuzzy || h.Place.Pass.fuzzy()
-		f.Revised = f.Revised || h.Revised
-		for _, a := range h.chain()[:max(len(h.chain())-1, 0)] {
-			lines = append(lines, strings.TrimRight("@@ "+a, " "))
+		d.f.Fuzzy = d.f.Fuzzy || h.Place.Pass.fuzzy()
+		d.f.Revised = d.f.Revised || h.Revised
+		chain := h.chain()
+		for _, a := range chain[:max(len(chain)-1, 0)] {
+			d.heading(a)
 		}
-		lines = append(lines, strings.TrimRight("@@ "+h.Anchor, " "))
+		d.heading(h.Anchor)
 		for _, l := range h.Lines {
-			lines = append(lines, string(rune(l.Kind))+l.Text)
+			d.line(byte(l.Kind), l.Text)
 		}
 	}
-	return lines
 }
 
 // baselineLines splits a file's bytes into lines for display, without terminators.

@@ -103,9 +103,14 @@ const maxText = 1<<31 - 1
 
 // splitText splits decoded content into lines. LF, CRLF and a lone CR each end a line; a
 // final terminator does not start an extra empty line. s must be at most maxText bytes.
-func splitText(s string) *text {
+func splitText(s string) *text { return splitVisit(s, nil) }
+
+// splitVisit is splitText calling visit, when not nil, with each line's number and its
+// text without terminator as the line is found, so that a caller can index the lines in
+// the same pass.
+func splitVisit(s string, visit func(i int, line string)) *text {
 	if strings.IndexByte(s, '\r') < 0 {
-		return splitLF(s)
+		return splitLF(s, visit)
 	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t := &text{s: s, ends: make([]int32, 0, n), style: eolLF}
@@ -114,6 +119,9 @@ func splitText(s string) *text {
 		i := strings.IndexAny(s[off:], "\r\n")
 		if i < 0 {
 			t.ends = append(t.ends, int32(len(s)))
+			if visit != nil {
+				visit(len(t.ends)-1, s[off:])
+			}
 			break
 		}
 		e, w := eolLF, 1
@@ -126,22 +134,27 @@ func splitText(s string) *text {
 		if !styled {
 			t.style, styled = e, true
 		}
+		if visit != nil {
+			visit(len(t.ends), s[off:off+i])
+		}
 		off += i + w
 		t.ends = append(t.ends, int32(off))
 	}
 	return t
 }
 
-// splitLF is splitText for content without a CR, the common case.
-func splitLF(s string) *text {
+// splitLF is splitVisit for content without a CR, the common case.
+func splitLF(s string, visit func(i int, line string)) *text {
 	t := &text{s: s, ends: make([]int32, 0, strings.Count(s, "\n")+1), style: eolLF}
 	for off := 0; off < len(s); {
 		i := strings.IndexByte(s[off:], '\n')
 		if i < 0 {
-			t.ends = append(t.ends, int32(len(s)))
-			break
+			i = len(s) - off
 		}
-		off += i + 1
+		if visit != nil {
+			visit(len(t.ends), s[off:off+i])
+		}
+		off = min(off+i+1, len(s))
 		t.ends = append(t.ends, int32(off))
 	}
 	return t

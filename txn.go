@@ -34,7 +34,7 @@ type step struct {
 	kind stepKind
 	name string      // resolved name
 	path string      // authored path, for errors and results
-	data []byte      // stepWrite: the new bytes
+	body *content    // stepWrite: the new bytes
 	mode fs.FileMode // stepWrite: the new mode
 	base baseline    // the state the path must still be in just before the step
 	// from is the resolved source of a Move's destination, whose owner it keeps; owner
@@ -128,9 +128,9 @@ func (d *done) ours(cur state) bool {
 	case !cur.exists:
 		return false
 	case d.inPlace:
-		return bytes.HasPrefix(st.data, cur.data)
+		return st.body.startsWith(cur.data)
 	}
-	return cur.mode == st.mode && bytes.Equal(cur.data, st.data)
+	return cur.mode == st.mode && st.body.equal(cur.data)
 }
 
 // created is a file or directory the transaction created besides its targets: a parent
@@ -411,7 +411,7 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		err = tx.fsys.Remove(st.name)
 	case stepWrite:
 		if err = tx.mkdirs(st); err == nil {
-			err = tx.replace(st, st.data, st.mode, st.owner, &d.inPlace)
+			err = tx.replace(st, st.body, st.mode, st.owner, &d.inPlace)
 		}
 	}
 	var linked *FileError
@@ -515,7 +515,7 @@ func tempPrefix(base string) string {
 // over the path, and with Options.Sync the directory synced too. Where rename is
 // impossible (some afero layers say EPERM, a cross-device link EXDEV) it rewrites the
 // path in place and sets *inPlace, so rollback knows a partial write may be its own.
-func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, inPlace *bool) error {
+func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
 	tmp, err := tx.createTemp(st.name)
 	if err != nil {
@@ -523,7 +523,7 @@ func (tx *txn) replace(st *step, data []byte, mode fs.FileMode, own fileOwner, i
 	}
 	t := created{name: tmp.Name(), path: tx.display(st, tmp.Name())}
 	tx.temps = append(tx.temps, t)
-	chmodded, err := fill(tmp, data, mode, own, tx.opts.Sync)
+	chmodded, err := fillWith(tmp, data, mode, own, tx.opts.Sync)
 	if err == nil && !chmodded {
 		err = tx.setOwnerMode(t.name, mode, own)
 	}
@@ -581,7 +581,12 @@ func renameImpossible(err error) bool {
 // allow it (no path to resolve again); done says whether that happened, else the caller
 // sets them by name.
 func fill(f afero.File, data []byte, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
-	_, err = f.Write(data)
+	return fillWith(f, heldContent(data), mode, own, sync)
+}
+
+// fillWith is fill for content that may be derived as it is written.
+func fillWith(f afero.File, data *content, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
+	err = data.writeTo(f)
 	fc, canChmod := f.(interface{ Chmod(fs.FileMode) error })
 	fo, canChown := f.(interface{ Chown(uid, gid int) error })
 	done = canChmod && (canChown || !chownNeeded(own))
@@ -601,12 +606,12 @@ func fill(f afero.File, data []byte, mode fs.FileMode, own fileOwner, sync bool)
 }
 
 // rewrite replaces a file's content in place, for filesystems that cannot rename.
-func (tx *txn) rewrite(name string, data []byte, mode fs.FileMode, own fileOwner) error {
+func (tx *txn) rewrite(name string, data *content, mode fs.FileMode, own fileOwner) error {
 	f, err := tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
 		return err
 	}
-	chmodded, err := fill(f, data, mode, fileOwner{}, tx.opts.Sync)
+	chmodded, err := fillWith(f, data, mode, fileOwner{}, tx.opts.Sync)
 	if err != nil || chmodded {
 		return err
 	}
@@ -715,7 +720,7 @@ func (tx *txn) restore(d *done) string {
 	default:
 		if err = tx.restoreBackup(st); err != nil {
 			var inPlace bool
-			err = tx.replace(st, d.before.data, d.before.mode, d.before.own, &inPlace)
+			err = tx.replace(st, heldContent(d.before.data), d.before.mode, d.before.own, &inPlace)
 		}
 	}
 	if err != nil && !tx.readStep(st).same(d.before) {

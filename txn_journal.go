@@ -88,7 +88,7 @@ func (tx *txn) beginJournal(before []state) (err error) {
 	for i, st := range tx.plan {
 		e := journalEntry{Name: st.name, Path: st.path, Existed: before[i].exists}
 		if st.kind == stepWrite {
-			e.Wrote = hashBytes(st.data)
+			e.Wrote = st.body.hash()
 			j.rec.Temps = append(j.rec.Temps, tx.tempName(st.name, j.id))
 		}
 		if e.Existed {

@@ -306,16 +306,22 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 }
 
 // readLimited reads r whole, or refuses it with a *LimitError once it holds more than
-// limit bytes.
+// limit bytes. A regular file is read into a buffer of its size, so the payload is
+// held once, without the copies of a growing buffer.
 func readLimited(r io.Reader, limit int) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
+	var b strings.Builder
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			b.Grow(int(min(fi.Size(), int64(limit))) + 1)
+		}
+	}
+	if _, err := io.Copy(&b, io.LimitReader(r, int64(limit)+1)); err != nil {
 		return "", err
 	}
-	if len(b) > limit {
-		return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: len(b)}
+	if b.Len() > limit {
+		return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: b.Len()}
 	}
-	return string(b), nil
+	return b.String(), nil
 }
 
 // authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:

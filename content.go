@@ -1,0 +1,119 @@
+package applypatch
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+)
+
+// content is what a write step puts in its file: bytes held in memory, or an Update's
+// result derived from its baseline's text each time it is needed, so that a large file
+// is held once (its baseline), not twice. Deriving is a copy of the kept runs of lines
+// and the inserted lines: it costs about as much as reading the bytes would.
+type content struct {
+	held []byte // the bytes, when t is nil
+	// t is the baseline's text with the regions applied after the byte-order mark bom.
+	t    *text
+	regs []region
+	bom  []byte
+	sum  string // the hex SHA-256, once computed
+}
+
+// heldContent is content of bytes held in memory.
+func heldContent(b []byte) *content { return &content{held: b} }
+
+// writeBuffer is the most a derived content is buffered before it is written: a few
+// large writes, not one a run of lines.
+const writeBuffer = 256 << 10
+
+// writeTo writes the content to a file, in large writes.
+func (c *content) writeTo(w io.Writer) error {
+	if c.t == nil {
+		_, err := w.Write(c.held)
+		return err
+	}
+	bw := bufio.NewWriterSize(w, min(writeBuffer, len(c.t.s)+len(c.bom)+4096))
+	if err := c.emit(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// emit writes the content to w as it is derived.
+func (c *content) emit(w io.Writer) error {
+	if c.t == nil {
+		_, err := w.Write(c.held)
+		return err
+	}
+	if _, err := w.Write(c.bom); err != nil {
+		return err
+	}
+	return writeResult(w, c.t, c.regs)
+}
+
+// hash returns the hex SHA-256 of the content.
+func (c *content) hash() string {
+	if c.sum == "" {
+		if c.t == nil {
+			c.sum = hashBytes(c.held)
+		} else {
+			h := sha256.New()
+			c.emit(h) // a hash never fails to write
+			c.sum = hex.EncodeToString(h.Sum(nil))
+		}
+	}
+	return c.sum
+}
+
+// equal reports whether the content is exactly b.
+func (c *content) equal(b []byte) bool {
+	if c.t == nil {
+		return bytes.Equal(c.held, b)
+	}
+	cmp := &comparer{want: b}
+	return c.emit(cmp) == nil && cmp.off == len(b)
+}
+
+// startsWith reports whether b is a prefix of the content: what a write cut short may
+// have left.
+func (c *content) startsWith(b []byte) bool {
+	if c.t == nil {
+		return bytes.HasPrefix(c.held, b)
+	}
+	cmp := &comparer{want: b, prefix: true}
+	err := c.emit(cmp)
+	return (err == nil || errors.Is(err, errCompared)) && cmp.off == len(b)
+}
+
+// errCompared stops a comparison: a difference was found, or, for a prefix, every byte
+// compared.
+var errCompared = errors.New("compared")
+
+// comparer is a writer that compares what is written with want, from its start.
+type comparer struct {
+	want []byte
+	off  int // bytes of want matched so far
+	// prefix is set when the written bytes may go on past want.
+	prefix bool
+}
+
+func (c *comparer) Write(p []byte) (int, error) {
+	rest := c.want[c.off:]
+	if len(p) > len(rest) {
+		if !c.prefix {
+			return 0, errCompared
+		}
+		p = p[:len(rest)]
+	}
+	if !bytes.Equal(p, rest[:len(p)]) {
+		return 0, errCompared
+	}
+	c.off += len(p)
+	if c.prefix && c.off == len(c.want) {
+		return len(p), errCompared
+	}
+	return len(p), nil
+}

@@ -1,0 +1,66 @@
+package applypatch
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestDerivedContentIsHeldContent: a commit writes an Update's result as it derives it
+// from the baseline (PERF3). Written, hashed and compared, derived content must be
+// exactly the bytes applyHunks builds: the same file, the same journal hash, and the
+// same answers when rollback asks whether a path holds what the commit wrote, or a
+// prefix of it.
+func TestDerivedContentIsHeldContent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		var file strings.Builder
+		n := 1 + rng.IntN(40)
+		for i := range n {
+			fmt.Fprintf(&file, "line %d%s", i, [...]string{"\n", "\r\n", "\r", "\n"}[rng.IntN(4)])
+		}
+		s := file.String()
+		if rng.IntN(3) == 0 {
+			s = strings.TrimRight(s, "\r\n") // no final terminator
+		}
+		txt := splitText(s)
+		var sel []placedHunk
+		for at := rng.IntN(3); at < txt.count(); at += 1 + rng.IntN(6) {
+			h := Hunk{Lines: []Line{{Kind: LineRemove, Text: txt.line(at)}, {Kind: LineAdd, Text: fmt.Sprint("new ", at)}}}
+			if rng.IntN(2) == 0 {
+				h.Lines = h.Lines[1:] // an insertion
+			}
+			sel = append(sel, placedHunk{&hunkChange{Hunk: h, Place: placement{Start: at, Len: oldCount(h.Lines)}, Selected: true}, len(sel) + 1})
+		}
+		want, merr := applyHunks(txt, sel)
+		if merr != nil {
+			t.Fatal(merr)
+		}
+		bom := [][]byte{nil, bomUTF8}[rng.IntN(2)]
+		want = append(bytes.Clone(bom), want...)
+		c := &content{t: txt, regs: regionsOf(sel), bom: bom}
+		var got bytes.Buffer
+		if err := c.writeTo(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
+		}
+		if c.hash() != hashBytes(want) {
+			t.Fatalf("trial %d: hash differs from the bytes'", trial)
+		}
+		if !c.equal(want) || c.equal(want[:len(want)-1]) || c.equal(append(bytes.Clone(want), 'x')) {
+			t.Fatalf("trial %d: equal is wrong", trial)
+		}
+		cut := rng.IntN(len(want) + 1)
+		if !c.startsWith(want[:cut]) || c.startsWith(append(bytes.Clone(want), 'x')) {
+			t.Fatalf("trial %d: startsWith is wrong at %d", trial, cut)
+		}
+		if cut < len(want) {
+			other := bytes.Clone(want[:cut+1])
+			other[cut] ^= 1
+			if c.startsWith(other) {
+				t.Fatalf("trial %d: startsWith accepts a changed byte at %d", trial, cut)
+			}
+		}
+	}
+}
