@@ -19,7 +19,7 @@ func (r *resolver) resolveEntry(dir, name string) (resolution, error) {
 	if err != nil {
 		return resolution{}, err
 	}
-	res.name = filepath.Join(res.name, base)
+	res.name, res.info = filepath.Join(res.name, base), nil
 	return res, nil
 }
 
