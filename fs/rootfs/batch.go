@@ -211,7 +211,7 @@ var errNotKept = errors.New("rootfs: not worked on in a batch")
 
 // openWithin opens a file in a batch, or reports false.
 func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, error, bool) {
-	var file *os.File
+	var file handle
 	err, ok := f.within(name, func(d *keptDir, base string) (err error) {
 		file, err = d.open(base, flag, perm)
 		return err
@@ -219,7 +219,7 @@ func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, er
 	if !ok {
 		return nil, nil, false
 	}
-	af, err := wrapFile(file, err, name)
+	af, err := wrapHandle(file, err, name)
 	return af, err, true
 }
 

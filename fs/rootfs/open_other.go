@@ -5,7 +5,7 @@ package rootfs
 import "os"
 
 // open opens the file base inside the kept directory, through its root.
-func (d *keptDir) open(base string, flag int, perm os.FileMode) (*os.File, error) {
+func (d *keptDir) open(base string, flag int, perm os.FileMode) (handle, error) {
 	return d.root.OpenFile(base, flag, perm)
 }
 
