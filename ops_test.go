@@ -98,6 +98,7 @@ const applyOpsPerFile = 19
 // for each directory (its parents, before its first write). Every read and write goes
 // through the root.
 const hostLookupsPerFile = 4
+
 // TestApplyOperationsPerUpdatedFile counts what Apply costs per file on the operating
 // system's filesystem, where a file's metadata tells whether it changed.
 func TestApplyOperationsPerUpdatedFile(t *testing.T) {

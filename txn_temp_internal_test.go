@@ -12,7 +12,7 @@ import (
 func TestTempNameHasCommitID(t *testing.T) {
 	tx := &txn{}
 	for target, want := range map[string]string{
-		"/w/pkg/file.go": "/w/pkg/.file.go.applypatch-0123456789ab",
+		"/w/pkg/file.go":                 "/w/pkg/.file.go.applypatch-0123456789ab",
 		"/w/" + strings.Repeat("n", 250): "/w/." + strings.Repeat("n", tempStem) + ".applypatch-0123456789ab",
 	} {
 		got := tx.tempName(filepath.FromSlash(target), "0123456789ab")
