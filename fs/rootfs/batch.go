@@ -14,15 +14,19 @@ import (
 // batch is open, the Fs keeps open each directory it has worked in and works relative to
 // it, instead of walking every name from the root, one opened and closed directory per
 // component, on every call: a program that reads, checks and replaces many files makes
-// a few system calls per file instead of dozens. Names, results and errors are exactly
-// those of the Fs outside a batch. Batches nest and may overlap from several goroutines;
-// the directories are closed when the last one ends. End a batch when the work is done:
-// it holds one or two descriptors per directory used.
+// a few system calls per file instead of dozens. Batches nest and may overlap from
+// several goroutines; the directories are closed when the last one ends. End a batch
+// when the work is done: it holds one or two descriptors per directory used.
 //
-// A transaction opens a batch while it holds its workspace lock and ends it when it lets
-// the lock go, so no other commit renames directories under it meanwhile. While this Fs
-// holds the lock of its whole root (LockWorkspace), a kept directory is trusted once it is
-// open; see below.
+// A kept directory is opened relative to the one above it, without following a link. By
+// default it is checked again before each use (its name must still lead to it), so
+// names, results and errors are exactly those of the Fs outside a batch. While the Fs
+// holds the workspace lock of its whole root ([Fs.LockWorkspace] of "/"), which is how a
+// commit uses a batch, a kept directory is used without that check: no commit renames
+// directories while it waits for the lock, and a name swapped for a link or another
+// directory does not redirect the open descriptor. A program that ignores the lock and
+// renames a kept directory away then finds the batch's later writes in that directory,
+// where it took the files they replace; nothing is ever written through a link.
 func (f *Fs) Batch() (end func()) {
 	f.kept.begin()
 	var once sync.Once
