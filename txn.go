@@ -50,6 +50,7 @@ type state struct {
 	mode   fs.FileMode
 	own    fileOwner
 	err    error
+	info   fs.FileInfo // the file's own info, where its bytes were read just now
 }
 
 // hash is the hex SHA-256 of the state's bytes, computed only where a hash must be
@@ -319,7 +320,7 @@ func (tx *txn) read(name string) state {
 	if err != nil {
 		return state{err: err}
 	}
-	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi)}
+	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi), info: fi}
 }
 
 // readAgainst returns what a path holds now, like read, but when it still holds the
@@ -343,7 +344,7 @@ func (tx *txn) readAgainst(name string, b baseline) state {
 		return tx.read(name)
 	}
 	tx.seen.keep(name, fi, at)
-	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi)}
+	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi), info: fi}
 }
 
 // sameContent reports whether f holds exactly want, reading it in chunks.
@@ -399,6 +400,11 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	}
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
+	}
+	if seen != nil && cur.info != nil && otherFile(seen, cur.info) {
+		// The fence's walk of the path found another file than the one just read through
+		// the directory the commit keeps open: that directory was swapped away.
+		return &ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}
 	}
 	stale := &ConflictError{Reason: ConflictChanged}
 	if tx.check(st, cur, stale); len(stale.Paths) > 0 {

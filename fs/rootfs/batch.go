@@ -258,3 +258,23 @@ func (b *batch) hold() (release func()) {
 		})
 	}
 }
+
+// renameWithin renames oldname to newname between their kept directories in a batch (one
+// directory, or two), or reports false; each directory is checked as within checks it.
+func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
+	newRel := local(newname)
+	if newRel == "." || !filepath.IsLocal(newRel) {
+		return nil, false
+	}
+	newDir, newBase := filepath.Split(newRel)
+	return f.within(oldname, func(d *keptDir, base string) error {
+		if filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
+			return d.rename(base, newBase)
+		}
+		to, err := f.keptDirLocked(filepath.Clean(newDir))
+		if err != nil {
+			return errNotKept
+		}
+		return d.renameTo(base, to, newBase)
+	})
+}

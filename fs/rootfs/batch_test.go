@@ -206,6 +206,16 @@ func TestBatchHeldSwapNotFollowed(t *testing.T) {
 	if b, err := os.ReadFile(e.host("old/second.txt")); err != nil || string(b) != "2" {
 		t.Errorf("old/second.txt = %q, %v; want the write in the kept directory", b, err)
 	}
+	// A rename between two kept directories goes through both descriptors too.
+	if err := fsys.Rename("sub/second.txt", "moved.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(e.host("moved.txt")); err != nil || string(b) != "2" {
+		t.Errorf("moved.txt = %q, %v; want old/second.txt renamed", b, err)
+	}
+	if entries, _ := os.ReadDir(e.outside); len(entries) != 1 {
+		t.Errorf("the directory outside holds %d entries, want only secret.txt", len(entries))
+	}
 	unlock()
 	// Without the lock, each use checks the directory again: the name now leads through
 	// a link out of the root, which is refused.

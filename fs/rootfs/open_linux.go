@@ -75,6 +75,21 @@ func (d *keptDir) rename(base, newBase string) error {
 	return nil
 }
 
+// renameTo renames base in the kept directory d to newBase in the kept directory to: one
+// renameat between the kept descriptors. It reports errNotKept when either directory has
+// no descriptor.
+func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error {
+	if d.file == nil || to.file == nil {
+		return errNotKept
+	}
+	from, dst := int(d.file.Fd()), int(to.file.Fd())
+	err := retryEINTR(func() error { return syscall.Renameat(from, base, dst, newBase) })
+	if err != nil {
+		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
+	}
+	return nil
+}
+
 // link makes newBase in the kept directory to a hard link to base in d: one linkat
 // between the kept descriptors, which links a final symbolic link itself, as the root
 // does. It reports errNotKept when either directory has no descriptor.

@@ -17,3 +17,6 @@ func (d *keptDir) rename(base, newBase string) error { return d.root.Rename(base
 
 // link reports errNotKept: the root links by name.
 func (d *keptDir) link(base string, to *keptDir, newBase string) error { return errNotKept }
+
+// renameTo reports errNotKept: the root renames by name.
+func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error { return errNotKept }

@@ -135,13 +135,8 @@ func (f *Fs) RemoveAll(name string) error {
 // Rename renames oldname to newname, like [os.Root.Rename]. Both names
 // must stay inside the root.
 func (f *Fs) Rename(oldname, newname string) error {
-	if filepath.Dir(local(oldname)) == filepath.Dir(local(newname)) {
-		err, ok := f.within(oldname, func(d *keptDir, base string) error {
-			return d.rename(base, filepath.Base(local(newname)))
-		})
-		if ok {
-			return linkError(err, oldname, newname)
-		}
+	if err, ok := f.renameWithin(oldname, newname); ok {
+		return linkError(err, oldname, newname)
 	}
 	return linkError(f.root.Rename(local(oldname), local(newname)), oldname, newname)
 }
