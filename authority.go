@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"context"
+	"io/fs"
 
 	"github.com/spf13/afero"
 )
@@ -188,7 +189,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if err := f.recheck(st.path, st.name, st.base.isLink()); err != nil {
+		if _, err := f.recheck(st.path, st.name, st.base.isLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}
@@ -210,5 +211,16 @@ func (pr *Proposal) recheckBatch(steps []*step) error {
 }
 
 // recheckStep is the transaction's guard: one step's path, resolved again just before it
-// is written.
-func (pr *Proposal) recheckStep(st *step) error { return pr.recheck([]*step{st}) }
+// is written. It returns what the walk found at the path's end (see fence.recheck), so
+// that the baseline check that follows needs no look of its own.
+func (pr *Proposal) recheckStep(st *step) (fs.FileInfo, error) {
+	f, err := pr.fencer()
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.recheck(st.path, st.name, st.base.isLink())
+	if err != nil {
+		return nil, &PatchError{Errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
+	}
+	return info, nil
+}

@@ -3,6 +3,7 @@ package applypatch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/applypatch/applypatch/internal/fserr"
@@ -112,6 +113,13 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 
 // classify resolves one authored path and classifies where it lands.
 func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
+	cp, _, err := f.classifyResolved(authored, kind)
+	return cp, err
+}
+
+// classifyResolved is classify, also returning what the final name's lookup found when
+// it exists and is not a link.
+func (f *fence) classifyResolved(authored string, kind OpKind) (ClassifiedPath, fs.FileInfo, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
 	resolve := f.res.Resolve
 	if kind == OpDelete {
@@ -119,12 +127,12 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
+		return cp, nil, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
 	cp.name, cp.Link = res.Name, res.Linked
 	cp.Class, cp.Outside = f.classOf(authored, res.Name)
 	cp.Allowed = f.allowed(cp.name, cp.Class)
-	return cp, nil
+	return cp, res.Info, nil
 }
 
 // classOf classifies a resolved name. Forbidden and protected patterns are matched on
@@ -167,19 +175,21 @@ func (f *fence) allowed(name string, class Class) bool {
 
 // recheck resolves an authored path again and reports whether it still lands on name:
 // as an entry of its directory for the removal of a link (entry), else to its target.
-func (f *fence) recheck(authored, name string, entry bool) error {
+// It returns what the lookup of name found, when name exists and is not a link: the
+// same as a Stat of it, taken by the walk that just proved where the path leads.
+func (f *fence) recheck(authored, name string, entry bool) (fs.FileInfo, error) {
 	kind := OpKind("")
 	if entry {
 		kind = OpDelete
 	}
-	cp, err := f.classify(authored, kind)
+	cp, info, err := f.classifyResolved(authored, kind)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cp.name != name {
-		return &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
+		return nil, &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
 	}
-	return nil
+	return info, nil
 }
 
 // within returns name relative to root, and whether it lies inside root (on a separator

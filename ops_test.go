@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -83,11 +84,20 @@ func checkOps(t *testing.T, what string, events []faultfs.Event, files, bound in
 
 // Operations one updated file may cost on the operating system's filesystem through
 // Apply (PERF1, X2, X4, X11), which reads each baseline under its lock, so that read is
-// the batch check, and checks each file just before its write by one look at its
-// metadata, compared with the read's, instead of reading it again. Through faultfs,
-// which has no hard links, the journal's backup is a copy (create, write, sync, close,
-// and a removal at the end).
-const applyOpsPerFile = 21
+// the batch check. The read stops at the file's measured size, with no read that only
+// finds the end, and the check just before the write compares the read's metadata with
+// what the fence's walk of the path just found, with no look of its own. Through
+// faultfs, which has no hard links, the journal's backup is a copy (create, write, sync,
+// close, and a removal at the end), and the temporary file's mode is set by name.
+const applyOpsPerFile = 19
+
+// Lookups one updated file may cost on the host's filesystem when the workspace is
+// given as an os.Root (fs/rootfs), as the command line gives it: the fence's look at the
+// path when it resolves it and its two looks (the parent and the file) just before the
+// write, the parent shared by the files of a directory at resolve time, and a few looks
+// for each directory (its parents, before its first write). Every read and write goes
+// through the root.
+const hostLookupsPerFile = 4
 
 // TestApplyOperationsPerUpdatedFile counts what Apply costs per file on the operating
 // system's filesystem, where a file's metadata tells whether it changed.
@@ -114,6 +124,41 @@ func TestApplyOperationsPerUpdatedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOps(t, "applying", ffs.Events(), files, applyOpsPerFile)
+	if got, _ := afero.ReadFile(osfs, filepath.Join(root, "pkg3/file39.go")); string(got) != "a\nB\nc\n" {
+		t.Fatalf("pkg3/file39.go = %q after the commit", got)
+	}
+}
+
+// TestApplyHostLookupsPerUpdatedFile counts what Apply costs per file on the host's
+// filesystem when the workspace is an os.Root: only the fence's lookups (PERF1, F1).
+func TestApplyHostLookupsPerUpdatedFile(t *testing.T) {
+	const files = 40
+	root := t.TempDir()
+	osfs := afero.NewOsFs()
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n")
+	for i := range files {
+		name := fmt.Sprintf("pkg%d/file%d.go", i/10, i)
+		if err := osfs.MkdirAll(filepath.Join(root, fmt.Sprintf("pkg%d", i/10)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(osfs, filepath.Join(root, name), []byte("a\nb\nc\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "*** Update File: %s\n@@\n a\n-b\n+B\n c\n", name)
+	}
+	b.WriteString("*** End Patch\n")
+	time.Sleep(2 * racyWindow)
+	ws, err := rootfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	host := faultfs.New(osfs, faultfs.CountReads())
+	if _, err := Apply(context.Background(), host, b.String(), &Options{Workspace: root, WorkspaceFs: ws}); err != nil {
+		t.Fatal(err)
+	}
+	checkOps(t, "applying through a root, on the host,", host.Events(), files, hostLookupsPerFile)
 	if got, _ := afero.ReadFile(osfs, filepath.Join(root, "pkg3/file39.go")); string(got) != "a\nB\nc\n" {
 		t.Fatalf("pkg3/file39.go = %q after the commit", got)
 	}

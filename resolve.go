@@ -161,7 +161,8 @@ func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name str
 	if fi.Size() > pr.opts.Limits.FileBytes {
 		return baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
 	}
-	b, err := readSized(f, fi.Size())
+	_, stamped := changeTime(fi)
+	b, err := readSized(f, fi.Size(), stamped && fi.Mode().IsRegular())
 	if err != nil {
 		return baseline{}, readError(pr.files(), name, authored, err)
 	}
@@ -184,10 +185,17 @@ func (pr *Proposal) captureUnopened(name, authored string, err error) (baseline,
 }
 
 // readSized reads r to its end into a buffer sized for size bytes and the end of file,
-// so a file that keeps its size is read without growing or copying the buffer.
-func readSized(r io.Reader, size int64) ([]byte, error) {
+// so a file that keeps its size is read without growing or copying the buffer. With
+// sized, a regular file whose metadata is stamped, it stops once size bytes are read,
+// without the read that would only find the end: a file that grew since its size was
+// measured has other metadata than the stamp, so the check before its write reads it
+// again and finds it changed.
+func readSized(r io.Reader, size int64, sized bool) ([]byte, error) {
 	b := make([]byte, 0, size+1)
 	for {
+		if sized && size > 0 && int64(len(b)) == size {
+			return b, nil
+		}
 		if len(b) == cap(b) { // the file grew since it was measured
 			b = append(b, 0)[:len(b)]
 		}

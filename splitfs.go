@@ -161,8 +161,8 @@ func (f *chmodNamedFile) Chmod(mode fs.FileMode) error {
 }
 
 // batch opens a batch on fsys when it keeps one (fs/rootfs keeps each directory it
-// works in open and works relative to it, checking before each use that the directory
-// is still where its name leads) and returns the function that ends it.
+// works in open and works relative to it; see rootfs.Fs.Batch for when it checks a kept
+// directory again) and returns the function that ends it.
 func batch(fsys afero.Fs) (end func()) {
 	if b, ok := fsys.(interface{ Batch() (end func()) }); ok {
 		return b.Batch()

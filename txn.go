@@ -52,6 +52,7 @@ type state struct {
 	mode   fs.FileMode
 	own    fileOwner
 	err    error
+	info   fs.FileInfo // the file's own info, where its bytes were read just now
 }
 
 // hash is the hex SHA-256 of the state's bytes, computed only where a hash must be
@@ -152,8 +153,9 @@ type txn struct {
 	dirs  []created // directories created, outermost first
 	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
-	// there.
-	guard func(*step) error
+	// there, and returns what its walk found at the path's end (nil when nothing, or a
+	// link), which the baseline check then uses instead of a look of its own.
+	guard func(*step) (fs.FileInfo, error)
 	// present holds directories known to exist.
 	present map[string]bool
 	// expected are the snapshots the host expects, by resolved name.
@@ -320,7 +322,7 @@ func (tx *txn) read(name string) state {
 	if err != nil {
 		return state{err: err}
 	}
-	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi)}
+	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi), info: fi}
 }
 
 // readAgainst returns what a path holds now, like read, but when it still holds the
@@ -344,7 +346,7 @@ func (tx *txn) readAgainst(name string, b baseline) state {
 		return tx.read(name)
 	}
 	tx.seen.keep(name, fi, at)
-	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi)}
+	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi), info: fi}
 }
 
 // sameContent reports whether f holds exactly want, reading it in chunks.
@@ -381,8 +383,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	var seen fs.FileInfo
 	if tx.guard != nil {
-		if err := tx.guard(st); err != nil {
+		var err error
+		if seen, err = tx.guard(st); err != nil {
 			return err
 		}
 	}
@@ -392,12 +396,17 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if tx.unsaved(st.name) {
 		return &ConflictError{Reason: ConflictUnsaved, Paths: []string{st.path}}
 	}
-	cur, ok := tx.unchanged(st)
+	cur, ok := tx.unchanged(st, seen)
 	if !ok {
 		cur = tx.readStep(st)
 	}
 	if cur.err != nil {
 		return tx.unreadable(st, cur.err)
+	}
+	if seen != nil && cur.info != nil && otherFile(seen, cur.info) {
+		// The fence's walk of the path found another file than the one just read through
+		// the directory the commit keeps open: that directory was swapped away.
+		return &ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}
 	}
 	stale := &ConflictError{Reason: ConflictChanged}
 	if tx.check(st, cur, stale); len(stale.Paths) > 0 {
@@ -499,7 +508,8 @@ const tempPattern = ".applypatch-*"
 
 // tempStem is the most of a target's name a temporary file's name repeats, so that a
 // target whose name is near the filesystem's limit (255 bytes) still gets a temporary
-// file: ".", the stem, ".applypatch-" and ten digits stay within it.
+// file: ".", the stem, ".applypatch-" and ten random digits, or a commit's twelve-character
+// id, stay within it.
 const tempStem = 200
 
 // tempPrefix is the start of a temporary file's name for a target's base name.
@@ -517,13 +527,18 @@ func tempPrefix(base string) string {
 // path in place and sets *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
-	tmp, err := tx.createTemp(st.name)
+	tmp, preset, err := tx.createTemp(st.name, mode, own)
 	if err != nil {
 		return err
 	}
 	t := created{name: tmp.Name(), path: tx.display(st, tmp.Name())}
 	tx.temps = append(tx.temps, t)
-	chmodded, err := fillWith(tmp, data, mode, own, tx.opts.Sync)
+	chmodded := preset
+	if preset {
+		err = fillOnly(tmp, data, tx.opts.Sync)
+	} else {
+		chmodded, err = fillWith(tmp, data, mode, own, tx.opts.Sync)
+	}
 	if err == nil && !chmodded {
 		err = tx.setOwnerMode(t.name, mode, own)
 	}
@@ -551,12 +566,58 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 }
 
 // createTemp creates the temporary file a target's new bytes are written through: named
-// for this commit when it has a journal, so recovery can find it, else at random.
-func (tx *txn) createTemp(target string) (afero.File, error) {
+// for this commit when it has a journal, so recovery can find it, else at random. It is
+// created with the target's mode when creating gives exactly that mode (see
+// createsWithMode), which preset reports, and is private to its owner otherwise until
+// its mode is set.
+func (tx *txn) createTemp(target string, mode fs.FileMode, own fileOwner) (f afero.File, preset bool, err error) {
 	if tx.jr == nil {
-		return afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
+		f, err = afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
+		return f, false, err
 	}
-	return tx.fsys.OpenFile(tx.tempName(target, tx.jr.id), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	perm, preset := fs.FileMode(0o600), createsWithMode(tx.fsys, target, mode, own)
+	if preset {
+		perm = mode
+	}
+	f, err = tx.fsys.OpenFile(tx.tempName(target, tx.jr.id), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	return f, preset && err == nil, err
+}
+
+// createsWithMode reports whether a file this process creates as name in fsys gets
+// exactly mode, so that setting it afterwards would change nothing: plain permission
+// bits the process's umask leaves as they are, no owner to change (which would clear
+// setuid and setgid and is followed by a chmod), on a filesystem known to create files
+// with the permission asked, less the umask (the operating system's, directly or
+// confined to a root) or exactly (the in-memory one). A directory whose default ACL
+// narrows new files' permissions is the exception the umask does not show.
+func createsWithMode(fsys afero.Fs, name string, mode fs.FileMode, own fileOwner) bool {
+	if mode&^fs.ModePerm != 0 || chownNeeded(own) {
+		return false
+	}
+	if s, ok := fsys.(*splitFs); ok {
+		fsys, _ = s.route(name)
+	}
+	switch fsys.(type) {
+	case *afero.MemMapFs:
+		return true
+	case *afero.OsFs, interface{ Root() *os.Root }:
+		umask, ok := processUmask()
+		return ok && mode&umask == 0
+	}
+	return false
+}
+
+// fillOnly writes, optionally syncs, and closes a file whose owner and mode are already
+// the ones it must have.
+func fillOnly(f afero.File, data *content, sync bool) error {
+	err := data.writeTo(f)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // setOwnerMode gives a file by name the owner (when it must change) and mode: owner

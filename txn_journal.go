@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/applypatch/applypatch/internal/fserr"
@@ -246,9 +247,10 @@ func (tx *txn) plannedDirs() []string {
 }
 
 // tempName is the temporary file a commit writes a target's new bytes through: hidden,
-// beside the target, and named for the commit, so recovery knows it.
+// beside the target, and named for the commit, so recovery knows it. The commit's id
+// takes the place of the random part a pattern leaves to afero.TempFile.
 func (tx *txn) tempName(target, id string) string {
-	return filepath.Join(filepath.Dir(target), tempPrefix(filepath.Base(target))+id)
+	return filepath.Join(filepath.Dir(target), strings.TrimSuffix(tempPrefix(filepath.Base(target)), "*")+id)
 }
 
 // newTempID is a random name part for one commit's temporary files.

@@ -83,14 +83,22 @@ func (tx *txn) capturedState(st *step) (state, bool) {
 
 // unchanged is what a step's path holds just before its write when one look at its
 // metadata proves it the file read before (see stamp): the baseline, without reading
-// the bytes again. It reports false when that cannot be proved; the caller reads.
-func (tx *txn) unchanged(st *step) (state, bool) {
+// the bytes again. The look is seen when the fence's walk just took it (the same device
+// and inode, reached from the path, prove the path still leads to the file read), else
+// a Stat. It reports false when that cannot be proved; the caller reads.
+func (tx *txn) unchanged(st *step, seen fs.FileInfo) (state, bool) {
 	s, ok := tx.stampOf(st)
 	if !ok {
 		return state{}, false
 	}
-	fi, err := tx.fsys.Stat(st.name)
-	if err != nil || !s.proves(fi) {
+	fi := seen
+	if fi == nil {
+		var err error
+		if fi, err = tx.fsys.Stat(st.name); err != nil {
+			return state{}, false
+		}
+	}
+	if !s.proves(fi) {
 		return state{}, false
 	}
 	return state{exists: true, data: st.base.Bytes, mode: st.base.Mode, own: ownerOf(fi)}, true

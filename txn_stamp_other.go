@@ -15,3 +15,6 @@ func changeTime(fs.FileInfo) (time.Time, bool) { return time.Time{}, false }
 
 // sameButLinked cannot tell on this system.
 func sameButLinked(a, b fs.FileInfo) bool { return false }
+
+// otherFile cannot tell on this system.
+func otherFile(a, b fs.FileInfo) bool { return false }

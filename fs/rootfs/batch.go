@@ -14,35 +14,61 @@ import (
 // batch is open, the Fs keeps open each directory it has worked in and works relative to
 // it, instead of walking every name from the root, one opened and closed directory per
 // component, on every call: a program that reads, checks and replaces many files makes
-// a few system calls per file instead of dozens. Names, results and errors are exactly
-// those of the Fs outside a batch. Batches nest and may overlap from several goroutines;
-// the directories are closed when the last one ends. End a batch when the work is done:
-// it holds one or two descriptors per directory used.
+// a few system calls per file instead of dozens. Batches nest and may overlap from
+// several goroutines; the directories are closed when the last one ends. End a batch
+// when the work is done: it holds one or two descriptors per directory used.
 //
-// A transaction opens a batch while it holds its workspace lock and ends it when it lets
-// the lock go, so no other commit renames directories under it meanwhile.
+// A kept directory is opened relative to the one above it, without following a link. By
+// default it is checked again before each use (its name must still lead to it), so
+// names, results and errors are exactly those of the Fs outside a batch. While the Fs
+// holds the workspace lock of its whole root ([Fs.LockWorkspace] of "/"), which is how a
+// commit uses a batch, a kept directory is used without that check: no commit renames
+// directories while it waits for the lock, and a name swapped for a link or another
+// directory does not redirect the open descriptor. A program that ignores the lock and
+// renames a kept directory away then finds the batch's later writes in that directory,
+// where it took the files they replace; nothing is ever written through a link.
 func (f *Fs) Batch() (end func()) {
 	f.kept.begin()
 	var once sync.Once
 	return func() { once.Do(f.kept.end) }
 }
 
-// Confinement in a batch. A kept directory is only used after one Lstat, relative to the
-// kept directory above it, shows that its name still leads to that same directory (the
-// same device and inode, and not a symbolic link). A directory renamed away, replaced by
-// another, or swapped for a symbolic link is therefore never written through: its name is
-// walked again from the root, and the walk's own checks apply. Between that check and the
-// use there is one system call, as there is between two steps of os.Root's own walk, so a
-// batch is exactly as confined as the walk it replaces. An open descriptor pins its
-// directory's inode, so the inode cannot be reused for another directory while it is
-// kept. A name whose last component is a symbolic link, or that a kept directory cannot
-// resolve by itself (a link leading above it), is handed to the root as a whole.
+// Confinement in a batch. A directory is kept only after one Lstat, relative to the kept
+// directory above it, shows a plain directory (not a symbolic link), and the directory
+// opened under that name, relative to the same descriptor and without following a link,
+// is that same directory (device and inode). An open descriptor pins its directory's
+// inode, so it cannot be reused for another directory while it is kept.
+//
+// Outside the workspace lock, a kept directory is checked again the same way before each
+// use: one renamed away, replaced by another, or swapped for a symbolic link is never
+// written through; its name is walked again from the root, and the walk's own checks
+// apply. Between that check and the use there is one system call, as there is between two
+// steps of os.Root's own walk, so such a batch is exactly as confined as the walk it
+// replaces.
+//
+// While this Fs holds the lock of its whole root, a kept directory is used without that
+// check, and the reasoning is this. The descriptor was opened through the root with no
+// link followed, so it is a directory that was inside the root when it was opened, and it
+// stays that directory whatever later happens to names: a symbolic link or another
+// directory put in its place is not followed, since nothing resolves the name again. No
+// applypatch commit renames directories meanwhile: they all wait for the lock. A program
+// that ignores the lock and renames the directory itself away takes a write through the
+// descriptor with it, into the directory whose files were just read and checked, as it
+// would take the file had it renamed the directory a moment after the write; it cannot
+// make the descriptor lead anywhere else, so no link and no ".." can carry a write out of
+// the root through it. The caller (a commit) checks, just before each write, that the
+// path still leads to the very file it read. A name whose last component is a symbolic
+// link, or that a kept directory cannot resolve by itself (a link leading above it), is
+// handed to the root as a whole in both cases.
 
 // batch is the directories an Fs keeps while batches are open.
 type batch struct {
 	mu    sync.Mutex
 	depth int
 	dirs  map[dirKey]*keptDir // by parent and base name; the root is {nil, "."}
+	// held counts the workspace locks of the whole root this Fs holds: while it is not
+	// zero, kept directories are used without checking them again.
+	held int
 }
 
 // dirKey names a kept directory by its kept parent and its name there, so that finding
@@ -139,8 +165,12 @@ func (f *Fs) keptDirLocked(dir string) (*keptDir, error) {
 }
 
 // keptChildLocked returns the kept directory base inside the kept directory parent,
-// checked to be still where its name leads.
+// checked to be still where its name leads unless the Fs holds its root's lock.
 func (f *Fs) keptChildLocked(parent *keptDir, base string) (*keptDir, error) {
+	key := dirKey{parent, base}
+	if d := f.kept.dirs[key]; d != nil && f.kept.held > 0 {
+		return d, nil // under the lock: see "Confinement in a batch"
+	}
 	fi, err := parent.root.Lstat(base)
 	if err != nil {
 		return nil, err
@@ -148,7 +178,6 @@ func (f *Fs) keptChildLocked(parent *keptDir, base string) (*keptDir, error) {
 	if !fi.IsDir() { // a symbolic link, or no longer a directory
 		return nil, errNotKept
 	}
-	key := dirKey{parent, base}
 	if d := f.kept.dirs[key]; d != nil {
 		if os.SameFile(fi, d.id) {
 			return d, nil
@@ -186,7 +215,7 @@ var errNotKept = errors.New("rootfs: not worked on in a batch")
 
 // openWithin opens a file in a batch, or reports false.
 func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, error, bool) {
-	var file *os.File
+	var file handle
 	err, ok := f.within(name, func(d *keptDir, base string) (err error) {
 		file, err = d.open(base, flag, perm)
 		return err
@@ -194,7 +223,7 @@ func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, er
 	if !ok {
 		return nil, nil, false
 	}
-	af, err := wrapFile(file, err, name)
+	af, err := wrapHandle(file, err, name)
 	return af, err, true
 }
 
@@ -212,5 +241,40 @@ func (f *Fs) linkWithin(oldname, newname string) (error, bool) {
 			return errNotKept
 		}
 		return d.link(base, to, newBase)
+	})
+}
+
+// hold marks the root's workspace lock held by this Fs until the returned function runs.
+func (b *batch) hold() (release func()) {
+	b.mu.Lock()
+	b.held++
+	b.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			b.held--
+			b.mu.Unlock()
+		})
+	}
+}
+
+// renameWithin renames oldname to newname between their kept directories in a batch (one
+// directory, or two), or reports false; each directory is checked as within checks it.
+func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
+	newRel := local(newname)
+	if newRel == "." || !filepath.IsLocal(newRel) {
+		return nil, false
+	}
+	newDir, newBase := filepath.Split(newRel)
+	return f.within(oldname, func(d *keptDir, base string) error {
+		if filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
+			return d.rename(base, newBase)
+		}
+		to, err := f.keptDirLocked(filepath.Clean(newDir))
+		if err != nil {
+			return errNotKept
+		}
+		return d.renameTo(base, to, newBase)
 	})
 }

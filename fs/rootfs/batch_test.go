@@ -1,6 +1,7 @@
 package rootfs
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -167,4 +168,57 @@ func TestBatchEndClosesAndNests(t *testing.T) {
 	if b, err := afero.ReadFile(e.fsys, "a/b/f.txt"); err != nil || string(b) != "x" {
 		t.Errorf("ReadFile after the batch = %q, %v", b, err)
 	}
+}
+
+// TestBatchHeldSwapNotFollowed holds the root's workspace lock, so kept directories are
+// used without a check before each use, and swaps a kept directory for a symbolic link to
+// a directory outside the root: a write through the old name still lands in the
+// directory that was kept (renamed inside the root), never through the link (PERF1, F1).
+func TestBatchHeldSwapNotFollowed(t *testing.T) {
+	e := newEnv(t)
+	fsys, err := Open(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	unlock, err := fsys.LockWorkspace(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	defer fsys.Batch()()
+	if err := fsys.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "sub/first.txt", []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(e.host("sub"), e.host("old")); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink(t, e.outside, e.host("sub"))
+	if err := afero.WriteFile(fsys, "sub/second.txt", []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(e.outside, "second.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the write followed the link out of the root (%v)", err)
+	}
+	if b, err := os.ReadFile(e.host("old/second.txt")); err != nil || string(b) != "2" {
+		t.Errorf("old/second.txt = %q, %v; want the write in the kept directory", b, err)
+	}
+	// A rename between two kept directories goes through both descriptors too.
+	if err := fsys.Rename("sub/second.txt", "moved.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(e.host("moved.txt")); err != nil || string(b) != "2" {
+		t.Errorf("moved.txt = %q, %v; want old/second.txt renamed", b, err)
+	}
+	if entries, _ := os.ReadDir(e.outside); len(entries) != 1 {
+		t.Errorf("the directory outside holds %d entries, want only secret.txt", len(entries))
+	}
+	unlock()
+	// Without the lock, each use checks the directory again: the name now leads through
+	// a link out of the root, which is refused.
+	err = afero.WriteFile(fsys, "sub/third.txt", []byte("3"), 0o644)
+	wantEscape(t, "WriteFile sub/third.txt after the lock is let go", err)
 }

@@ -2,6 +2,7 @@ package rootfs
 
 import (
 	"context"
+	"sync"
 
 	"github.com/applypatch/applypatch/internal/wslock"
 )
@@ -12,13 +13,26 @@ import (
 // until the lock is free or ctx is done, and returns the unlock function.
 //
 // The lock excludes only the processes that take it: an editor or a tool writing the
-// same files without it is not held back.
+// same files without it is not held back. While the lock of the whole root ("/") is
+// held, a batch uses the directories it keeps without checking each again before each
+// use (see [Fs.Batch]).
 func (f *Fs) LockWorkspace(ctx context.Context, dir string) (unlock func(), err error) {
 	d, err := f.root.Open(local(dir))
 	if err != nil {
 		return nil, pathError(err, dir)
 	}
-	return wslock.Dir(ctx, d)
+	osUnlock, err := wslock.Dir(ctx, d)
+	if err != nil || local(dir) != "." {
+		return osUnlock, err
+	}
+	release := f.kept.hold() // kept directories are trusted while the lock is held
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			release()
+			osUnlock()
+		})
+	}, nil
 }
 
 // Link creates newname as a hard link to oldname, like [os.Root.Link]. Both names must

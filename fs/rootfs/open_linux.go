@@ -10,9 +10,9 @@ import (
 
 // open opens the file base inside the kept directory: one openat relative to the kept
 // descriptor, refusing to follow a final symbolic link (which the root's walk then
-// follows, confined), and an os.File made from the descriptor without the poller's
-// probing, which a regular file does not need.
-func (d *keptDir) open(base string, flag int, perm os.FileMode) (*os.File, error) {
+// follows, confined), used through the bare descriptor (see rawFile), without the
+// poller's probing, which a regular file does not need.
+func (d *keptDir) open(base string, flag int, perm os.FileMode) (handle, error) {
 	if d.file == nil {
 		return d.root.OpenFile(base, flag, perm)
 	}
@@ -30,9 +30,9 @@ func (d *keptDir) open(base string, flag int, perm os.FileMode) (*os.File, error
 	case err != nil:
 		return nil, &os.PathError{Op: "openat", Path: base, Err: err}
 	}
-	// Named like the files os.Root opens, by host path: the os.File uses its name to
-	// stat directory entries, and File never shows it.
-	return os.NewFile(uintptr(fd), filepath.Join(d.file.Name(), base)), nil
+	// Named like the files os.Root opens, by host path: an os.File made to read its
+	// entries uses its name to stat them, and File never shows it.
+	return newRawFile(fd, filepath.Join(d.file.Name(), base), flag), nil
 }
 
 // syscallMode is perm as open(2) takes it.
@@ -69,6 +69,21 @@ func (d *keptDir) rename(base, newBase string) error {
 	}
 	fd := int(d.file.Fd())
 	err := retryEINTR(func() error { return syscall.Renameat(fd, base, fd, newBase) })
+	if err != nil {
+		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
+	}
+	return nil
+}
+
+// renameTo renames base in the kept directory d to newBase in the kept directory to: one
+// renameat between the kept descriptors. It reports errNotKept when either directory has
+// no descriptor.
+func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error {
+	if d.file == nil || to.file == nil {
+		return errNotKept
+	}
+	from, dst := int(d.file.Fd()), int(to.file.Fd())
+	err := retryEINTR(func() error { return syscall.Renameat(from, base, dst, newBase) })
 	if err != nil {
 		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
 	}

@@ -5,7 +5,7 @@ package rootfs
 import "os"
 
 // open opens the file base inside the kept directory, through its root.
-func (d *keptDir) open(base string, flag int, perm os.FileMode) (*os.File, error) {
+func (d *keptDir) open(base string, flag int, perm os.FileMode) (handle, error) {
 	return d.root.OpenFile(base, flag, perm)
 }
 
@@ -17,3 +17,6 @@ func (d *keptDir) rename(base, newBase string) error { return d.root.Rename(base
 
 // link reports errNotKept: the root links by name.
 func (d *keptDir) link(base string, to *keptDir, newBase string) error { return errNotKept }
+
+// renameTo reports errNotKept: the root renames by name.
+func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error { return errNotKept }

@@ -2,6 +2,7 @@ package rootfs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,13 +135,8 @@ func (f *Fs) RemoveAll(name string) error {
 // Rename renames oldname to newname, like [os.Root.Rename]. Both names
 // must stay inside the root.
 func (f *Fs) Rename(oldname, newname string) error {
-	if filepath.Dir(local(oldname)) == filepath.Dir(local(newname)) {
-		err, ok := f.within(oldname, func(d *keptDir, base string) error {
-			return d.rename(base, filepath.Base(local(newname)))
-		})
-		if ok {
-			return linkError(err, oldname, newname)
-		}
+	if err, ok := f.renameWithin(oldname, newname); ok {
+		return linkError(err, oldname, newname)
 	}
 	return linkError(f.root.Rename(local(oldname), local(newname)), oldname, newname)
 }
@@ -263,8 +259,26 @@ func linkError(err error, oldname, newname string) error {
 // that errors carry that name too. It implements [afero.File] and
 // [fs.ReadDirFile].
 type File struct {
-	file *os.File
+	file handle
 	name string
+}
+
+// handle is what a File works through: an *os.File, or where the platform allows, the
+// bare descriptor of a file opened relative to a kept directory.
+type handle interface {
+	io.ReadWriteCloser
+	io.ReaderAt
+	io.WriterAt
+	io.Seeker
+	io.StringWriter
+	Readdir(count int) ([]os.FileInfo, error)
+	Readdirnames(n int) ([]string, error)
+	ReadDir(n int) ([]fs.DirEntry, error)
+	Stat() (os.FileInfo, error)
+	Sync() error
+	Chmod(mode os.FileMode) error
+	Chown(uid, gid int) error
+	Truncate(size int64) error
 }
 
 // wrapFile returns file as an afero.File named name, or a nil interface
@@ -274,6 +288,14 @@ func wrapFile(file *os.File, err error, name string) (afero.File, error) {
 		return nil, pathError(err, name)
 	}
 	return &File{file: file, name: name}, nil
+}
+
+// wrapHandle is wrapFile for any handle.
+func wrapHandle(h handle, err error, name string) (afero.File, error) {
+	if err != nil {
+		return nil, pathError(err, name)
+	}
+	return &File{file: h, name: name}, nil
 }
 
 // Name returns the name the file was opened with, as given to the Fs.

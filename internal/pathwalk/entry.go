@@ -14,6 +14,6 @@ func (r *Resolver) ResolveEntry(dir, name string) (Resolution, error) {
 	if err != nil {
 		return Resolution{}, err
 	}
-	res.Name = filepath.Join(res.Name, base)
+	res.Name, res.Info = filepath.Join(res.Name, base), nil
 	return res, nil
 }

@@ -38,11 +38,12 @@ type Resolver struct {
 	lookups int
 }
 
-// linkInfo is what link found for a name.
+// linkInfo is what link found for a name; info is its Lstat, when it exists.
 type linkInfo struct {
 	target  string
 	isLink  bool
 	missing bool
+	info    fs.FileInfo
 }
 
 // New returns a Resolver for the links of fsys.
@@ -71,6 +72,9 @@ type Resolution struct {
 	Name string
 	// Linked is set when a link was followed on the way.
 	Linked bool
+	// Info is what the final name's lookup found when it exists and is not a link (so
+	// the same as a Stat of it), else nil.
+	Info fs.FileInfo
 }
 
 // Resolve follows name, absolute or relative to dir (itself free of links), to its final
@@ -97,7 +101,7 @@ func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 			absent = absent[:len(absent)-1]
 			continue
 		case comp == "..":
-			cur = parent(cur)
+			cur, res.Info = parent(cur), nil
 			continue
 		case len(absent) > 0:
 			absent = append(absent, comp)
@@ -109,17 +113,17 @@ func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 			return Resolution{}, err
 		}
 		if info.missing {
-			absent = append(absent, comp)
+			absent, res.Info = append(absent, comp), nil
 			continue
 		}
 		if !info.isLink {
-			cur = next
+			cur, res.Info = next, info.info
 			continue
 		}
 		if hops++; hops > MaxLinks {
 			return Resolution{}, ErrLinkLoop
 		}
-		res.Linked = true
+		res.Linked, res.Info = true, nil
 		var head []string
 		cur, head = start(cur, info.target)
 		rest = append(head, rest...)
@@ -146,11 +150,11 @@ func (r *Resolver) lookup(name string) (linkInfo, error) {
 		return info, nil
 	}
 	r.lookups++
-	target, isLink, missing, err := r.link(name)
+	target, isLink, missing, fi, err := r.link(name)
 	if err != nil {
 		return linkInfo{}, err
 	}
-	info := linkInfo{target: target, isLink: isLink, missing: missing}
+	info := linkInfo{target: target, isLink: isLink, missing: missing, info: fi}
 	if r.memo != nil {
 		r.memo[name] = info
 	}
@@ -158,30 +162,31 @@ func (r *Resolver) lookup(name string) (linkInfo, error) {
 }
 
 // link reports whether name is a symbolic link and, if so, its target as stored, or
-// whether it does not exist. A name whose parent is not a directory does not exist.
-func (r *Resolver) link(name string) (target string, isLink, missing bool, err error) {
+// whether it does not exist, and returns its Lstat when it exists. A name whose parent is
+// not a directory does not exist.
+func (r *Resolver) link(name string) (target string, isLink, missing bool, fi fs.FileInfo, err error) {
 	if r.lstat == nil {
-		return "", false, false, nil
+		return "", false, false, nil, nil
 	}
-	fi, _, err := r.lstat.LstatIfPossible(name)
+	fi, _, err = r.lstat.LstatIfPossible(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return "", false, true, nil
+		return "", false, true, nil, nil
 	case err != nil:
-		return "", false, false, err
+		return "", false, false, nil, err
 	case fi.Mode()&fs.ModeSymlink == 0:
-		return "", false, false, nil
+		return "", false, false, fi, nil
 	case r.readlink == nil:
-		return "", false, false, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
+		return "", false, false, nil, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
 	}
 	target, err = r.readlink.ReadlinkIfPossible(name)
 	if err != nil {
-		return "", false, false, err
+		return "", false, false, nil, err
 	}
 	if target == "" {
-		return "", false, false, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+		return "", false, false, nil, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	return target, true, false, nil
+	return target, true, false, fi, nil
 }
 
 // start splits name into the directory a walk starts from and the components to walk:

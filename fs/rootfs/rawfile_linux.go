@@ -1,0 +1,294 @@
+//go:build linux
+
+package rootfs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// rawFile is a file opened relative to a kept directory, used through its descriptor
+// with one system call per operation. An os.File made from a descriptor first asks the
+// kernel for its flags (to learn whether it may use the poller, which a regular file
+// never does); a commit opens two files for each one it updates, so it is made only when
+// a directory is read. Like an os.File it may be used from several goroutines, except
+// that Close must not race with another call.
+type rawFile struct {
+	fd     int
+	name   string // the host name, for errors (File shows its own) and directory reads
+	append bool   // opened with O_APPEND, where WriteAt is refused as os.File refuses it
+	dir    *os.File
+	closed bool
+	clean  runtime.Cleanup // closes a descriptor nobody closed
+}
+
+var _ handle = (*rawFile)(nil)
+
+func newRawFile(fd int, name string, flag int) *rawFile {
+	r := &rawFile{fd: fd, name: name, append: flag&os.O_APPEND != 0}
+	r.clean = runtime.AddCleanup(r, func(fd int) { syscall.Close(fd) }, fd)
+	return r
+}
+
+// errAt is the error of a failed call, as os.File reports it.
+func (r *rawFile) errAt(op string, err error) error {
+	if r.closed {
+		err = os.ErrClosed
+	}
+	return &os.PathError{Op: op, Path: r.name, Err: err}
+}
+
+func (r *rawFile) Close() error {
+	if r.closed {
+		return r.errAt("close", os.ErrClosed)
+	}
+	r.closed = true
+	if r.dir != nil {
+		return r.dir.Close()
+	}
+	r.clean.Stop()
+	if err := syscall.Close(r.fd); err != nil {
+		return &os.PathError{Op: "close", Path: r.name, Err: err}
+	}
+	return nil
+}
+
+func (r *rawFile) Read(b []byte) (int, error) {
+	if r.closed {
+		return 0, r.errAt("read", os.ErrClosed)
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, err := ignoringEINTR(func() (int, error) { return syscall.Read(r.fd, b) })
+	switch {
+	case err != nil:
+		return 0, r.errAt("read", err)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (r *rawFile) ReadAt(b []byte, off int64) (int, error) {
+	if r.closed {
+		return 0, r.errAt("read", os.ErrClosed)
+	}
+	if off < 0 {
+		return 0, r.errAt("readat", errors.New("negative offset"))
+	}
+	done := 0
+	for done < len(b) {
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Pread(r.fd, b[done:], off+int64(done)) })
+		if err != nil {
+			return done, r.errAt("read", err)
+		}
+		if n == 0 {
+			return done, io.EOF
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (r *rawFile) Seek(offset int64, whence int) (int64, error) {
+	if r.closed {
+		return 0, r.errAt("seek", os.ErrClosed)
+	}
+	n, err := syscall.Seek(r.fd, offset, whence)
+	if err != nil {
+		return 0, r.errAt("seek", err)
+	}
+	return n, nil
+}
+
+func (r *rawFile) Write(b []byte) (int, error) {
+	if r.closed {
+		return 0, r.errAt("write", os.ErrClosed)
+	}
+	done := 0
+	for done < len(b) {
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Write(r.fd, b[done:]) })
+		if err != nil {
+			return done, r.errAt("write", err)
+		}
+		if n == 0 {
+			return done, io.ErrShortWrite
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (r *rawFile) WriteAt(b []byte, off int64) (int, error) {
+	switch {
+	case r.closed:
+		return 0, r.errAt("write", os.ErrClosed)
+	case r.append:
+		return 0, errors.New("os: invalid use of WriteAt on file opened with O_APPEND")
+	case off < 0:
+		return 0, r.errAt("writeat", errors.New("negative offset"))
+	}
+	done := 0
+	for done < len(b) {
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Pwrite(r.fd, b[done:], off+int64(done)) })
+		if err != nil {
+			return done, r.errAt("write", err)
+		}
+		if n == 0 {
+			return done, io.ErrShortWrite
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (r *rawFile) WriteString(s string) (int, error) { return r.Write([]byte(s)) }
+
+// osFile is the descriptor as an os.File, made once for reading directory entries; the
+// os.File closes the descriptor from then on.
+func (r *rawFile) osFile() (*os.File, error) {
+	if r.closed {
+		return nil, r.errAt("readdirent", os.ErrClosed)
+	}
+	if r.dir == nil {
+		r.clean.Stop()
+		r.dir = os.NewFile(uintptr(r.fd), r.name)
+	}
+	return r.dir, nil
+}
+
+func (r *rawFile) Readdir(count int) ([]os.FileInfo, error) {
+	d, err := r.osFile()
+	if err != nil {
+		return nil, err
+	}
+	return d.Readdir(count)
+}
+
+func (r *rawFile) Readdirnames(n int) ([]string, error) {
+	d, err := r.osFile()
+	if err != nil {
+		return nil, err
+	}
+	return d.Readdirnames(n)
+}
+
+func (r *rawFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	d, err := r.osFile()
+	if err != nil {
+		return nil, err
+	}
+	return d.ReadDir(n)
+}
+
+func (r *rawFile) Stat() (os.FileInfo, error) {
+	if r.closed {
+		return nil, r.errAt("stat", os.ErrClosed)
+	}
+	fi := &rawInfo{name: filepath.Base(r.name)}
+	if err := retryEINTR(func() error { return syscall.Fstat(r.fd, &fi.st) }); err != nil {
+		return nil, r.errAt("stat", err)
+	}
+	return fi, nil
+}
+
+func (r *rawFile) Sync() error {
+	if r.closed {
+		return r.errAt("sync", os.ErrClosed)
+	}
+	if err := retryEINTR(func() error { return syscall.Fsync(r.fd) }); err != nil {
+		return r.errAt("sync", err)
+	}
+	return nil
+}
+
+func (r *rawFile) Chmod(mode os.FileMode) error {
+	if r.closed {
+		return r.errAt("chmod", os.ErrClosed)
+	}
+	if err := retryEINTR(func() error { return syscall.Fchmod(r.fd, syscallMode(mode)) }); err != nil {
+		return r.errAt("chmod", err)
+	}
+	return nil
+}
+
+func (r *rawFile) Chown(uid, gid int) error {
+	if r.closed {
+		return r.errAt("chown", os.ErrClosed)
+	}
+	if err := retryEINTR(func() error { return syscall.Fchown(r.fd, uid, gid) }); err != nil {
+		return r.errAt("chown", err)
+	}
+	return nil
+}
+
+func (r *rawFile) Truncate(size int64) error {
+	if r.closed {
+		return r.errAt("truncate", os.ErrClosed)
+	}
+	if err := retryEINTR(func() error { return syscall.Ftruncate(r.fd, size) }); err != nil {
+		return r.errAt("truncate", err)
+	}
+	return nil
+}
+
+// ignoringEINTR runs a read or write again while a signal interrupts it.
+func ignoringEINTR(call func() (int, error)) (int, error) {
+	for {
+		n, err := call()
+		if !errors.Is(err, syscall.EINTR) {
+			if n < 0 {
+				n = 0
+			}
+			return n, err
+		}
+	}
+}
+
+// rawInfo is the FileInfo of a rawFile, decoded from fstat as the os package decodes
+// it, with the same *syscall.Stat_t from Sys.
+type rawInfo struct {
+	name string
+	st   syscall.Stat_t
+}
+
+func (fi *rawInfo) Name() string       { return fi.name }
+func (fi *rawInfo) Size() int64        { return fi.st.Size }
+func (fi *rawInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
+func (fi *rawInfo) IsDir() bool        { return fi.Mode().IsDir() }
+func (fi *rawInfo) Sys() any           { return &fi.st }
+
+func (fi *rawInfo) Mode() fs.FileMode {
+	m := fs.FileMode(fi.st.Mode & 0o777)
+	switch fi.st.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if fi.st.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if fi.st.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if fi.st.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package applypatch
+
+import "io/fs"
+
+// processUmask is unknown on this platform: temporary files get their mode after they
+// are written.
+func processUmask() (fs.FileMode, bool) { return 0, false }
