@@ -99,41 +99,13 @@ const applyOpsPerFile = 19
 // through the root.
 const hostLookupsPerFile = 4
 
-// TestApplyOperationsPerUpdatedFile counts what Apply costs per file on the operating
-// system's filesystem, where a file's metadata tells whether it changed.
-func TestApplyOperationsPerUpdatedFile(t *testing.T) {
-	const files = 40
-	root := t.TempDir()
-	osfs := afero.NewOsFs()
-	var b strings.Builder
-	b.WriteString("*** Begin Patch\n")
-	for i := range files {
-		name := fmt.Sprintf("pkg%d/file%d.go", i/10, i)
-		if err := osfs.MkdirAll(filepath.Join(root, fmt.Sprintf("pkg%d", i/10)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := afero.WriteFile(osfs, filepath.Join(root, name), []byte("a\nb\nc\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "*** Update File: %s\n@@\n a\n-b\n+B\n c\n", name)
-	}
-	b.WriteString("*** End Patch\n")
-	time.Sleep(2 * racyWindow) // files changed just before a read are read again before their write
-	ffs := faultfs.New(osfs, faultfs.CountReads())
-	if _, err := Apply(context.Background(), ffs, b.String(), &Options{Workspace: root}); err != nil {
-		t.Fatal(err)
-	}
-	checkOps(t, "applying", ffs.Events(), files, applyOpsPerFile)
-	if got, _ := afero.ReadFile(osfs, filepath.Join(root, "pkg3/file39.go")); string(got) != "a\nB\nc\n" {
-		t.Fatalf("pkg3/file39.go = %q after the commit", got)
-	}
-}
-
-// TestApplyHostLookupsPerUpdatedFile counts what Apply costs per file on the host's
-// filesystem when the workspace is an os.Root: only the fence's lookups (PERF1, F1).
-func TestApplyHostLookupsPerUpdatedFile(t *testing.T) {
-	const files = 40
-	root := t.TempDir()
+// osUpdateTree writes files small files in directories of ten on the OS filesystem and
+// returns their root and a payload that updates each; it waits until the files are older
+// than the racy window, since files changed just before a read are read again before
+// their write.
+func osUpdateTree(t *testing.T, files int) (root, payload string) {
+	t.Helper()
+	root = t.TempDir()
 	osfs := afero.NewOsFs()
 	var b strings.Builder
 	b.WriteString("*** Begin Patch\n")
@@ -149,13 +121,38 @@ func TestApplyHostLookupsPerUpdatedFile(t *testing.T) {
 	}
 	b.WriteString("*** End Patch\n")
 	time.Sleep(2 * racyWindow)
+	return root, b.String()
+}
+
+// TestApplyOperationsPerUpdatedFile counts what Apply costs per file on the operating
+// system's filesystem, where a file's metadata tells whether it changed.
+func TestApplyOperationsPerUpdatedFile(t *testing.T) {
+	const files = 40
+	root, payload := osUpdateTree(t, files)
+	osfs := afero.NewOsFs()
+	ffs := faultfs.New(osfs, faultfs.CountReads())
+	if _, err := Apply(context.Background(), ffs, payload, &Options{Workspace: root}); err != nil {
+		t.Fatal(err)
+	}
+	checkOps(t, "applying", ffs.Events(), files, applyOpsPerFile)
+	if got, _ := afero.ReadFile(osfs, filepath.Join(root, "pkg3/file39.go")); string(got) != "a\nB\nc\n" {
+		t.Fatalf("pkg3/file39.go = %q after the commit", got)
+	}
+}
+
+// TestApplyHostLookupsPerUpdatedFile counts what Apply costs per file on the host's
+// filesystem when the workspace is an os.Root: only the fence's lookups (PERF1, F1).
+func TestApplyHostLookupsPerUpdatedFile(t *testing.T) {
+	const files = 40
+	root, payload := osUpdateTree(t, files)
+	osfs := afero.NewOsFs()
 	ws, err := rootfs.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
 	host := faultfs.New(osfs, faultfs.CountReads())
-	if _, err := Apply(context.Background(), host, b.String(), &Options{Workspace: root, WorkspaceFs: ws}); err != nil {
+	if _, err := Apply(context.Background(), host, payload, &Options{Workspace: root, WorkspaceFs: ws}); err != nil {
 		t.Fatal(err)
 	}
 	checkOps(t, "applying through a root, on the host,", host.Events(), files, hostLookupsPerFile)

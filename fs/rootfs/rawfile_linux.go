@@ -83,18 +83,7 @@ func (r *rawFile) ReadAt(b []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, r.errAt("readat", errors.New("negative offset"))
 	}
-	done := 0
-	for done < len(b) {
-		n, err := ignoringEINTR(func() (int, error) { return syscall.Pread(r.fd, b[done:], off+int64(done)) })
-		if err != nil {
-			return done, r.errAt("read", err)
-		}
-		if n == 0 {
-			return done, io.EOF
-		}
-		done += n
-	}
-	return done, nil
+	return r.all("read", b, io.EOF, func(p []byte, done int) (int, error) { return syscall.Pread(r.fd, p, off+int64(done)) })
 }
 
 func (r *rawFile) Seek(offset int64, whence int) (int64, error) {
@@ -112,18 +101,7 @@ func (r *rawFile) Write(b []byte) (int, error) {
 	if r.closed {
 		return 0, r.errAt("write", os.ErrClosed)
 	}
-	done := 0
-	for done < len(b) {
-		n, err := ignoringEINTR(func() (int, error) { return syscall.Write(r.fd, b[done:]) })
-		if err != nil {
-			return done, r.errAt("write", err)
-		}
-		if n == 0 {
-			return done, io.ErrShortWrite
-		}
-		done += n
-	}
-	return done, nil
+	return r.all("write", b, io.ErrShortWrite, func(p []byte, _ int) (int, error) { return syscall.Write(r.fd, p) })
 }
 
 func (r *rawFile) WriteAt(b []byte, off int64) (int, error) {
@@ -135,21 +113,28 @@ func (r *rawFile) WriteAt(b []byte, off int64) (int, error) {
 	case off < 0:
 		return 0, r.errAt("writeat", errors.New("negative offset"))
 	}
+	return r.all("write", b, io.ErrShortWrite, func(p []byte, done int) (int, error) { return syscall.Pwrite(r.fd, p, off+int64(done)) })
+}
+
+func (r *rawFile) WriteString(s string) (int, error) { return r.Write([]byte(s)) }
+
+// all calls do until every byte of b is transferred, as os.File's loops do: a short count
+// is continued from where it stopped, an interrupted call retried, and a call that moves
+// nothing ends with atEnd. do gets the rest of b and how much is done already.
+func (r *rawFile) all(op string, b []byte, atEnd error, do func(p []byte, done int) (int, error)) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := ignoringEINTR(func() (int, error) { return syscall.Pwrite(r.fd, b[done:], off+int64(done)) })
+		n, err := ignoringEINTR(func() (int, error) { return do(b[done:], done) })
 		if err != nil {
-			return done, r.errAt("write", err)
+			return done, r.errAt(op, err)
 		}
 		if n == 0 {
-			return done, io.ErrShortWrite
+			return done, atEnd
 		}
 		done += n
 	}
 	return done, nil
 }
-
-func (r *rawFile) WriteString(s string) (int, error) { return r.Write([]byte(s)) }
 
 // osFile is the descriptor as an os.File, made once for reading directory entries; the
 // os.File closes the descriptor from then on.
