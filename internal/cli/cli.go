@@ -306,22 +306,69 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 }
 
 // readLimited reads r whole, or refuses it with a *LimitError once it holds more than
-// limit bytes. A regular file is read into a buffer of its size, so the payload is
-// held once, without the copies of a growing buffer.
+// limit bytes, reading no further than limit+1. A regular file is read into a buffer of
+// its size; any other stream in chunks joined once at the end: the payload is held at most
+// twice, never through the copies of a growing buffer, and a stream over the limit costs
+// the limit, not a multiple of it.
 func readLimited(r io.Reader, limit int) (string, error) {
+	lr := io.LimitReader(r, int64(limit)+1)
 	var b strings.Builder
-	if f, ok := r.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			b.Grow(int(min(fi.Size(), int64(limit))) + 1)
+	if size, ok := regularSize(r); ok {
+		b.Grow(int(min(size, int64(limit))) + 1)
+		if _, err := io.Copy(&b, lr); err != nil {
+			return "", err
 		}
-	}
-	if _, err := io.Copy(&b, io.LimitReader(r, int64(limit)+1)); err != nil {
-		return "", err
+	} else {
+		chunks, n, err := readChunks(lr)
+		if err != nil {
+			return "", err
+		}
+		if n > limit {
+			return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: n}
+		}
+		b.Grow(n)
+		for _, c := range chunks {
+			b.Write(c)
+		}
 	}
 	if b.Len() > limit {
 		return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: b.Len()}
 	}
 	return b.String(), nil
+}
+
+// regularSize returns the size of r when it is a regular file.
+func regularSize(r io.Reader) (int64, bool) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	return fi.Size(), true
+}
+
+// readChunk is the size of the chunks a stream is read in.
+const readChunk = 1 << 20
+
+// readChunks reads r to its end in chunks of readChunk bytes and returns them with the
+// number of bytes read.
+func readChunks(r io.Reader) (chunks [][]byte, n int, err error) {
+	for {
+		c := make([]byte, readChunk)
+		k, err := io.ReadFull(r, c)
+		if k > 0 {
+			chunks, n = append(chunks, c[:k]), n+k
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return chunks, n, nil
+		case err != nil:
+			return nil, 0, err
+		}
+	}
 }
 
 // authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -246,6 +248,28 @@ func TestReadPayloadStopsAtLimit(t *testing.T) {
 	}
 	if r.n > limit+1 {
 		t.Errorf("read %d bytes, want at most %d", r.n, limit+1)
+	}
+}
+
+// TestReadPayloadStreamHeldTwiceAtMost: PERF4. A stream is read in chunks joined once, so
+// reading a payload allocates at most about twice its size (no growing buffer's copies),
+// and one over the limit the limit and one chunk.
+func TestReadPayloadStreamHeldTwiceAtMost(t *testing.T) {
+	const limit = 4 << 20
+	allocated := func(r io.Reader) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		readPayload(nil, r, limit)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	within := strings.NewReader("*** Begin Patch\n" + strings.Repeat("x", limit-32) + "\n*** End Patch\n")
+	if got := allocated(io.MultiReader(within)); got > 2*limit+limit/8 {
+		t.Errorf("reading a %d-byte payload allocated %d bytes, want at most about twice its size", limit, got)
+	}
+	if got := allocated(&countingReader{}); got > limit+readChunk+64<<10 {
+		t.Errorf("reading past the limit allocated %d bytes, want the limit (%d) and one chunk", got, limit)
 	}
 }
 
