@@ -181,13 +181,7 @@ func TestCallResponses(t *testing.T) {
 			if (err != nil) != (tt.status == "failed") {
 				t.Errorf("err = %v", err)
 			}
-			want := tt.after
-			if want == nil {
-				want = before
-			}
-			if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
-				t.Errorf("files (-want +got):\n%s", diff)
-			}
+			checkFiles(t, fsys, before, tt.after)
 		})
 	}
 }

@@ -42,6 +42,19 @@ func contents(t testing.TB, fsys afero.Fs) map[string]string {
 	return out
 }
 
+// checkFiles checks that fsys holds after, or, when after is nil (a refusal), still
+// holds before.
+func checkFiles(t *testing.T, fsys afero.Fs, before, after map[string]string) {
+	t.Helper()
+	want := after
+	if want == nil {
+		want = before
+	}
+	if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
 // patchArgs encodes a payload as the tool's arguments.
 func patchArgs(t testing.TB, name, payload string) json.RawMessage {
 	t.Helper()
@@ -145,13 +158,7 @@ func TestToolCall(t *testing.T) {
 			if tt.is == nil && err != nil || tt.is != nil && !matchesErr(err, tt.is) {
 				t.Errorf("err = %v (%T), want %T", err, err, tt.is)
 			}
-			want := tt.after
-			if want == nil {
-				want = before
-			}
-			if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
-				t.Errorf("files (-want +got):\n%s", diff)
-			}
+			checkFiles(t, fsys, before, tt.after)
 		})
 	}
 }
@@ -262,13 +269,7 @@ func TestToolAsk(t *testing.T) {
 			if res.Reviewed != (tt.reviewer != nil) {
 				t.Errorf("reviewed = %v", res.Reviewed)
 			}
-			want := tt.after
-			if want == nil {
-				want = before
-			}
-			if diff := cmp.Diff(want, contents(t, fsys)); diff != "" {
-				t.Errorf("files (-want +got):\n%s", diff)
-			}
+			checkFiles(t, fsys, before, tt.after)
 		})
 	}
 }
