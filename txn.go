@@ -535,7 +535,7 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 	tx.temps = append(tx.temps, t)
 	chmodded := preset
 	if preset {
-		err = fillOnly(tmp, data, tx.opts.Sync)
+		err = writeClose(tmp, data, nil, tx.opts.Sync)
 	} else {
 		chmodded, err = fillWith(tmp, data, mode, own, tx.opts.Sync)
 	}
@@ -607,19 +607,6 @@ func createsWithMode(fsys afero.Fs, name string, mode fs.FileMode, own fileOwner
 	return false
 }
 
-// fillOnly writes, optionally syncs, and closes a file whose owner and mode are already
-// the ones it must have.
-func fillOnly(f afero.File, data *content, sync bool) error {
-	err := data.writeTo(f)
-	if err == nil && sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // setOwnerMode gives a file by name the owner (when it must change) and mode: owner
 // first, since changing it clears setuid and setgid.
 func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own fileOwner) error {
@@ -647,15 +634,27 @@ func fill(f afero.File, data []byte, mode fs.FileMode, own fileOwner, sync bool)
 
 // fillWith is fill for content that may be derived as it is written.
 func fillWith(f afero.File, data *content, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
-	err = data.writeTo(f)
 	fc, canChmod := f.(interface{ Chmod(fs.FileMode) error })
 	fo, canChown := f.(interface{ Chown(uid, gid int) error })
-	done = canChmod && (canChown || !chownNeeded(own))
-	if err == nil && done && chownNeeded(own) {
-		err = fo.Chown(own.uid, own.gid) // first: a change of owner clears setuid and setgid
+	if done = canChmod && (canChown || !chownNeeded(own)); !done {
+		return false, writeClose(f, data, nil, sync)
 	}
-	if err == nil && done {
-		err = fc.Chmod(mode)
+	return true, writeClose(f, data, func() error {
+		if chownNeeded(own) {
+			if err := fo.Chown(own.uid, own.gid); err != nil { // first: a change of owner clears setuid and setgid
+				return err
+			}
+		}
+		return fc.Chmod(mode)
+	}, sync)
+}
+
+// writeClose writes data to f, then runs set when it is not nil (a file created with its
+// owner and mode needs none), syncs it when asked, and closes it.
+func writeClose(f afero.File, data *content, set func() error, sync bool) error {
+	err := data.writeTo(f)
+	if err == nil && set != nil {
+		err = set()
 	}
 	if err == nil && sync {
 		err = f.Sync()
@@ -663,7 +662,7 @@ func fillWith(f afero.File, data *content, mode fs.FileMode, own fileOwner, sync
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return done, err
+	return err
 }
 
 // rewrite replaces a file's content in place, for filesystems that cannot rename.
