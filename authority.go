@@ -100,7 +100,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		pr.changes = append(pr.changes, c)
 	}
 	if len(errs) > 0 {
-		return &PatchError{Errs: errs}
+		return &patchError{errs: errs}
 	}
 	return pr.authorize(ctx, paths)
 }
@@ -127,7 +127,7 @@ func (pr *Proposal) authorize(ctx context.Context, paths []ClassifiedPath) error
 	for i, p := range ask {
 		errs[i] = &FileError{Path: p.Path, Class: p.Class, Reason: FileUnauthorized, Err: answer}
 	}
-	return &PatchError{Errs: errs}
+	return &patchError{errs: errs}
 }
 
 // needsReview reports whether the call must be reviewed by a person before [Commit]:
@@ -197,7 +197,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &PatchError{Errs: append([]error{&ConflictError{Reason: ConflictChanged, Paths: paths}}, errs...)}
+	return &patchError{errs: append([]error{&ConflictError{Reason: ConflictChanged, Paths: paths}}, errs...)}
 }
 
 // recheckBatch resolves the plan's paths again before the first write, unless they were
@@ -220,7 +220,7 @@ func (pr *Proposal) recheckStep(st *step) (fs.FileInfo, error) {
 	}
 	info, err := f.recheck(st.path, st.name, st.base.isLink())
 	if err != nil {
-		return nil, &PatchError{Errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
+		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
 	}
 	return info, nil
 }

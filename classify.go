@@ -9,9 +9,9 @@ import "github.com/spf13/afero"
 // exactly as [Resolve] and [Commit] do; only metadata is read (Lstat, Readlink).
 //
 // Forbidden paths are reported with their class, not as an error: [Resolve] refuses them.
-// A path that cannot be resolved (a link loop, an unreadable directory) makes the error a
-// [*PatchError] of [*FileError] values with reason [FileUnreadable]; invalid patterns in
-// opts are an error too.
+// A path that cannot be resolved (a link loop, an unreadable directory) makes the error
+// join a [*FileError] with reason [FileUnreadable] for each; invalid patterns in opts are
+// an error too.
 func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -37,7 +37,7 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &PatchError{Errs: errs}
+		return nil, &patchError{errs: errs}
 	}
 	return paths, nil
 }

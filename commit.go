@@ -24,7 +24,7 @@ import (
 // after the first write means every written path was restored. A path whose owner
 // this process could not keep is refused with a [*ConflictError] before any write.
 //
-// Commit holds the workspace's lock (see [WorkspaceLocker]) from its check through its
+// Commit holds the workspace's lock (see [Options]) from its check through its
 // last write and any rollback, waiting for it as long as ctx allows; a commit that
 // finds its baselines changed by the one it waited for reports a conflict. Before its
 // first write it records a journal that [Recover] uses to undo it if the process dies
@@ -105,7 +105,7 @@ func (pr *Proposal) plan() ([]*step, error) {
 		steps = append(steps, s...)
 	}
 	if len(errs) > 0 {
-		return nil, &PatchError{Errs: errs}
+		return nil, &patchError{errs: errs}
 	}
 	return steps, nil
 }

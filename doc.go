@@ -17,8 +17,7 @@
 //     [Session.Select], [Session.SetFeedback], [Session.Revise], [Session.Submit]);
 //     [ReviewerFunc] turns a function into a Reviewer, for policies and tests.
 //   - Host policy: [Options] with an [Authorizer], an [OwnerPredicate] and a [BufferHook].
-//   - The errors: [*PatchError] lists every failing operation; the others are listed under
-//     Errors below.
+//   - The errors: one type per thing that went wrong, listed under Errors below.
 //
 // # Pipeline
 //
@@ -85,7 +84,7 @@
 //
 // Errors are types for [errors.As]: [*ParseError], [*MatchError], [*FileError],
 // [*LimitError], [*ConflictError], [*ExpectedPathError], [*IncompleteRollbackError] and
-// [*PatchError], which lists every failing operation of a payload so a model can fix them
+// [*patchError], which lists every failing operation of a payload so a model can fix them
 // in one retry; a review refuses a request with a [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as
 // errors.Is(err, &FileError{Reason: FileMissing}) does. A [*ConflictError] means nothing
 // was written and the proposal still works: deselect the paths in the way and submit

@@ -7,22 +7,22 @@ import (
 	"strings"
 )
 
-// A PatchError lists every operation of a payload that cannot be applied, so that a model
-// can fix them all in one retry. Nothing was written. Its Unwrap exposes each error to
-// errors.Is and errors.As.
-type PatchError struct {
-	Errs []error
+// patchError lists every operation of a payload that cannot be applied, so that a model
+// can fix them all in one retry; nothing was written. It joins its errors the way
+// errors.Join does, so errors.Is and errors.As find each, and its Unwrap() []error lists
+// them; its text numbers them and says nothing was applied.
+type patchError struct {
+	errs []error
 }
 
-func (e *PatchError) Error() string {
-	if len(e.Errs) == 1 {
-		return clip(e.Errs[0].Error(), errorBudget-32) + "\nNothing was applied."
+func (e *patchError) Error() string {
+	if len(e.errs) == 1 {
+		return clip(e.errs[0].Error(), errorBudget-32) + "\nNothing was applied."
 	}
-	return joinProblems(fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.Errs))), e.Errs)
+	return joinProblems(fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.errs))), e.errs)
 }
 
-// Unwrap returns the errors of the failing operations.
-func (e *PatchError) Unwrap() []error { return e.Errs }
+func (e *patchError) Unwrap() []error { return e.errs }
 
 // FileReason says why a path an operation names cannot be used as it asks.
 type FileReason int

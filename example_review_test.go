@@ -44,7 +44,7 @@ func resolveGreet() (afero.Fs, *applypatch.Proposal) {
 func ExampleReview() {
 	fsys, pr := resolveGreet()
 	terminal := applypatch.ReviewerFunc(func(ctx context.Context, s *applypatch.Session) error {
-		s.Fold(applypatch.WholePatch, false)
+		s.Fold(applypatch.Target{}, false)
 		fmt.Println(s.Render())
 		bye, _ := s.Find("greet.go", 2)
 		s.SetFeedback(bye, "Keep \"bye\": callers match on it.")
@@ -148,7 +148,7 @@ func ExampleSession_Card() {
 	_, pr := resolveGreet()
 	s := applypatch.NewSession(pr)
 	before := s.Card(applypatch.CardOptions{})
-	s.Fold(applypatch.WholePatch, false) // folding is not content
+	s.Fold(applypatch.Target{}, false) // folding is not content
 	bye, _ := s.Find("greet.go", 2)
 	s.Select(bye, false, nil)
 	after := s.Card(applypatch.CardOptions{})
@@ -204,7 +204,7 @@ func ExampleRestoreSession() {
 func ExampleSession_View() {
 	_, pr := resolveGreet()
 	s := applypatch.NewSession(pr)
-	s.Fold(applypatch.WholePatch, false)
+	s.Fold(applypatch.Target{}, false)
 	bye, _ := s.Find("greet.go", 2)
 	s.Select(bye, false, nil)
 	file := s.View().Rows[0] // partly selected
@@ -213,13 +213,13 @@ func ExampleSession_View() {
 	v := s.View()
 	fmt.Println(v.Header)
 	for _, r := range v.Rows {
-		fmt.Printf("%s %s: %s\n", r.Glyph, r.Target, r.Counts)
+		fmt.Printf("%s %+v: %s\n", r.Glyph, r.Target, r.Counts)
 	}
 	fmt.Println(v.Action)
 	// Output:
 	// ApplyPatch · 1 file · 0/2 changes · +0 −0
-	// ✗ file 1: 0/2
-	// ✗ file 1 hunk 1: +1 −1
-	// ✗ file 1 hunk 2: +1 −1
+	// ✗ {File:1 Hunk:0}: 0/2
+	// ✗ {File:1 Hunk:1}: +1 −1
+	// ✗ {File:1 Hunk:2}: +1 −1
 	// Reject patch
 }

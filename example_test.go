@@ -80,7 +80,7 @@ func ExampleResolve() {
 		return
 	}
 	s := applypatch.NewSession(pr)
-	s.Fold(applypatch.WholePatch, false)
+	s.Fold(applypatch.Target{}, false)
 	for _, r := range s.View().Rows {
 		fmt.Println(r)
 		if r.Fuzzy != "" {

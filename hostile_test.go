@@ -110,8 +110,8 @@ func TestErrorTextBudget(t *testing.T) {
 	}
 	_, perr := Parse("*** Begin Patch\n*** Add File: a\n" + strings.Repeat("x", 1<<20) + "\n*** End Patch")
 	for name, err := range map[string]error{
-		"many problems": &PatchError{Errs: errs},
-		"one problem":   &PatchError{Errs: errs[:1]},
+		"many problems": &patchError{errs: errs},
+		"one problem":   &patchError{errs: errs[:1]},
 		"parse line":    perr,
 		"conflict":      &ConflictError{Paths: []string{long, long}},
 		"ownership":     &ConflictError{Reason: ConflictOwner, Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},

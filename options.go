@@ -45,6 +45,26 @@ import (
 // Passing a confined filesystem as the Fs itself, with Workspace "/", also works and acts
 // as a chroot: absolute paths and absolute link targets are read inside it, so nothing is
 // ever outside, and "/etc/x" in a payload names the workspace's own etc/x.
+//
+// # The workspace lock
+//
+// A commit holds an exclusive lock on its workspace from its check of the baselines
+// through its last write and any rollback, and [Recover] holds it while it repairs an
+// interrupted commit. A workspace filesystem (WorkspaceFs, else the one given) that has
+// the method
+//
+//	LockWorkspace(ctx context.Context, dir string) (unlock func(), err error)
+//
+// supplies the lock: it waits until it holds the lock of the directory dir (a name in
+// that filesystem) or ctx is done. Package fs/rootfs does, with a kernel lock. Without
+// one, commits on the operating system's filesystem ([afero.OsFs]) lock the workspace
+// directory with the kernel's lock (flock where the platform has it), keyed in the process
+// by the directory itself, so two processes, or two filesystem values over one directory,
+// never interleave; other filesystems (an [afero.MemMapFs], say) are locked within the
+// process only. The lock excludes only those who take it: an editor or a tool writing the
+// same files without it is not held back; the baseline checks just before each write
+// catch most of those, but not a write that lands between a check and the write it
+// guards.
 type Options struct {
 	// Workspace is the directory, in the filesystem given to Resolve, that relative
 	// payload paths start from and that fences every path. Empty means "/". It
@@ -64,7 +84,7 @@ type Options struct {
 	Authorizer Authorizer
 	// Allow lists host allow rules: paths the host approves up front. An outside or
 	// protected path covered by a rule needs no Authorizer, and a payload whose every
-	// path is covered needs no review in ModeAsk ([Proposal.needsReview]). A rule is a
+	// path is covered needs no review in ModeAsk. A rule is a
 	// slash path of [path.Match] patterns that covers a path or any directory above it:
 	// "docs" covers docs/a/b.md, "src/*.go" covers src/x.go, ".git/info" covers
 	// .git/info/exclude. Rules match where a path lands after links: relative to the

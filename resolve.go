@@ -47,8 +47,9 @@ func (c *change) fsName() string { return c.name }
 
 // Resolve prepares a patch for review and commit without writing anything: it fences
 // and classifies every path, asks the Authorizer where needed, captures every baseline,
-// places every hunk and derives every result. When operations fail, the error is a
-// *PatchError listing every failing operation, so a model can fix them all in one retry.
+// places every hunk and derives every result. When operations fail, the error joins one
+// error per failing operation (errors.As finds each; its Unwrap() []error lists them), so
+// a model can fix them all in one retry.
 func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -79,7 +80,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 		errs = pr.checkOrder()
 	}
 	if len(errs) > 0 {
-		return nil, &PatchError{Errs: errs}
+		return nil, &patchError{errs: errs}
 	}
 	return pr, nil
 }

@@ -212,7 +212,7 @@ func FuzzResolve(f *testing.F) {
 		}
 		pr, err := Resolve(context.Background(), fsys, &Patch{Ops: []Operation{op}}, nil)
 		got := make([]expectation, len(cuts))
-		var pe *PatchError
+		var pe *patchError
 		switch {
 		case err == nil:
 			for k, h := range pr.changes[0].Hunks {
@@ -271,10 +271,10 @@ func checkOccurrences(t *testing.T, e expectation, c cut, occ []int) {
 // landedOrFailed reads the outcome of each hunk from a PatchError: the hunks it names
 // failed; the others are taken to have landed as expected (Resolve does not report
 // placements when something fails), which the comparison then checks by the failures.
-func landedOrFailed(t *testing.T, pe *PatchError, cuts []cut, want []expectation) []expectation {
+func landedOrFailed(t *testing.T, pe *patchError, cuts []cut, want []expectation) []expectation {
 	got := slices.Clone(want)
 	failed := map[int]bool{}
-	for _, err := range pe.Errs {
+	for _, err := range pe.errs {
 		var me *MatchError
 		if !errors.As(err, &me) {
 			t.Fatalf("Resolve: %v", err)

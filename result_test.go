@@ -82,7 +82,7 @@ func TestResultSummary(t *testing.T) {
 func TestResultBodyAndPreview(t *testing.T) {
 	long := strings.Repeat("+l\n", 25)
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
-	f.must(f.s.SetFeedback(WholePatch, "thanks"))
+	f.must(f.s.SetFeedback(Target{}, "thanks"))
 	res := f.submit()
 	if !strings.HasPrefix(res.body(), "M one.txt · +2 −2\n@@\n one\n-two") || !strings.HasSuffix(res.body(), "\n\nFeedback (whole patch): thanks") {
 		t.Errorf("body:\n%s", res.body())
@@ -109,7 +109,7 @@ func TestResultBodyAndPreview(t *testing.T) {
 // a successful revision request; applied changes with feedback are a success too.
 func TestResultRejectAndRevision(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.must(f.s.Select(WholePatch, false, nil))
+	f.must(f.s.Select(Target{}, false, nil))
 	res, err := f.s.Submit(context.Background())
 	if err == nil || res.Text() != "Error: Patch rejected" {
 		t.Errorf("nothing selected: %v %s", err, res.Text())

@@ -51,27 +51,14 @@ const (
 	StateSettled State = "settled"
 )
 
-// A Target names what a review request acts on: the whole patch (the zero value), an
-// operation (File, from 1 in payload order), or one changing hunk of an Update (Hunk, from
-// 1 in the order the rows show, locators not counted). A Move, an Add and a Delete are
-// indivisible: they have no hunk targets.
+// A Target names what a review request acts on: the whole patch (the zero Target, the
+// target of whole-patch feedback and of requests on every change), an operation (File,
+// from 1 in payload order), or one changing hunk of an Update (Hunk, from 1 in the order
+// the rows show, locators not counted). A Move, an Add and a Delete are indivisible: they
+// have no hunk targets.
 type Target struct {
 	File int `json:"file,omitempty"`
 	Hunk int `json:"hunk,omitempty"`
-}
-
-// WholePatch is the target of whole-patch feedback and of requests on every change.
-var WholePatch = Target{}
-
-// String returns "patch", "file 2" or "file 2 hunk 1".
-func (t Target) String() string {
-	switch {
-	case t.File == 0:
-		return "patch"
-	case t.Hunk == 0:
-		return fmt.Sprintf("file %d", t.File)
-	}
-	return fmt.Sprintf("file %d hunk %d", t.File, t.Hunk)
 }
 
 // DiscardFeedback is the confirm function that says yes, for a request that would discard
@@ -178,7 +165,7 @@ func (s *Session) Result() (*Result, error) {
 // still completes and its result is returned to the caller of Submit only.
 func (s *Session) Submit(ctx context.Context) (*Result, error) {
 	s.mu.Lock()
-	if err := s.writable(WholePatch); err != nil {
+	if err := s.writable(Target{}); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
@@ -214,7 +201,7 @@ func (s *Session) commit(ctx context.Context) (*Result, error) {
 func (s *Session) Reject() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.writable(WholePatch); err != nil {
+	if err := s.writable(Target{}); err != nil {
 		return err
 	}
 	s.pr.feedback = ""

@@ -190,14 +190,14 @@ func cutBytes(s string, budget int, marker string) string {
 // or settled: the first answer, native or remote, wins.
 func (s *Session) CardFeedback(ctx context.Context, text string) (*Result, error) {
 	s.mu.Lock()
-	if err := s.writable(WholePatch); err != nil {
+	if err := s.writable(Target{}); err != nil {
 		s.mu.Unlock()
 		return nil, err
 	}
 	text = normalizeFeedback(text)
 	if text == "" {
 		s.mu.Unlock()
-		return nil, reviewErr(reviewEmptyFeedback, WholePatch, "write what the model should change")
+		return nil, reviewErr(reviewEmptyFeedback, Target{}, "write what the model should change")
 	}
 	s.pr.feedback = text
 	deselect(s.units(nil, nil))

@@ -37,7 +37,7 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 	if card.Notice != want {
 		t.Errorf("notice = %q, want %q", card.Notice, want)
 	}
-	g.must(g.s.SetFeedback(WholePatch, "why?"))
+	g.must(g.s.SetFeedback(Target{}, "why?"))
 	notice := g.s.Card(CardOptions{ParentActive: true}).Notice
 	lines := strings.Split(notice, "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[1], "Warning: the parent request is still active") || lines[2] != "Feedback (whole patch): why?" {
@@ -50,8 +50,8 @@ func TestCardShowsSelectedDiff(t *testing.T) {
 func TestCardBudgets(t *testing.T) {
 	content := strings.Repeat("héllo wörld ✓\n", 400)
 	f := newFixture(t, nil, patch("*** Add File: big.txt", "+"+strings.ReplaceAll(strings.TrimSuffix(content, "\n"), "\n", "\n+")))
-	f.must(f.s.SetFeedback(WholePatch, strings.Repeat("ü", 3000)))
-	f.must(f.s.Select(WholePatch, true, DiscardFeedback))
+	f.must(f.s.SetFeedback(Target{}, strings.Repeat("ü", 3000)))
+	f.must(f.s.Select(Target{}, true, DiscardFeedback))
 	for _, budgets := range []CardOptions{{DiffBytes: 1000, NoticeBytes: 300}, {DiffBytes: 1001, NoticeBytes: 301}, {DiffBytes: 1002, NoticeBytes: 302}} {
 		card := f.s.Card(budgets)
 		for _, tc := range []struct {
@@ -114,7 +114,7 @@ func TestCardConflictStaysNative(t *testing.T) {
 func TestCardHashIgnoresFolding(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	h := f.s.Card(CardOptions{}).Hash
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	f.must(f.s.Fold(Target{1, 1}, true))
 	if got := f.s.Card(CardOptions{}).Hash; got != h {
 		t.Error("folding changed the card's hash")

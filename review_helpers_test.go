@@ -148,12 +148,12 @@ var autoApprove Reviewer = ReviewerFunc(func(ctx context.Context, s *Session) er
 
 // toggle flips a target's selection as a front end's space bar does, from what the view
 // shows: a visible row with something selected is deselected, any other row selected;
-// WholePatch by the view's counts likewise. The target's row must be visible.
+// Target{} by the view's counts likewise. The target's row must be visible.
 func (f *fixture) toggle(t Target, confirm func(prompt string) bool) error {
 	f.t.Helper()
 	v := f.s.View()
 	selected := v.Selected
-	if t != WholePatch {
+	if t != (Target{}) {
 		i := slices.IndexFunc(v.Rows, func(r Row) bool { return r.Target == t })
 		if i < 0 {
 			f.t.Fatalf("no visible row for %v", t)

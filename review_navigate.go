@@ -6,7 +6,7 @@ import (
 )
 
 // Next returns the target of the visible row after t, or with back the row before it;
-// from [WholePatch], the first row (the last with back). Past either end it fails with
+// from the zero Target, the first row (the last with back). Past either end it fails with
 // reason [ReviewRefused] ("No next change", "No previous change"). A t hidden in a folded
 // file counts from where it would be.
 func (s *Session) Next(t Target, back bool) (Target, error) {
@@ -23,7 +23,7 @@ func (s *Session) step(t Target, dir int) (Target, error) {
 		return Target{}, err
 	}
 	all, visible := s.allTargets()
-	at := -1 // WholePatch sits before the first row going forward, after the last going back
+	at := -1 // Target{} sits before the first row going forward, after the last going back
 	if dir < 0 {
 		at = len(all)
 	}

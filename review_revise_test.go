@@ -42,7 +42,7 @@ func TestReviseUpdate(t *testing.T) {
 		t.Fatalf("sides %q / %q", rev.Baseline, rev.Proposed)
 	}
 	f.must(rev.Adopt("alpha\nuser edited\ngamma\n", nil))
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	rows := f.s.View().Rows
 	if rows[0].String() != "▼ ✓ M one.txt · 1/1 · +1 −1 · edited" || rows[1].String() != "    ✓ @@ alpha · +1 −1 · edited" {
 		t.Errorf("rows %q", f.rowStrings())
@@ -94,7 +94,7 @@ func TestRevisePreservesDeselectedHunk(t *testing.T) {
 	f.must(f.s.Select(Target{1, 2}, false, nil))
 	edited := strings.Replace(twelve.file, "two", "zwei", 1)
 	f.must(f.revise(Target{File: 1}, edited, nil))
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	rows := f.s.View().Rows
 	if len(rows) != 3 || !rows[1].Revised || rows[1].Glyph != "✓" || rows[2].Revised || rows[2].Glyph != "✗" {
 		t.Fatalf("rows after revision: %q", f.rowStrings())
@@ -118,7 +118,7 @@ func TestReviseKeepsHunkFeedback(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": twelve.file}, twelve.payload)
 	f.must(f.s.SetFeedback(Target{1, 2}, "leave eleven alone"))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "deux", 1), nil))
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	if r := f.s.View().Rows[2]; r.Feedback != "leave eleven alone" || r.Glyph != "✗" {
 		t.Errorf("preserved hunk %+v", r)
 	}
@@ -224,7 +224,7 @@ func TestReviseDeleteBecomesUpdate(t *testing.T) {
 		t.Errorf("everything kept: %v", err)
 	}
 	f.must(rev.Adopt("keep\nkeep too\n", nil))
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	rows := f.s.View().Rows
 	if rows[0].String() != "▼ ✓ M old.txt · 1/1 · +0 −1 · edited" || !slices.Contains(rows[1].Lines, DiffLine{Kind: LineRemove, Num: 2, Old: 2, Text: "obsolete"}) {
 		t.Errorf("rows %q %v", f.rowStrings(), rows[1].Lines)
@@ -250,12 +250,12 @@ func TestReviseRefusals(t *testing.T) {
 		"*** Update File: m.txt", "*** Move to: m2.txt", "-m", "+M",
 		"*** Update File: r.txt", "*** Move to: r2.txt",
 		"*** Add File: a.txt", "+a"))
-	f.must(f.s.Select(WholePatch, false, nil))
+	f.must(f.s.Select(Target{}, false, nil))
 	for file := 1; file <= 5; file++ {
 		_, err := f.s.Revise(Target{File: file})
 		wantReason(t, err, reviewNothingToEdit)
 	}
-	f.must(f.s.Select(WholePatch, true, nil))
+	f.must(f.s.Select(Target{}, true, nil))
 	_, err := f.s.Revise(Target{File: 4})
 	if !strings.Contains(fmt.Sprint(err), "pure rename") {
 		t.Errorf("pure rename: %v", err)

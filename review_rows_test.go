@@ -46,7 +46,7 @@ func TestGutterNumbers(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, map[string]string{"f.txt": tc.file}, tc.payload)
-			f.must(f.s.Fold(WholePatch, false))
+			f.must(f.s.Fold(Target{}, false))
 			var got [][]DiffLine
 			for _, r := range f.s.View().Rows[1:] {
 				got = append(got, r.Lines)
@@ -68,7 +68,7 @@ func gl(kind LineKind, num, old, new int, text string) DiffLine {
 func TestGutterNumbersIgnoreSelection(t *testing.T) {
 	f := newFixture(t, map[string]string{"f.txt": "a\nb\nc\nd\ne\nf\n"}, patch(
 		"*** Update File: f.txt", "@@", " a", "+a2", "@@", " e", "-f", "+F"))
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	before := f.s.View().Rows[2].Lines
 	f.must(f.s.Select(Target{1, 1}, false, nil))
 	if diff := cmp.Diff(before, f.s.View().Rows[2].Lines); diff != "" || before[2].Num != 7 {
@@ -100,7 +100,7 @@ func TestSectionLabels(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, map[string]string{"f.go": tc.file}, patch(append([]string{"*** Update File: f.go"}, tc.hunk...)...))
-			f.must(f.s.Fold(WholePatch, false))
+			f.must(f.s.Fold(Target{}, false))
 			got := f.s.View().Rows[1].Label
 			if got != tc.want {
 				t.Errorf("label = %q, want %q", got, tc.want)
@@ -146,7 +146,7 @@ func TestTallies(t *testing.T) {
 			f.must(f.s.SetFeedback(Target{1, 1}, "no"))
 			f.must(f.s.Select(Target{File: 2}, false, nil))
 			f.must(f.s.SetFeedback(Target{File: 3}, "keep it"))
-			f.must(f.s.SetFeedback(WholePatch, "hm"))
+			f.must(f.s.SetFeedback(Target{}, "hm"))
 			f.must(f.s.SetFeedback(Target{File: 1}, "file"))
 		},
 		rows:  []row{{1, 2, 1, 1}, {0, 1, 2, 0}, {0, 1, 0, 2}, {1, 1, 0, 0}, {1, 1, 2, 1}},

@@ -228,7 +228,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 				f.s.View()
 				f.s.Render()
 				f.s.Card(CardOptions{})
-				f.s.Fold(WholePatch, i%2 == 0)
+				f.s.Fold(Target{}, i%2 == 0)
 				f.s.Select(Target{1, 1}, i%2 == 1, DiscardFeedback)
 			}
 		})

@@ -126,7 +126,7 @@ func saveOp(op *Operation, hcs []*hunkChange) savedOp {
 func (s *Session) Save(opts SaveOptions) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.writable(WholePatch); err != nil {
+	if err := s.writable(Target{}); err != nil {
 		return nil, err
 	}
 	ss := savedSession{Version: savedVersion, Proposal: s.pr.saved(opts)}

@@ -25,7 +25,7 @@ func staged(t *testing.T) *fixture {
 	f.must(f.s.SetFeedback(Target{1, 2}, "not eleven"))
 	f.must(f.revise(Target{File: 1}, strings.Replace(twelve.file, "two", "zwei", 1), nil))
 	f.must(f.revise(Target{File: 2}, "keep\n", nil))
-	f.must(f.s.SetFeedback(WholePatch, "see notes"))
+	f.must(f.s.SetFeedback(Target{}, "see notes"))
 	f.must(f.s.Select(Target{File: 4}, false, nil))
 	f.must(f.s.Fold(Target{File: 1}, false))
 	f.must(f.s.Fold(Target{1, 2}, true))

@@ -17,7 +17,7 @@ type unit struct {
 }
 
 // units returns the selection units a target covers: one for a hunk or an indivisible
-// operation, the changing hunks of an Update, every unit of the patch for WholePatch.
+// operation, the changing hunks of an Update, every unit of the patch for Target{}.
 func (s *Session) units(c *change, h *hunkChange) []unit {
 	switch {
 	case h != nil:
@@ -39,13 +39,13 @@ func (s *Session) units(c *change, h *hunkChange) []unit {
 }
 
 // Select selects a target, or with on false deselects it: a hunk, an operation (all of
-// an Update's hunks) or, for WholePatch, every change. Units that carry feedback are
+// an Update's hunks) or, for the zero Target (the whole patch), every change. Units that carry feedback are
 // selected only when confirm, asked the question, says yes ([DiscardFeedback] always
 // does), and lose their feedback; deselecting keeps feedback, and confirm may be nil.
 // Selecting what is selected does nothing.
 //
 // A front end's toggle, the space bar of a review, is Select(row.Target, row.Selected == 0,
-// confirm) for a [Row] of the current [View], and Select(WholePatch, view.Selected == 0,
+// confirm) for a [Row] of the current [View], and Select(Target{}, view.Selected == 0,
 // confirm) for the whole patch: whatever has something selected is deselected, anything
 // else selected.
 func (s *Session) Select(t Target, on bool, confirm func(prompt string) bool) error {
@@ -110,7 +110,7 @@ func (s *Session) selectUnits(t Target, us []unit, confirm func(prompt string) b
 
 // SetFeedback stages feedback, which may span lines, on a target: on a hunk or on an
 // Add, Delete or Move it also deselects the target; on an Update's file row or on
-// WholePatch it leaves selection alone. It replaces earlier feedback on the target.
+// the zero Target it leaves selection alone. It replaces earlier feedback on the target.
 // Blank text removes the target's feedback and leaves selection as it is.
 func (s *Session) SetFeedback(t Target, text string) error {
 	s.mu.Lock()
@@ -141,7 +141,7 @@ func normalizeFeedback(text string) string {
 }
 
 // Fold folds or unfolds a target: a file hides or shows its hunk rows and lines, a
-// hunk its lines; WholePatch folds or unfolds every file. Folding never changes selection
+// hunk its lines; the zero Target folds or unfolds every file. Folding never changes selection
 // or anything a result or card shows, and works until the review settles.
 func (s *Session) Fold(t Target, folded bool) error {
 	s.mu.Lock()

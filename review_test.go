@@ -94,7 +94,7 @@ func TestReviewFeedback(t *testing.T) {
 		t.Errorf("hunk feedback left %d selected, want 2", got)
 	}
 	f.must(f.s.SetFeedback(f.find("one.txt", 0), "Split this file"))
-	f.must(f.s.SetFeedback(WholePatch, "Explain the renames"))
+	f.must(f.s.SetFeedback(Target{}, "Explain the renames"))
 	if got := f.s.View().Selected; got != 2 {
 		t.Errorf("file and patch feedback changed selection: %d selected, want 2", got)
 	}
@@ -196,7 +196,7 @@ var threeKinds = struct {
 // (mevedel-patch-review-toggle-selection).
 func TestReviewToggleSelection(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	rows := f.s.View().Rows
 	move := rows[len(rows)-1]
 	if move.String() != "▼ ✓ R move.txt → moved.txt · +1 −1" || len(move.Lines) != 3 {
@@ -230,11 +230,11 @@ func TestReviewToggleSelection(t *testing.T) {
 	if r := f.s.View().Rows[3]; r.Target != del || r.Glyph != "✗" {
 		t.Errorf("toggled Delete: %q", r)
 	}
-	f.must(f.toggle(WholePatch, nil)) // something (the Move) is selected: all is deselected
+	f.must(f.toggle(Target{}, nil)) // something (the Move) is selected: all is deselected
 	if v := f.s.View(); v.Selected != 0 || v.Action != "Reject patch" {
 		t.Errorf("toggling the patch with a change selected: %d/%d selected", v.Selected, v.Total)
 	}
-	f.must(f.toggle(WholePatch, nil)) // nothing selected: all is selected
+	f.must(f.toggle(Target{}, nil)) // nothing selected: all is selected
 	if v := f.s.View(); v.Selected != v.Total || v.Total != 4 {
 		t.Errorf("toggling the patch with nothing selected: %d/%d selected", v.Selected, v.Total)
 	}
@@ -251,7 +251,7 @@ func TestReviewToggleSelection(t *testing.T) {
 // R6: with everything deselected the primary action rejects the patch.
 func TestReviewDeselectAll(t *testing.T) {
 	f := newFixture(t, threeKinds.files, threeKinds.payload)
-	f.must(f.s.Select(WholePatch, false, nil))
+	f.must(f.s.Select(Target{}, false, nil))
 	for _, r := range f.s.View().Rows {
 		if r.Glyph != "✗" || !r.Dimmed {
 			t.Errorf("row still selected: %q", r)
@@ -260,7 +260,7 @@ func TestReviewDeselectAll(t *testing.T) {
 	if got := f.s.View().Action; got != "Reject patch" {
 		t.Errorf("label = %q", got)
 	}
-	f.must(f.s.Select(WholePatch, true, nil))
+	f.must(f.s.Select(Target{}, true, nil))
 	if got := f.s.View(); got.Selected != got.Total {
 		t.Errorf("select all: %+v", got)
 	}
@@ -302,7 +302,7 @@ func TestReviewSubmit(t *testing.T) {
 // (mevedel-patch-review-reject).
 func TestReviewReject(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.must(f.s.SetFeedback(WholePatch, "dropped by reject"))
+	f.must(f.s.SetFeedback(Target{}, "dropped by reject"))
 	f.must(f.s.Reject())
 	res, err := f.s.Result()
 	if !errors.Is(err, ErrRejected) || res.Text() != "Error: Patch rejected" || res.Status != StatusError || !res.Reviewed {
@@ -358,7 +358,7 @@ func TestReviewNextRow(t *testing.T) {
 	f.must(f.s.Fold(Target{File: 1}, false))
 	want := []Target{{1, 0}, {1, 1}, {1, 2}, {2, 0}}
 	var got []Target
-	for at := WholePatch; ; {
+	for at := (Target{}); ; {
 		next, err := f.s.Next(at, false)
 		if err != nil {
 			wantReason(t, err, reviewNoRow)
@@ -396,7 +396,7 @@ func TestReviewFeedbackTargets(t *testing.T) {
 		t  Target
 		ok bool
 	}{
-		{WholePatch, true}, {Target{File: 1}, true}, {Target{1, 1}, true}, {Target{1, 2}, false},
+		{Target{}, true}, {Target{File: 1}, true}, {Target{1, 1}, true}, {Target{1, 2}, false},
 		{Target{File: 2}, true}, {Target{2, 1}, false}, {Target{File: 3}, true}, {Target{3, 1}, false},
 		{Target{File: 4}, false}, {Target{File: -1}, false}, {Target{Hunk: 1}, false},
 	} {
@@ -458,10 +458,10 @@ func TestReviewHeader(t *testing.T) {
 // (mevedel-patch-review--feedback-body).
 func TestReviewFeedbackBody(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	f.must(f.s.SetFeedback(f.find("one.txt", 2), "first line\nsecond line"))
 	f.must(f.s.SetFeedback(f.find("one.txt", 0), "about the file"))
-	f.must(f.s.SetFeedback(WholePatch, "about it all"))
+	f.must(f.s.SetFeedback(Target{}, "about it all"))
 	got := f.s.Render()
 	for _, want := range []string{
 		"      ✎ first line\n        second line\n",
@@ -483,7 +483,7 @@ func TestReviewBody(t *testing.T) {
 	if got := f.s.View().Header; got != "ApplyPatch · 1 file · 1/1 change · +2 −0" {
 		t.Errorf("header = %q", got)
 	}
-	f.must(f.s.Fold(WholePatch, false))
+	f.must(f.s.Fold(Target{}, false))
 	r := f.s.View().Rows[0]
 	want := []DiffLine{{Kind: LineAdd, Num: 1, New: 1, Text: "hello"}, {Kind: LineAdd, Num: 2, New: 2, Text: "world"}}
 	if diff := cmp.Diff(want, r.Lines); diff != "" || r.String() != "▼ ✓ A fresh.txt · +2" {
@@ -494,7 +494,7 @@ func TestReviewBody(t *testing.T) {
 	}
 
 	g := newFixture(t, twoFiles.files, twoFiles.payload)
-	g.must(g.s.Fold(WholePatch, false))
+	g.must(g.s.Fold(Target{}, false))
 	g.must(g.s.Select(g.find("one.txt", 1), false, nil))
 	h := g.s.View().Rows[1]
 	if !h.Dimmed || h.String() != "    ✗ @@ alpha · +1 −1" {
@@ -517,9 +517,9 @@ func TestReviewSettledRefuses(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.submit()
 	for name, err := range map[string]error{
-		"select":   f.s.Select(WholePatch, true, DiscardFeedback),
-		"feedback": f.s.SetFeedback(WholePatch, "late"),
-		"fold":     f.s.Fold(WholePatch, false),
+		"select":   f.s.Select(Target{}, true, DiscardFeedback),
+		"feedback": f.s.SetFeedback(Target{}, "late"),
+		"fold":     f.s.Fold(Target{}, false),
 		"reject":   f.s.Reject(),
 	} {
 		if !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
@@ -542,16 +542,16 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 	hunk, err := f.s.Find("one.txt", 1)
 	f.must(err)
 	file := Target{File: hunk.File}
-	f.must(f.s.SetFeedback(WholePatch, "whole"))
+	f.must(f.s.SetFeedback(Target{}, "whole"))
 	f.must(f.s.SetFeedback(file, "file"))
 	f.must(f.s.SetFeedback(hunk, "hunk\nsecond line"))
 	f.must(f.s.Fold(file, false))
 	v := f.s.View()
-	got := map[Target]string{WholePatch: v.Feedback}
+	got := map[Target]string{Target{}: v.Feedback}
 	for _, r := range v.Rows {
 		got[r.Target] = r.Feedback
 	}
-	want := map[Target]string{WholePatch: "whole", file: "file", hunk: "hunk\nsecond line", {1, 2}: "", {File: 2}: ""}
+	want := map[Target]string{Target{}: "whole", file: "file", hunk: "hunk\nsecond line", {1, 2}: "", {File: 2}: ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("feedback by target (-want +got):\n%s", diff)
 	}

@@ -9,33 +9,18 @@ import (
 	"github.com/spf13/afero"
 )
 
-// A WorkspaceLocker is a filesystem that supplies the exclusive lock a commit holds on
-// its workspace, from its check of the baselines through its last write and any
-// rollback, and that recovery holds while it repairs an interrupted commit. [Commit] and
-// [Recover] use it when the workspace filesystem (Options.WorkspaceFs, else the
-// filesystem given) implements it; package fs/rootfs does, with a kernel lock.
-//
-// Without one, commits on the operating system's filesystem ([afero.OsFs]) lock the
-// workspace directory with the kernel's lock (flock where the platform has it), keyed in
-// the process by the directory itself, so two processes, or two filesystem values over
-// one directory, never interleave. Other filesystems (an [afero.MemMapFs], say) are
-// locked within the process only.
-//
-// The lock excludes only those who take it: an editor or a tool writing the same files
-// without it is not held back; the baseline checks just before each write catch most of
-// those, but not a write that lands between a check and the write it guards.
-type WorkspaceLocker interface {
-	// LockWorkspace waits until it holds the lock of the workspace directory dir (a name
-	// in this filesystem) or ctx is done, and returns the unlock function.
+// workspaceLocker is a filesystem that supplies the workspace lock itself (see the
+// Options doc: fs/rootfs does, and so may a host's own filesystem).
+type workspaceLocker interface {
 	LockWorkspace(ctx context.Context, dir string) (unlock func(), err error)
 }
 
 // lockWorkspace takes the lock of the fence's workspace for one commit or recovery.
 func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) (func(), error) {
-	if l, ok := opts.WorkspaceFs.(WorkspaceLocker); ok {
+	if l, ok := opts.WorkspaceFs.(workspaceLocker); ok {
 		return l.LockWorkspace(ctx, "/")
 	}
-	if l, ok := fsys.(WorkspaceLocker); ok {
+	if l, ok := fsys.(workspaceLocker); ok {
 		return l.LockWorkspace(ctx, f.real)
 	}
 	if _, ok := fsys.(*afero.OsFs); ok {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/applypatch/applypatch"
 	"github.com/spf13/afero"
 )
 
@@ -22,13 +21,18 @@ func slowed(ws afero.Fs) afero.Fs {
 	if err != nil || ms <= 0 {
 		return ws
 	}
-	if _, ok := ws.(applypatch.WorkspaceLocker); !ok {
+	if _, ok := ws.(locker); !ok {
 		return ws
 	}
 	if _, ok := ws.(interface{ Link(o, n string) error }); !ok {
 		return ws
 	}
 	return &slowFs{Fs: ws, wait: time.Duration(ms) * time.Millisecond}
+}
+
+// locker is a filesystem that supplies the workspace lock (see applypatch.Options).
+type locker interface {
+	LockWorkspace(ctx context.Context, dir string) (unlock func(), err error)
 }
 
 // slowFs delays the operations that change names.
@@ -49,7 +53,7 @@ func (s *slowFs) Remove(name string) error {
 
 // LockWorkspace and Link pass through to the wrapped filesystem, which has them.
 func (s *slowFs) LockWorkspace(ctx context.Context, dir string) (func(), error) {
-	return s.Fs.(applypatch.WorkspaceLocker).LockWorkspace(ctx, dir)
+	return s.Fs.(locker).LockWorkspace(ctx, dir)
 }
 
 func (s *slowFs) Link(oldname, newname string) error {

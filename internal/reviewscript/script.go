@@ -130,7 +130,7 @@ func play(ctx context.Context, s *applypatch.Session, a action) error {
 	case "reject":
 		return s.Reject()
 	}
-	t := applypatch.WholePatch
+	t := applypatch.Target{}
 	if a.Path != "*" {
 		var err error
 		if t, err = s.Find(a.Path, a.Hunk); err != nil {

@@ -26,7 +26,7 @@ func (m *model) feedback() tea.Cmd {
 
 // patchFeedback opens the feedback input on the whole patch.
 func (m *model) patchFeedback() tea.Cmd {
-	return m.openNote(applypatch.WholePatch, "Feedback on the whole patch", m.s.View().Feedback)
+	return m.openNote(applypatch.Target{}, "Feedback on the whole patch", m.s.View().Feedback)
 }
 
 // filePath returns the path shown on a file's row.

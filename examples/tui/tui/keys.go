@@ -73,7 +73,7 @@ func (m *model) foldAll() tea.Cmd {
 		m.cursor = applypatch.Target{File: m.cursor.File}
 	}
 	m.follow = true
-	return m.report(m.s.Fold(applypatch.WholePatch, folded))
+	return m.report(m.s.Fold(applypatch.Target{}, folded))
 }
 
 // toggle flips the selection of the row under the cursor (R4): a row with anything

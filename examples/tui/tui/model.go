@@ -68,7 +68,7 @@ type (
 // newModel returns the model of a review of s; ctx is the review's.
 func newModel(ctx context.Context, s *applypatch.Session, editor []string) *model {
 	m := &model{ctx: ctx, s: s, editor: editor, exec: tea.ExecProcess, width: 80, height: 24, follow: true}
-	m.cursor, _ = s.Next(applypatch.WholePatch, false)
+	m.cursor, _ = s.Next(applypatch.Target{}, false)
 	m.refresh()
 	return m
 }

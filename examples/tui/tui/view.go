@@ -60,7 +60,7 @@ func visibleCursor(rows []applypatch.Row, t applypatch.Target) applypatch.Target
 	case len(rows) > 0:
 		return rows[0].Target
 	}
-	return applypatch.WholePatch
+	return applypatch.Target{}
 }
 
 // scrollTo scrolls so that the cursor's row and, as far as they fit, its lines are in

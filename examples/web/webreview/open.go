@@ -9,7 +9,7 @@ const smallPatch = 80
 // patch entirely, a larger one with every file expanded but only its first changing hunk
 // open (the others folded, one row each, a click away).
 func openOnLoad(s *applypatch.Session) {
-	if s.Fold(applypatch.WholePatch, false) != nil {
+	if s.Fold(applypatch.Target{}, false) != nil {
 		return
 	}
 	rows := s.View().Rows

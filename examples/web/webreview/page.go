@@ -219,7 +219,7 @@ func (p *Page) settling(act func(*http.Request) error) http.HandlerFunc {
 		case errors.Is(err, &applypatch.ReviewError{}):
 			p.refused(w, &view{}, err)
 		default: // applied meanwhile, or a conflict the page shows from the session
-			p.back(w, applypatch.WholePatch)
+			p.back(w, applypatch.Target{})
 		}
 	}
 }
@@ -241,7 +241,7 @@ func (p *Page) refused(w http.ResponseWriter, v *view, err error) {
 // a page mounted under a prefix (with http.StripPrefix) comes back to itself.
 func (p *Page) back(w http.ResponseWriter, t applypatch.Target) {
 	to := "./?" + TokenParam + "=" + url.QueryEscape(p.token)
-	if t != applypatch.WholePatch {
+	if t != (applypatch.Target{}) {
 		to += "#" + rowID(t)
 	}
 	w.Header().Set("Location", to)

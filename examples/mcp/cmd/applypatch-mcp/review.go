@@ -119,7 +119,7 @@ func answerReviewer(d decision) applypatch.Reviewer {
 			return nil
 		case d.Decision == "apply":
 			if d.Feedback != "" {
-				if err := rs.SetFeedback(applypatch.WholePatch, d.Feedback); err != nil {
+				if err := rs.SetFeedback(applypatch.Target{}, d.Feedback); err != nil {
 					return err
 				}
 			}
