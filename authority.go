@@ -48,7 +48,7 @@ func (m Mode) orAsk() Mode {
 
 // An Authorizer decides outside and protected paths that no allow rule covers. It is
 // asked once per call, with all such paths, before any baseline is read. It sees the paths
-// as authored; [ClassifiedPath.Name] gives the resolved name for the host's own use.
+// as authored; [ClassifiedPath].Name is the resolved name for the host's own use.
 type Authorizer interface {
 	// Authorize returns nil to allow every path in paths, or an error saying why not. The
 	// error is reported to the model with each of the paths, so it should name no host path
@@ -78,7 +78,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	seen := map[string]string{} // resolved name → authored path
 	claim := func(authored string, kind OpKind) (string, Class) {
 		cp, err := f.classify(authored, kind)
-		switch other, dup := seen[cp.name]; {
+		switch other, dup := seen[cp.Name]; {
 		case err != nil:
 			errs = append(errs, err)
 		case cp.Class == ClassForbidden:
@@ -86,10 +86,10 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		case dup:
 			errs = append(errs, &FileError{Path: authored, Class: cp.Class, Reason: FileAliased, Other: other})
 		default:
-			seen[cp.name] = authored
+			seen[cp.Name] = authored
 			paths = append(paths, cp)
 		}
-		return cp.name, cp.Class
+		return cp.Name, cp.Class
 	}
 	for _, op := range pr.patch.Ops {
 		c := &change{Op: op, Selected: true}

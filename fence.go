@@ -62,13 +62,11 @@ type ClassifiedPath struct {
 	// and for a protected path such as ../.git/hooks/x, which then needs authority for
 	// both.
 	Outside bool `json:"outside,omitempty"`
-
-	name string
+	// Name is the resolved name in the filesystem, for the host's own use. It may
+	// disclose host paths the payload never named, so it is left out of JSON; never show
+	// it to a model. Changing it changes nothing the fence does.
+	Name string `json:"-"`
 }
-
-// Name returns the resolved name in the filesystem. It may disclose host paths the
-// payload never named, so never show it to a model.
-func (p ClassifiedPath) Name() string { return p.name }
 
 // A fence resolves payload paths against the workspace and classifies them.
 // The same fence resolves a path when it is classified, when it is resolved for review
@@ -129,9 +127,9 @@ func (f *fence) classifyResolved(authored string, kind OpKind) (ClassifiedPath, 
 	if err != nil {
 		return cp, nil, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
-	cp.name, cp.Link = res.Name, res.Linked
+	cp.Name, cp.Link = res.Name, res.Linked
 	cp.Class, cp.Outside = f.classOf(authored, res.Name)
-	cp.Allowed = f.allowed(cp.name, cp.Class)
+	cp.Allowed = f.allowed(cp.Name, cp.Class)
 	return cp, res.Info, nil
 }
 
@@ -186,7 +184,7 @@ func (f *fence) recheck(authored, name string, entry bool) (fs.FileInfo, error) 
 	if err != nil {
 		return nil, err
 	}
-	if cp.name != name {
+	if cp.Name != name {
 		return nil, &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
 	}
 	return info, nil

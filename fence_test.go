@@ -163,7 +163,7 @@ func TestClassifyReadsNoContents(t *testing.T) {
 	}
 	var got []string
 	for _, cp := range paths {
-		got = append(got, fmt.Sprintf("%s %s %s %v %s", cp.Path, cp.Kind, cp.Class, cp.Allowed, cp.Name()))
+		got = append(got, fmt.Sprintf("%s %s %s %v %s", cp.Path, cp.Kind, cp.Class, cp.Allowed, cp.Name))
 	}
 	want := []string{
 		"a.txt update workspace false /ws/a.txt",

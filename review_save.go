@@ -311,7 +311,7 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	case cp.Class != saved:
 		return "", cp.Class, &FileError{Path: path, Class: cp.Class, Reason: FileRedirected}
 	}
-	return cp.name, cp.Class, nil
+	return cp.Name, cp.Class, nil
 }
 
 // restoreBaseline checks a saved baseline against its hash, re-reading the file when only
