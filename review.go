@@ -246,9 +246,9 @@ func (s *Session) settle(res *Result, err error) {
 func (s *Session) writable(t Target) error {
 	switch s.state {
 	case StateSubmitting:
-		return reviewErr(ReviewBusy, t, "")
+		return reviewErr(reviewBusy, t, "")
 	case StateSettled:
-		return reviewErr(ReviewSettled, t, "")
+		return reviewErr(reviewSettled, t, "")
 	}
 	return nil
 }

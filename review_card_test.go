@@ -158,7 +158,7 @@ func TestCardFeedback(t *testing.T) {
 	if f.read("one.txt") != twoFiles.files["one.txt"] {
 		t.Error("card feedback wrote a file")
 	}
-	if _, err := f.s.CardFeedback(context.Background(), "again"); !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
+	if _, err := f.s.CardFeedback(context.Background(), "again"); !errors.Is(err, &ReviewError{Reason: ReviewClosed}) {
 		t.Errorf("second answer: %v", err)
 	}
 	card := f.s.Card(CardOptions{})

@@ -15,24 +15,19 @@ const (
 	// did not validate, navigation past the ends, nothing to visit); the message says which
 	// and what to do instead.
 	ReviewRefused ReviewReason = iota + 1
-	// ReviewBusy: the patch is being applied; the review is inert until that finishes.
-	ReviewBusy
-	// ReviewSettled: the review has settled; nothing can change it any more.
-	ReviewSettled
+	// ReviewClosed: the review takes no more requests: the patch is being applied (the
+	// review is inert until that finishes; [View].State is [StateSubmitting]) or the review
+	// has settled and nothing can change it any more.
+	ReviewClosed
 	// ReviewNeedsConfirm: the request clears feedback and the front end did not confirm it.
 	ReviewNeedsConfirm
-	// ReviewRevisionUnchanged: the edited text is what the patch already proposes; nothing was
-	// staged. A front end may treat it as a quiet no-op.
-	ReviewRevisionUnchanged
-	// ReviewRevisionStale: the review settled, or the file's selection changed, while the
-	// revision was open; it was discarded.
-	ReviewRevisionStale
 	// ReviewUnrestorable: saved review state cannot be restored (malformed, from another
 	// version, or not matching its own baselines); resolve the patch again.
 	ReviewUnrestorable
 )
 
-// The refusals a ReviewError reports as [ReviewRefused], each with its own message.
+// The private reasons a ReviewError reports as [ReviewRefused] or [ReviewClosed], each
+// with its own message.
 const (
 	reviewUnknownTarget ReviewReason = -1 - iota
 	reviewRevisionOpen
@@ -40,25 +35,37 @@ const (
 	reviewNothingToEdit
 	reviewRevisionRefused
 	reviewRevisionInvalid
+	reviewRevisionUnchanged // the edited text is what the patch already proposes
+	reviewRevisionStale     // the file's selection changed while the revision was open
 	reviewNoRow
 	reviewNotVisitable
 	reviewEmptyFeedback
+	reviewBusy    // ReviewClosed: the patch is being applied
+	reviewSettled // ReviewClosed: the review has settled
+	reviewLate    // ReviewClosed: a revision adopted after the review left the open state
 )
+
+// closedReasons are the private reasons reported as ReviewClosed; the others are
+// reported as ReviewRefused.
+var closedReasons = map[ReviewReason]bool{reviewBusy: true, reviewSettled: true, reviewLate: true}
 
 // reviewReasonText is the message of each reason, written for the person or model
 // reading it.
 var reviewReasonText = map[ReviewReason]string{
+	ReviewRefused:           "request refused",
+	ReviewClosed:            "the review takes no more requests",
 	ReviewUnrestorable:      "cannot restore the review",
 	reviewUnknownTarget:     "no change has that target",
-	ReviewBusy:              "the patch is being applied; wait for the review to settle",
-	ReviewSettled:           "the review has already settled",
+	reviewBusy:              "the patch is being applied; wait for the review to settle",
+	reviewSettled:           "the review has already settled",
+	reviewLate:              "revision discarded",
 	ReviewNeedsConfirm:      "this clears staged feedback and needs confirmation",
 	reviewRevisionOpen:      "another revision is already open; adopt or cancel it first",
 	reviewRevisionClosed:    "this revision was already adopted or cancelled",
 	reviewNothingToEdit:     "nothing to edit",
 	reviewRevisionRefused:   "revision refused",
-	ReviewRevisionUnchanged: "nothing to adopt",
-	ReviewRevisionStale:     "revision discarded",
+	reviewRevisionUnchanged: "nothing to adopt",
+	reviewRevisionStale:     "revision discarded",
 	reviewRevisionInvalid:   "revision not adopted",
 	reviewNoRow:             "no further change",
 	reviewNotVisitable:      "nothing to visit",
@@ -71,10 +78,11 @@ var reviewReasonText = map[ReviewReason]string{
 // function that says yes ([DiscardFeedback]).
 //
 // errors.Is(err, &ReviewError{}) holds for every ReviewError, and
-// errors.Is(err, &ReviewError{Reason: ReviewSettled}) for one with that reason.
+// errors.Is(err, &ReviewError{Reason: ReviewClosed}) for one with that reason.
 type ReviewError struct {
 	Reason ReviewReason
-	// why is the refusal behind ReviewRefused, which picks the message.
+	// why is the private reason behind ReviewRefused or ReviewClosed, which picks the
+	// message.
 	why    ReviewReason
 	Target Target
 	Detail string
@@ -113,10 +121,13 @@ func reviewErr(r ReviewReason, t Target, detail string) *ReviewError {
 	return refused(&ReviewError{Reason: r, Target: t, Detail: detail})
 }
 
-// refused reports a private refusal as ReviewRefused, keeping its message.
+// refused reports a private reason as ReviewRefused or ReviewClosed, keeping its message.
 func refused(e *ReviewError) *ReviewError {
 	if e.Reason < 0 {
 		e.Reason, e.why = ReviewRefused, e.Reason
+		if closedReasons[e.why] {
+			e.Reason = ReviewClosed
+		}
 	}
 	return e
 }

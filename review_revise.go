@@ -114,13 +114,14 @@ func (r *Revision) close() {
 // confirm before the adoption clears it. Only line content counts: line endings follow
 // the file's own.
 //
-// Adopt refuses empty text and text that leaves the file unchanged ([ReviewRefused]),
-// text that is already the proposed result ([ReviewRevisionUnchanged]) and an unconfirmed
-// feedback loss ([ReviewNeedsConfirm]); the revision stays open for another try or a Cancel.
-// It discards the revision ([ReviewRevisionStale]) when the review is no longer open or the
-// file's selection changed since the revision opened: a result computed from the older
-// selection would reinstate what a person just changed. A revision that fails validation
-// is rolled back ([ReviewRefused]). In every case the review stays as it was.
+// Adopt refuses empty text, text that leaves the file unchanged and text that is already
+// the proposed result ([ReviewRefused], "nothing to adopt": a front end may take that one
+// as a quiet no-op), and an unconfirmed feedback loss ([ReviewNeedsConfirm]); the revision
+// stays open for another try or a Cancel. It discards the revision when the review is no
+// longer open ([ReviewClosed]) or the file's selection changed since the revision opened
+// ([ReviewRefused], "revision discarded"): a result computed from the older selection
+// would reinstate what a person just changed. A revision that fails validation is rolled
+// back ([ReviewRefused]). In every case the review stays as it was.
 func (r *Revision) Adopt(edited string, confirm func(prompt string) bool) error {
 	s := r.s
 	s.mu.Lock()
@@ -137,7 +138,7 @@ func (r *Revision) Adopt(edited string, confirm func(prompt string) bool) error 
 	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
-		return reviewErr(ReviewRevisionUnchanged, r.target, "the text is what the patch already proposes; nothing was staged")
+		return reviewErr(reviewRevisionUnchanged, r.target, "the text is what the patch already proposes; nothing was staged")
 	}
 	if r.c.Op.Kind != OpUpdate && r.c.Feedback != "" && (confirm == nil || !confirm(promptAdoptClears)) {
 		return &ReviewError{Reason: ReviewNeedsConfirm, Target: r.target, Prompt: promptAdoptClears}
@@ -166,11 +167,11 @@ var emptyRevision = map[OpKind]string{
 // or after the file's selection changed (mevedel §3.3). s.mu is held.
 func (r *Revision) fresh() error {
 	if r.s.state != StateOpen {
-		return reviewErr(ReviewRevisionStale, r.target, "the patch review already settled, revision discarded")
+		return reviewErr(reviewLate, r.target, "the review is no longer open")
 	}
 	_, proposed, err := r.s.sides(r.c)
 	if err != nil || proposed != r.proposed {
-		return reviewErr(ReviewRevisionStale, r.target, "this file's selection changed while the revision was open, revision discarded")
+		return reviewErr(reviewRevisionStale, r.target, "this file's selection changed while the revision was open")
 	}
 	return nil
 }

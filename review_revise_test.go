@@ -77,7 +77,7 @@ func TestReviseUntouchedStagesNothing(t *testing.T) {
 	f := newFixture(t, map[string]string{"one.txt": "a\nb\n"}, patch("*** Update File: one.txt", "-b", "+B"))
 	rev, err := f.s.Revise(Target{File: 1})
 	f.must(err)
-	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), ReviewRevisionUnchanged) // line endings are no edit
+	wantReason(t, rev.Adopt("a\r\nB\r\n", nil), reviewRevisionUnchanged) // line endings are no edit
 	rev.Cancel()
 	wantReason(t, rev.Adopt("a\nC\n", nil), reviewRevisionClosed)
 	res := f.submit()
@@ -277,8 +277,8 @@ func TestReviseAfterSettleDiscarded(t *testing.T) {
 	f.must(err)
 	f.submit()
 	err = rev.Adopt("a\nlate\n", nil)
-	wantReason(t, err, ReviewRevisionStale)
-	if !strings.Contains(err.Error(), "already settled") || f.read("one.txt") != "a\nB\n" {
+	wantReason(t, err, ReviewClosed)
+	if !strings.Contains(err.Error(), "revision discarded: the review is no longer open") || f.read("one.txt") != "a\nB\n" {
 		t.Errorf("err %v, file %q", err, f.read("one.txt"))
 	}
 }
@@ -294,8 +294,8 @@ func TestReviseSelectionChangedDiscarded(t *testing.T) {
 	}
 	f.must(f.s.Select(Target{1, 2}, false, nil)) // hunk 2 was selected
 	err = rev.Adopt(strings.Replace(twelve.file, "two", "zwei", 1), nil)
-	wantReason(t, err, ReviewRevisionStale)
-	if !strings.Contains(err.Error(), "selection changed") {
+	wantReason(t, err, ReviewRefused)
+	if !strings.Contains(err.Error(), "revision discarded: this file's selection changed") {
 		t.Errorf("err = %v", err)
 	}
 	for _, h := range f.pr.changes[0].Hunks {

@@ -36,11 +36,11 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	if card := s.Card(CardOptions{}); card.Action != "" || card.Feedback || card.Notice != "ApplyPatch is being applied." {
 		t.Errorf("card while applying: %+v", card)
 	}
-	wantReason(t, s.Reject(), ReviewBusy)
+	wantReason(t, s.Reject(), reviewBusy)
 	_, err := s.CardFeedback(context.Background(), "stop")
-	wantReason(t, err, ReviewBusy)
-	wantReason(t, s.Select(Target{File: 1}, true, nil), ReviewBusy)
-	wantReason(t, s.Select(Target{File: 1}, false, nil), ReviewBusy)
+	wantReason(t, err, reviewBusy)
+	wantReason(t, s.Select(Target{File: 1}, true, nil), reviewBusy)
+	wantReason(t, s.Select(Target{File: 1}, false, nil), reviewBusy)
 	select {
 	case <-s.Done():
 		t.Fatal("settled before diagnostics finished")

@@ -167,7 +167,7 @@ func TestSaveCommitLater(t *testing.T) {
 	}
 	f.must(f.s.Reject())
 	_, err = f.s.Save(SaveOptions{})
-	wantReason(t, err, ReviewSettled)
+	wantReason(t, err, reviewSettled)
 }
 
 // TestRestoreKeepsAddEncoding: an Add to a path with a declared encoding is written in it

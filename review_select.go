@@ -147,7 +147,7 @@ func (s *Session) Fold(t Target, folded bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StateSettled {
-		return reviewErr(ReviewSettled, t, "")
+		return reviewErr(reviewSettled, t, "")
 	}
 	c, h, err := s.lookup(t)
 	switch {

@@ -293,7 +293,7 @@ func TestReviewSubmit(t *testing.T) {
 	if res.Applied != 2 || f.read("one.txt") == twoFiles.files["one.txt"] || f.s.View().State != StateSettled {
 		t.Errorf("after deselecting the stale file: %s", res.Text())
 	}
-	if _, err := f.s.Submit(context.Background()); !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
+	if _, err := f.s.Submit(context.Background()); !errors.Is(err, &ReviewError{Reason: ReviewClosed}) {
 		t.Errorf("second submit: %v", err)
 	}
 }
@@ -311,8 +311,8 @@ func TestReviewReject(t *testing.T) {
 	if f.read("one.txt") != twoFiles.files["one.txt"] {
 		t.Error("reject wrote one.txt")
 	}
-	wantReason(t, f.s.Reject(), ReviewSettled)
-	wantReason(t, f.toggle(f.find("one.txt", 0), nil), ReviewSettled)
+	wantReason(t, f.s.Reject(), reviewSettled)
+	wantReason(t, f.toggle(f.find("one.txt", 0), nil), reviewSettled)
 }
 
 // R11: visiting a hunk opens its file at the hunk's baseline line
@@ -522,12 +522,12 @@ func TestReviewSettledRefuses(t *testing.T) {
 		"fold":     f.s.Fold(Target{}, false),
 		"reject":   f.s.Reject(),
 	} {
-		if !errors.Is(err, &ReviewError{Reason: ReviewSettled}) {
+		if !errors.Is(err, &ReviewError{Reason: ReviewClosed}) {
 			t.Errorf("%s after settling: %v", name, err)
 		}
 	}
 	_, err := f.s.Revise(Target{File: 1})
-	wantReason(t, err, ReviewSettled)
+	wantReason(t, err, reviewSettled)
 	if got := f.s.Render(); got != "ApplyPatch: 2 files · 3 changes (+3 -3)" {
 		t.Errorf("settled render = %q", got)
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,8 +75,15 @@ func (m *model) edited(msg editedMsg) tea.Cmd {
 	return m.adopt(msg.rev, string(text))
 }
 
-// adopt stages the edited text, asking first when adopting clears feedback (R8).
+// adopt stages the edited text, asking first when adopting clears feedback (R8). Text
+// handed back as it was written out is a quiet no-op.
 func (m *model) adopt(rev *applypatch.Revision, text string) tea.Cmd {
+	if text == rev.Proposed {
+		rev.Cancel()
+		m.follow = true
+		m.setStatus("No change to adopt; the patch stays as proposed")
+		return nil
+	}
 	err := rev.Adopt(text, nil)
 	if prompt, ok := needsConfirm(err); ok {
 		m.confirm(prompt,
@@ -94,10 +100,6 @@ func (m *model) adopted(rev *applypatch.Revision, err error) tea.Cmd {
 	switch {
 	case err == nil:
 		m.setStatus("Adopted your edit of " + printable(rev.Path))
-		return nil
-	case errors.Is(err, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionUnchanged}):
-		rev.Cancel()
-		m.setStatus("No change to adopt; the patch stays as proposed")
 		return nil
 	}
 	rev.Cancel()

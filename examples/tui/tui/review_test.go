@@ -253,6 +253,17 @@ func TestEditWithEditorAndAdopt(t *testing.T) {
 	}
 }
 
+// R8: an editor that leaves the proposed result as it was adopts nothing and says so
+// quietly; the change stays as proposed.
+func TestEditLeftUnchanged(t *testing.T) {
+	f := newFixture(t, map[string]string{"greet.go": greetFile}, greetPayload)
+	proposed := strings.NewReplacer(`"hello"`, `"hello, world"`, `"bye"`, `"goodbye"`).Replace(greetFile)
+	f.m.editor, _ = useFakeEditor(t, proposed)
+	f.press("tab", "e")
+	f.showing("› ▼ ✓ M greet.go · 2/2 · +2 −2", "No change to adopt; the patch stays as proposed")
+	f.notShowing("· edited")
+}
+
 // R8: adopting a revision of an Add that carries feedback asks first; a refused revision
 // is reported in the status line and the review stays as it was.
 func TestEditAddAsksAndRefusals(t *testing.T) {

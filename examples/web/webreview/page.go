@@ -152,12 +152,16 @@ func (p *Page) revise(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rev.Cancel()
 	if digest(rev.Proposed) != r.PostFormValue("proposed") {
-		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionStale, Target: rev.Target,
+		p.refused(w, &view{}, &applypatch.ReviewError{Reason: applypatch.ReviewRefused, Target: rev.Target,
 			Detail: "this file's selection changed while the revision was open, revision discarded"})
 		return
 	}
+	if text == strings.ReplaceAll(rev.Proposed, "\r\n", "\n") { // handed back unchanged: a quiet no-op
+		p.back(w, t)
+		return
+	}
 	err = rev.Adopt(text, confirmed(r))
-	if err == nil || errors.Is(err, &applypatch.ReviewError{Reason: applypatch.ReviewRevisionUnchanged}) {
+	if err == nil {
 		p.back(w, t)
 		return
 	}
