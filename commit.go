@@ -253,7 +253,7 @@ func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Op
 		opts = &Options{}
 	}
 	if limit := opts.Limits.withDefaults().Payload; len(payload) > limit {
-		return nil, &LimitError{What: "payload bytes", Limit: limit, Got: len(payload)}
+		return nil, overLimit("the patch has %s bytes", len(payload), limit, false)
 	}
 	p, err := Parse(payload)
 	if err != nil {

@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,11 +59,18 @@ const (
 	// classified (a link was created, removed or swapped). A commit reports it with a
 	// [*ConflictError].
 	FileRedirected
+	// FileTooLarge: the file is larger than the host's limit on a file read
+	// (Limits.FileBytes), or an added file's content larger than its limit on one Add
+	// (Limits.AddBytes).
+	FileTooLarge
 )
 
-// fileUnresolvable is the FileUnreadable of a path whose links could not be followed; it
-// picks its own message.
-const fileUnresolvable FileReason = -1
+// Private reasons that pick their own message: fileUnresolvable is the FileUnreadable of a
+// path whose links could not be followed, fileAddTooLarge the FileTooLarge of an Add.
+const (
+	fileUnresolvable FileReason = -1 - iota
+	fileAddTooLarge
+)
 
 // fileReasonText is what each reason tells the reader to do next.
 var fileReasonText = map[FileReason]string{
@@ -83,6 +91,9 @@ var fileReasonText = map[FileReason]string{
 	FileAliased: "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
 	FileRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +
 		"resolve the patch again from the current files",
+	// FileTooLarge and fileAddTooLarge are rendered with the size and the limit.
+	FileTooLarge:    "the file has %s bytes, over the limit of %s this host reads; it cannot be patched here",
+	fileAddTooLarge: "the added file has %s bytes, over the limit of %s for one Add; split the change into smaller patches",
 }
 
 // unauthorized is the text of FileUnauthorized, by class: what happened, then what to do.
@@ -113,7 +124,13 @@ type FileError struct {
 	// Err is the cause, if any: the Authorizer's answer, or a sanitised filesystem error.
 	Err error
 
-	why FileReason // the private reason behind Reason, which picks the message
+	why         FileReason // the private reason behind Reason, which picks the message
+	size, limit int64      // for FileTooLarge
+}
+
+// tooLarge is the FileTooLarge of a file read (why 0) or of an Add (fileAddTooLarge).
+func tooLarge(path string, why FileReason, size, limit int64) *FileError {
+	return &FileError{Path: path, Reason: FileTooLarge, why: why, size: size, limit: limit}
 }
 
 func (e *FileError) Error() string {
@@ -123,6 +140,8 @@ func (e *FileError) Error() string {
 		return shown + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
 	case FileAliased:
 		return shown + ": " + fmt.Sprintf(fileReasonText[FileAliased], showPath(e.Other))
+	case FileTooLarge:
+		return shown + ": " + fmt.Sprintf(fileReasonText[cmp.Or(e.why, FileTooLarge)], groupThousands(int(e.size)), groupThousands(int(e.limit)))
 	case FileUnauthorized:
 		text := unauthorized[e.Class]
 		if e.Err != nil {
@@ -149,33 +168,20 @@ func (e *FileError) Is(target error) bool {
 	return ok && (t.Reason == 0 || t.Reason == e.Reason)
 }
 
-// A LimitError reports a payload that asks for more than a limit allows.
-type LimitError struct {
-	Path  string
-	What  string
-	Limit int
-	Got   int
-}
-
-func (e *LimitError) Error() string {
-	where := ""
-	if e.Path != "" {
-		where = showPath(e.Path) + ": "
-	}
-	return fmt.Sprintf("%sthe patch asks for %d %s, over the limit of %d; split the change into smaller patches",
-		where, e.Got, e.What, e.Limit)
-}
-
 // A ConflictError refuses a commit before its first write because the world is not as the
-// proposal expects: nothing was written and the proposal stays usable. Reason says what
-// stands in the way; deselect the paths and commit the rest, or fix what stands in the way
-// and commit again, or resolve the patch again from the current files.
+// proposal, or the host, expects: nothing was written and the proposal stays usable.
+// Reason says what stands in the way; deselect the paths and commit the rest, or fix what
+// stands in the way and commit again, or resolve the patch again from the current files.
+// Resolve and Check report ConflictNotInPatch too, before there is a proposal.
 //
 // errors.Is(err, &ConflictError{}) holds for every conflict, and
 // errors.Is(err, &ConflictError{Reason: ConflictUnsaved}) for one with that reason.
 type ConflictError struct {
 	Reason ConflictReason
-	// Paths are the paths in the way, as authored; none for ConflictLocked.
+	// Paths are the paths in the way, as authored; none for ConflictLocked. For
+	// ConflictNotInPatch they are the keys of Options.Expected that name no path of the
+	// payload, sorted, as the host gave them; the error's text shows those inside the
+	// workspace relative to it, and no other host path.
 	Paths []string
 	// Expected are, for ConflictChanged, those of Paths that still hold their baselines
 	// but fail a snapshot the host supplied (Options.Expected): what the host last saw
@@ -186,6 +192,8 @@ type ConflictError struct {
 	// Err is, for ConflictLocked, why the lock could not be taken (the context's error
 	// when the wait ended).
 	Err error
+
+	shown []string // for ConflictNotInPatch, Paths as the text shows them
 }
 
 // ConflictReason says what stands between a proposal and its commit.
@@ -206,6 +214,10 @@ const (
 	// ConflictLocked: another commit holds the workspace's lock, and the wait for it
 	// ended with the context; or the lock could not be taken at all.
 	ConflictLocked
+	// ConflictNotInPatch: the host expects snapshots (Options.Expected) of paths the
+	// payload does not name; a key meant for one of its paths that spells another would
+	// otherwise check nothing.
+	ConflictNotInPatch
 )
 
 // conflictText says, by reason, what is in the way and what to do; %s is the paths.
@@ -218,6 +230,8 @@ var conflictText = map[ConflictReason]string{
 		"Save or revert the buffer and commit again, or deselect the file",
 	ConflictOwner: "%sthe patch was not applied. " +
 		"Run as the file's owner (or with the right to change owners), or deselect the file",
+	ConflictNotInPatch: "the host expects snapshots of paths the patch does not name: %s; the patch was not applied. " +
+		"Key each snapshot by a path the patch adds, updates, moves or deletes",
 }
 
 func (e *ConflictError) Error() string {
@@ -233,6 +247,12 @@ func (e *ConflictError) Error() string {
 			fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
 		}
 		return fmt.Sprintf(conflictText[ConflictOwner], clip(b.String(), errorBudget-256))
+	case ConflictNotInPatch:
+		shown := e.shown
+		if shown == nil {
+			shown = e.Paths
+		}
+		return clip(fmt.Sprintf(conflictText[ConflictNotInPatch], strings.Join(shown, ", ")), errorBudget)
 	}
 	text, ok := conflictText[e.Reason]
 	if !ok {
@@ -287,28 +307,8 @@ func (e *IncompleteRollbackError) Error() string {
 // Unwrap returns the original failure.
 func (e *IncompleteRollbackError) Unwrap() error { return e.Cause }
 
-// An ExpectedPathError refuses snapshots the host expects (Options.Expected) for paths
-// the payload does not name: a key that was meant for one of its paths but spells
-// another would otherwise check nothing. Nothing was written.
-type ExpectedPathError struct {
-	// Keys are the keys of Options.Expected that name no path of the payload, sorted, as
-	// the host gave them. The error's text shows those inside the workspace relative to
-	// it, and no other host path.
-	Keys []string
-
-	shown []string
-}
-
-func (e *ExpectedPathError) Error() string {
-	shown := e.shown
-	if shown == nil {
-		shown = e.Keys
-	}
-	return fmt.Sprintf("the host expects snapshots of paths the patch does not name: %s; the patch was not applied. "+
-		"Key each snapshot by a path the patch adds, updates, moves or deletes", strings.Join(shown, ", "))
-}
-
-// A ParseError reports a payload that cannot be read, or tool arguments that are not
+// A ParseError reports a payload that cannot be read or asks for more than the host's
+// limits allow (Limits.Payload, Limits.Operations), or tool arguments that are not
 // exactly {"patchText": PATCH}. Line is the 1-based line of the payload (as sent, wrapper
 // included) and Text that line; Msg says what was wrong and which form was expected.
 // Nothing is resolved or written when parsing fails.
@@ -334,6 +334,13 @@ func (e *ParseError) Error() string {
 
 // argumentError reports tool arguments that are not exactly {"patchText": PATCH}.
 func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: true} }
+
+// overLimit reports a payload, or the tool arguments or diff that carry one, with more of
+// something than a limit allows.
+func overLimit(what string, got, limit int, args bool) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("%s, over the limit of %s; split the change into smaller patches",
+		fmt.Sprintf(what, groupThousands(got)), groupThousands(limit)), args: args}
+}
 
 // MatchReason says why a hunk could not be placed.
 type MatchReason int

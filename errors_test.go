@@ -107,7 +107,7 @@ func TestErrorTypes(t *testing.T) {
 			&applypatch.FileError{Reason: applypatch.FileBinary}, nil},
 		{"file any reason", applyErr(t, files, "*** Begin Patch\n*** Update File: bin\n@@\n+x\n*** End Patch\n"),
 			&applypatch.FileError{}, nil},
-		{"limit", limitErr(t), &applypatch.LimitError{}, nil},
+		{"limit", limitErr(t), &applypatch.FileError{Reason: applypatch.FileTooLarge}, nil},
 		{"conflict", &applypatch.ConflictError{Reason: applypatch.ConflictChanged, Paths: []string{"a.txt"}}, &applypatch.ConflictError{}, nil},
 		{"conflict reason", &applypatch.ConflictError{Reason: applypatch.ConflictUnsaved, Paths: []string{"a.txt"}},
 			&applypatch.ConflictError{Reason: applypatch.ConflictUnsaved}, nil},
@@ -134,8 +134,8 @@ func TestErrorTypes(t *testing.T) {
 
 // allErrorTypes are zero values of the error types.
 var allErrorTypes = []error{
-	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{}, &applypatch.LimitError{},
-	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{}, &applypatch.ExpectedPathError{},
+	&applypatch.ParseError{}, &applypatch.MatchError{}, &applypatch.FileError{},
+	&applypatch.ConflictError{}, &applypatch.IncompleteRollbackError{},
 }
 
 func limitErr(t *testing.T) error {

@@ -12,7 +12,7 @@ import (
 // the commit reads and writes. A key may spell a path of the payload any way: its
 // resolved name, the path as authored, or another path, relative to the workspace or
 // absolute, that leads to the same file through "." and ".." and symbolic links. A key
-// that names no path of the payload is an [*ExpectedPathError], so a misspelt key is
+// that names no path of the payload is a [*ConflictError] of reason [ConflictNotInPatch], so a misspelt key is
 // never skipped in silence. Several keys may name one path; its every snapshot is
 // checked.
 func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
@@ -31,7 +31,7 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 		}
 	}
 	out := map[string][]Snapshot{}
-	unknown := &ExpectedPathError{}
+	unknown := &ConflictError{Reason: ConflictNotInPatch}
 	for _, key := range slices.Sorted(maps.Keys(pr.opts.Expected)) {
 		name, ok := byPath[key]
 		if !ok {
@@ -39,13 +39,13 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 			name, ok = res.Name, err == nil && names[res.Name]
 		}
 		if !ok {
-			unknown.Keys = append(unknown.Keys, key)
+			unknown.Paths = append(unknown.Paths, key)
 			unknown.shown = append(unknown.shown, f.show(key))
 			continue
 		}
 		out[name] = append(out[name], pr.opts.Expected[key])
 	}
-	if len(unknown.Keys) > 0 {
+	if len(unknown.Paths) > 0 {
 		return nil, unknown
 	}
 	return out, nil

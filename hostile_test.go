@@ -158,13 +158,12 @@ func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
 	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 1000}}}
 	args := []byte(`{"patchText": "` + strings.Repeat("x", argsLimit(1000)) + `"}`)
 	_, err := tool.Propose(context.Background(), args)
-	var le *LimitError
-	if !errors.As(err, &le) || le.What != "bytes of tool-call arguments" {
-		t.Fatalf("error %v, want a *LimitError on the arguments", err)
+	if !errors.As(err, new(*ParseError)) || !strings.HasPrefix(err.Error(), "invalid arguments: the tool-call arguments have ") {
+		t.Fatalf("error %v, want a *ParseError on the arguments", err)
 	}
 	_, err = tool.Propose(context.Background(), []byte(`{"patchText": "`+strings.Repeat("x", 1001)+`"}`))
-	if !errors.As(err, &le) || le.What != "payload bytes" {
-		t.Fatalf("error %v, want a *LimitError on the payload", err)
+	if !errors.As(err, new(*ParseError)) || !strings.HasPrefix(err.Error(), "invalid patch: the patch has 1,0") {
+		t.Fatalf("error %v, want a *ParseError on the payload", err)
 	}
 }
 

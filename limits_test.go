@@ -3,6 +3,7 @@ package applypatch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,41 +12,40 @@ import (
 )
 
 // TestLimits checks each T5 cap with a small host limit: the payload is refused with a
-// LimitError that names what was over and by how much, before anything is written.
+// ParseError (a payload-wide limit) or a FileError of reason FileTooLarge (a per-file one)
+// whose text names what was over, by how much, and what to do, before anything is written.
 func TestLimits(t *testing.T) {
 	files := map[string]string{"a.txt": "one\ntwo\n", "big.txt": strings.Repeat("x\n", 50)}
 	for _, tc := range []struct {
 		name    string
 		limits  applypatch.Limits
 		payload string
-		want    applypatch.LimitError
+		target  error
+		want    string
 	}{
 		{"payload bytes", applypatch.Limits{Payload: 40},
-			"*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n",
-			applypatch.LimitError{What: "payload bytes", Limit: 40, Got: 57}},
+			"*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n", &applypatch.ParseError{},
+			"invalid patch: the patch has 57 bytes, over the limit of 40; split the change into smaller patches"},
 		{"operations", applypatch.Limits{Operations: 2},
-			"*** Begin Patch\n*** Add File: b\n*** Add File: c\n*** Add File: d\n*** End Patch\n",
-			applypatch.LimitError{What: "operations", Limit: 2, Got: 3}},
+			"*** Begin Patch\n*** Add File: b\n*** Add File: c\n*** Add File: d\n*** End Patch\n", &applypatch.ParseError{},
+			"invalid patch: the patch has 3 operations, over the limit of 2; split the change into smaller patches"},
 		{"bytes of one Add", applypatch.Limits{AddBytes: 5},
-			"*** Begin Patch\n*** Add File: b.txt\n+abc\n+de\n*** End Patch\n",
-			applypatch.LimitError{Path: "b.txt", What: "bytes in one added file", Limit: 5, Got: 7}},
+			"*** Begin Patch\n*** Add File: b.txt\n+abc\n+de\n*** End Patch\n", &applypatch.FileError{Reason: applypatch.FileTooLarge},
+			"b.txt: the added file has 7 bytes, over the limit of 5 for one Add; split the change into smaller patches"},
 		{"bytes of a file read", applypatch.Limits{FileBytes: 99},
 			"*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: big.txt\n@@\n+y\n*** End Patch\n",
-			applypatch.LimitError{Path: "big.txt", What: "bytes in a file read", Limit: 99, Got: 100}},
+			&applypatch.FileError{Reason: applypatch.FileTooLarge},
+			"big.txt: the file has 100 bytes, over the limit of 99 this host reads; it cannot be patched here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := memFS(t, files)
 			opts := &applypatch.Options{Limits: tc.limits}
 			res, err := applypatch.Apply(context.Background(), fsys, tc.payload, opts)
-			var le *applypatch.LimitError
-			if !errors.As(err, &le) {
-				t.Fatalf("Apply = %v; want a LimitError", err)
+			if !matches(err, tc.target) {
+				t.Fatalf("Apply = %v; want a %T", err, tc.target)
 			}
-			if *le != tc.want {
-				t.Errorf("LimitError = %+v, want %+v", *le, tc.want)
-			}
-			if !strings.Contains(res.Text(), "over the limit of") || !strings.Contains(res.Text(), "split the change into smaller patches") {
-				t.Errorf("result text does not say what to do: %q", res.Text())
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(res.Text(), tc.want) {
+				t.Errorf("error %q, result %q; want them to say %q", err, res.Text(), tc.want)
 			}
 			for name, content := range files {
 				if got := readFile(t, fsys, name); got != content {
@@ -78,8 +78,8 @@ func TestLimitsAtTheCap(t *testing.T) {
 func TestDefaultLimits(t *testing.T) {
 	big := "*** Begin Patch\n*** Add File: big.txt\n+" + strings.Repeat("x", 2<<20) + "\n*** End Patch\n"
 	_, err := applypatch.Apply(context.Background(), memFS(t, nil), big, nil)
-	if !errors.As(err, new(*applypatch.LimitError)) {
-		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a LimitError", err)
+	if !errors.Is(err, &applypatch.FileError{Reason: applypatch.FileTooLarge}) {
+		t.Errorf("an Add of 2 MiB + 1 byte: %v; want a FileTooLarge", err)
 	}
 }
 
@@ -105,10 +105,10 @@ func TestPayloadLimitOnEveryEntry(t *testing.T) {
 	}
 	for name, call := range entries {
 		fsys := memFS(t, nil)
-		want := applypatch.LimitError{What: "payload bytes", Limit: len(payload) - 1, Got: len(payload)}
+		want := fmt.Sprintf("invalid patch: the patch has %d bytes, over the limit of %d;", len(payload), len(payload)-1)
 		err := call(fsys)
-		if le := (*applypatch.LimitError)(nil); !errors.As(err, &le) || *le != want {
-			t.Errorf("%s: err = %v, want %v", name, err, &want)
+		if !errors.As(err, new(*applypatch.ParseError)) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: err = %v, want a ParseError %q", name, err, want)
 		}
 		if got := readFile(t, fsys, "b.txt"); got != "<absent>" {
 			t.Errorf("%s created b.txt", name)

@@ -121,7 +121,8 @@ type Options struct {
 	// captured baselines for the whole batch before the first write and again just
 	// before each path's write; a mismatch is a [*ConflictError] whose Expected
 	// names the path. A deselected path is not checked. A key that names no path of the
-	// payload is an [*ExpectedPathError] from Resolve and Commit, never skipped.
+	// payload is a [*ConflictError] of reason [ConflictNotInPatch] from Resolve and Commit,
+	// never skipped.
 	Expected map[string]Snapshot
 	// Owner, when set, is asked before every write, buffer refresh and rollback step, with
 	// the resolved name; a path it no longer owns is not touched.

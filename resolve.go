@@ -57,7 +57,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: stamps{}}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
-		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
+		return nil, overLimit("the patch has %s operations", n, pr.opts.Limits.Operations, false)
 	}
 	if err := checkPatch(p); err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (pr *Proposal) prepare(c *change) []error {
 	switch {
 	case c.Op.Kind == OpAdd:
 		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
-			return []error{&LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: pr.opts.Limits.AddBytes, Got: n}}
+			return []error{tooLarge(c.Op.Path, fileAddTooLarge, int64(n), int64(pr.opts.Limits.AddBytes))}
 		}
 		if pr.addCodec(c) {
 			if _, err := c.derive(); err != nil {
@@ -160,7 +160,7 @@ func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name str
 		return baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
 	}
 	if fi.Size() > pr.opts.Limits.FileBytes {
-		return baseline{}, &LimitError{Path: authored, What: "bytes in a file read", Limit: int(pr.opts.Limits.FileBytes), Got: int(fi.Size())}
+		return baseline{}, tooLarge(authored, 0, fi.Size(), pr.opts.Limits.FileBytes)
 	}
 	_, stamped := changeTime(fi)
 	b, err := readSized(f, fi.Size(), stamped && fi.Mode().IsRegular())
@@ -338,7 +338,7 @@ func (pr *Proposal) decodeString(c *change) (string, *codec, error) {
 		return "", nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
 	}
 	if len(s) > maxText {
-		return "", nil, &LimitError{Path: c.Op.Path, What: "bytes in a file read", Limit: maxText, Got: len(s)}
+		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), maxText)
 	}
 	return s, cd, nil
 }

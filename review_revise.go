@@ -249,7 +249,7 @@ func (s *Session) validate(c *change) error {
 	}
 	if c.Op.Kind == OpAdd {
 		if n := addSize(c.Op.Lines); n > s.pr.opts.Limits.AddBytes {
-			return &LimitError{Path: c.Op.Path, What: "bytes in one added file", Limit: s.pr.opts.Limits.AddBytes, Got: n}
+			return tooLarge(c.Op.Path, fileAddTooLarge, int64(n), int64(s.pr.opts.Limits.AddBytes))
 		}
 	}
 	_, err := s.pr.files().Stat(c.name)

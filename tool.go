@@ -140,7 +140,7 @@ func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Re
 func (t *Tool) checkArgsSize(args []byte) error {
 	limit := argsLimit(t.Options.Limits.withDefaults().Payload)
 	if len(args) > limit {
-		return &LimitError{What: "bytes of tool-call arguments", Limit: limit, Got: len(args)}
+		return overLimit("the tool-call arguments have %s bytes", len(args), limit, true)
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*Respon
 	} else {
 		res, err = t.call(ctx, func() (*Proposal, error) {
 			if limit := t.Options.Limits.withDefaults().Payload; len(call.Operation.Diff) > limit {
-				return nil, &LimitError{What: "diff bytes", Limit: limit, Got: len(call.Operation.Diff)}
+				return nil, overLimit("the diff has %s bytes", len(call.Operation.Diff), limit, false)
 			}
 			p, err := call.Operation.patch()
 			if err != nil {

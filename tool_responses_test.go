@@ -192,7 +192,7 @@ func TestCallResponsesLimit(t *testing.T) {
 	tool := &Tool{FS: fsys, Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 10}}}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
 	out, _, err := tool.CallResponses(context.Background(), b)
-	if !errors.As(err, new(*LimitError)) || out.Status != "failed" {
+	if !errors.As(err, new(*ParseError)) || !strings.Contains(err.Error(), "over the limit of 10") || out.Status != "failed" {
 		t.Fatalf("CallResponses = %+v, %v; want a limit error", out, err)
 	}
 	if _, err := fsys.Stat("/a"); err == nil {

@@ -381,9 +381,9 @@ func TestExpectedNamesNoPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = applypatch.Resolve(context.Background(), fsys, p, &applypatch.Options{Workspace: root, Expected: expected})
-		var ee *applypatch.ExpectedPathError
-		if !errors.As(err, &ee) || !slices.Equal(ee.Keys, slices.Sorted(slices.Values(keys))) {
-			t.Fatalf("Resolve: err = %v, want an ExpectedPathError naming %v", err, keys)
+		var ce *applypatch.ConflictError
+		if !errors.As(err, &ce) || ce.Reason != applypatch.ConflictNotInPatch || !slices.Equal(ce.Paths, slices.Sorted(slices.Values(keys))) {
+			t.Fatalf("Resolve: err = %v, want a ConflictNotInPatch naming %v", err, keys)
 		}
 		for _, want := range []string{"elsewhere.txt", "d.txt", "the patch was not applied"} {
 			if !strings.Contains(err.Error(), want) {
@@ -393,8 +393,8 @@ func TestExpectedNamesNoPath(t *testing.T) {
 		if strings.Contains(err.Error(), root) {
 			t.Errorf("error %q names the workspace's host path", err)
 		}
-		if !errors.As(err, new(*applypatch.ExpectedPathError)) {
-			t.Errorf("errors.Is(%v, *ExpectedPathError) = false", err)
+		if !errors.Is(err, &applypatch.ConflictError{Reason: applypatch.ConflictNotInPatch}) {
+			t.Errorf("errors.Is(%v, ConflictNotInPatch) = false", err)
 		}
 
 		pr := mustResolve(t, fsys, abcPayload, &applypatch.Options{Workspace: root, Expected: map[string]applypatch.Snapshot{"b.txt": {Exists: true}}})

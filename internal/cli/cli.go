@@ -149,7 +149,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			return exitUsage
 		}
 		payload, err = readPayload(cfg.args, stdin, payloadLimit)
-		if errors.As(err, new(*applypatch.LimitError)) {
+		if errors.As(err, new(*applypatch.ParseError)) {
 			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
 		}
 		if err != nil {
@@ -305,7 +305,7 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 	return payload, err
 }
 
-// readLimited reads r whole, or refuses it with a *LimitError once it holds more than
+// readLimited reads r whole, or refuses it with a *ParseError once it holds more than
 // limit bytes, reading no further than limit+1. A regular file is read into a buffer of
 // its size; any other stream in chunks joined once at the end: the payload is held at most
 // twice, never through the copies of a growing buffer, and a stream over the limit costs
@@ -324,7 +324,7 @@ func readLimited(r io.Reader, limit int) (string, error) {
 			return "", err
 		}
 		if n > limit {
-			return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: n}
+			return "", overLimit(n, limit)
 		}
 		b.Grow(n)
 		for _, c := range chunks {
@@ -332,7 +332,7 @@ func readLimited(r io.Reader, limit int) (string, error) {
 		}
 	}
 	if b.Len() > limit {
-		return "", &applypatch.LimitError{What: "payload bytes or more", Limit: limit, Got: b.Len()}
+		return "", overLimit(b.Len(), limit)
 	}
 	return b.String(), nil
 }
@@ -436,4 +436,11 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		return exitRejected
 	}
 	return exitApplied
+}
+
+// overLimit refuses a payload read from a file or a stream: it has n bytes or more, over
+// the limit.
+func overLimit(n, limit int) error {
+	return &applypatch.ParseError{Msg: fmt.Sprintf("the patch has %d bytes or more, over the limit of %d; "+
+		"split the change into smaller patches", n, limit)}
 }

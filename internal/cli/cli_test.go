@@ -187,8 +187,8 @@ func TestReviewPayloadCap(t *testing.T) {
 	}
 	opts := &applypatch.Options{Workspace: dir, Mode: applypatch.ModeAsk, Limits: applypatch.Limits{Payload: len(payload) - 1}}
 	res, err := review(context.Background(), afero.NewOsFs(), payload, opts, script)
-	if !errors.As(err, new(*applypatch.LimitError)) {
-		t.Fatalf("review: err = %v, want a LimitError", err)
+	if !errors.As(err, new(*applypatch.ParseError)) {
+		t.Fatalf("review: err = %v, want a ParseError", err)
 	}
 	if !strings.Contains(res.Text(), "over the limit of") {
 		t.Errorf("result = %q, want the limit named", res.Text())
@@ -243,8 +243,8 @@ func TestReadPayloadStopsAtLimit(t *testing.T) {
 	const limit = 1 << 20
 	r := &countingReader{}
 	_, err := readPayload(nil, r, limit)
-	if !errors.As(err, new(*applypatch.LimitError)) {
-		t.Fatalf("error %v, want a *LimitError", err)
+	if !errors.As(err, new(*applypatch.ParseError)) {
+		t.Fatalf("error %v, want a *ParseError", err)
 	}
 	if r.n > limit+1 {
 		t.Errorf("read %d bytes, want at most %d", r.n, limit+1)

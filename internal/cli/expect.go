@@ -23,11 +23,10 @@ func (e *reworded) Unwrap() error { return e.err }
 // Without a review script there is nothing to deselect, so a conflict says what to do
 // here: re-read the file.
 func (cfg *config) reword(err error) string {
-	var pe *applypatch.ExpectedPathError
-	if errors.As(err, &pe) {
-		return "--expect names " + strings.Join(pe.Keys, ", ") + ", which the patch does not change; check the path"
-	}
 	var ce *applypatch.ConflictError
+	if errors.As(err, &ce) && ce.Reason == applypatch.ConflictNotInPatch {
+		return "--expect names " + strings.Join(ce.Paths, ", ") + ", which the patch does not change; check the path"
+	}
 	if cfg.reviewScript != "" || !errors.As(err, &ce) || len(ce.Expected) == 0 {
 		return ""
 	}
