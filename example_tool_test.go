@@ -39,8 +39,7 @@ func ExampleTool_CallResponses() {
 	item := json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_1",
 		"operation": {"type": "create_file", "path": "notes.txt", "diff": "+remember the milk\n"}}`)
 	out, _, _ := tool.CallResponses(context.Background(), item)
-	b, _ := json.Marshal(out)
-	fmt.Println(string(b))
+	fmt.Println(string(out))
 	// Output:
 	// {"type":"apply_patch_call_output","call_id":"call_1","status":"completed","output":"Applied patch: 1 change\nApplied: notes.txt"}
 }

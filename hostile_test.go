@@ -157,11 +157,11 @@ func BenchmarkHostileAmbiguous(b *testing.B) {
 func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
 	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 1000}}}
 	args := []byte(`{"patchText": "` + strings.Repeat("x", argsLimit(1000)) + `"}`)
-	_, err := tool.Propose(context.Background(), args)
+	_, err := tool.propose(context.Background(), args)
 	if !errors.As(err, new(*ParseError)) || !strings.HasPrefix(err.Error(), "invalid arguments: the tool-call arguments have ") {
 		t.Fatalf("error %v, want a *ParseError on the arguments", err)
 	}
-	_, err = tool.Propose(context.Background(), []byte(`{"patchText": "`+strings.Repeat("x", 1001)+`"}`))
+	_, err = tool.propose(context.Background(), []byte(`{"patchText": "`+strings.Repeat("x", 1001)+`"}`))
 	if !errors.As(err, new(*ParseError)) || !strings.HasPrefix(err.Error(), "invalid patch: the patch has 1,0") {
 		t.Fatalf("error %v, want a *ParseError on the payload", err)
 	}

@@ -140,14 +140,14 @@ func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 			s.Abort()
 		}
 	}
-	return s.Result()
+	return s.outcome()
 }
 
-// Done is closed when the session settles.
+// Done is closed when the session settles; [View].Result and Err then hold its outcome.
 func (s *Session) Done() <-chan struct{} { return s.done }
 
-// Result returns the settled result and its error; before the session settles, nil and nil.
-func (s *Session) Result() (*Result, error) {
+// outcome returns the settled result and its error; before the session settles, nil and nil.
+func (s *Session) outcome() (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.result, s.err

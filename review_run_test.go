@@ -72,7 +72,7 @@ func TestSubmitAbortedDuringDiagnostics(t *testing.T) {
 	<-started
 	f.s.Abort()
 	f.s.Abort()
-	res, err := f.s.Result()
+	res, err := f.s.outcome()
 	if !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
 		t.Fatalf("after abort: %v %v", res, err)
 	}
@@ -80,7 +80,7 @@ func TestSubmitAbortedDuringDiagnostics(t *testing.T) {
 	if got := <-submitted; got.Status != StatusApplied {
 		t.Errorf("the commit's own result: %s", got.Text())
 	}
-	if res2, _ := f.s.Result(); res2 != res {
+	if res2, _ := f.s.outcome(); res2 != res {
 		t.Error("the settled result changed after the commit finished")
 	}
 	if f.read("two.txt") != "first\nnew three\nlast\n" {
@@ -112,7 +112,7 @@ func TestAbortDuringFailingCommit(t *testing.T) {
 	if err := <-done; !errors.Is(err, faultfs.ErrInjected) {
 		t.Fatalf("submit: %v", err)
 	}
-	if res, err := f.s.Result(); f.s.View().State != StateSettled || !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
+	if res, err := f.s.outcome(); f.s.View().State != StateSettled || !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
 		t.Errorf("state %s, result %v %v", f.s.View().State, res, err)
 	}
 	if f.s.View().Conflict != nil {
@@ -206,7 +206,7 @@ func TestSubmitIncompleteRollback(t *testing.T) {
 	if !errors.As(err, new(*IncompleteRollbackError)) || f.s.View().State != StateOpen {
 		t.Fatalf("%v, state %s", err, f.s.View().State)
 	}
-	if res, _ := f.s.Result(); res != nil {
+	if res, _ := f.s.outcome(); res != nil {
 		t.Error("an incomplete rollback sent a result")
 	}
 	render := f.s.Render()
@@ -239,7 +239,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 	wg.Go(func() { f.s.Abort() })
 	wg.Wait()
 	<-f.s.Done()
-	if res, _ := f.s.Result(); res == nil || f.s.View().State != StateSettled {
+	if res, _ := f.s.outcome(); res == nil || f.s.View().State != StateSettled {
 		t.Fatalf("not settled: %s", f.s.View().State)
 	}
 }

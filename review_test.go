@@ -282,7 +282,7 @@ func TestReviewSubmit(t *testing.T) {
 	if f.s.View().State != StateOpen || !errors.Is(f.s.View().Conflict, &ConflictError{}) {
 		t.Fatalf("state %s, conflict %v", f.s.View().State, f.s.View().Conflict)
 	}
-	if r, _ := f.s.Result(); r != nil {
+	if r, _ := f.s.outcome(); r != nil {
 		t.Fatal("a conflict settled the review")
 	}
 	if !strings.Contains(f.s.Render(), "Conflict: file changed during review: two.txt") {
@@ -304,7 +304,7 @@ func TestReviewReject(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
 	f.must(f.s.SetFeedback(Target{}, "dropped by reject"))
 	f.must(f.s.Reject())
-	res, err := f.s.Result()
+	res, err := f.s.outcome()
 	if !errors.Is(err, ErrRejected) || res.Text() != "Error: Patch rejected" || res.Status != StatusError || !res.Reviewed {
 		t.Fatalf("reject: %v %+v", err, res)
 	}

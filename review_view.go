@@ -38,6 +38,10 @@ type View struct {
 	// nil before the first submission and after a later one starts. Its message names
 	// authored paths only.
 	Conflict error
+	// Result and Err are, once State is [StateSettled], the session's outcome: what
+	// [Session.Run] returns ([ErrRejected] and [ErrAborted] among the errors); nil before.
+	Result *Result
+	Err    error
 	// Rows are the visible rows, top to bottom: one per operation, and under each
 	// expanded Update one per changing hunk. Locators never appear.
 	Rows []Row
@@ -54,6 +58,7 @@ func (s *Session) View() View {
 func (s *Session) view() View {
 	v := s.tally()
 	v.State, v.Feedback, v.Conflict, v.Rows = s.state, s.pr.feedback, s.conflict, s.rows()
+	v.Result, v.Err = s.result, s.err
 	return v
 }
 

@@ -89,14 +89,14 @@ func (t *Tool) Definition() ToolDefinition {
 // if any, for the host's own logic; an error is also an error result, whose text starts
 // with "Error: ". Nothing is written unless the whole patch applies.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (string, *Result, error) {
-	res, err := t.call(ctx, func() (*Proposal, error) { return t.Propose(ctx, args) })
+	res, err := t.call(ctx, func() (*Proposal, error) { return t.propose(ctx, args) })
 	return res.Text(), res, err
 }
 
-// Propose validates the arguments, parses the patch and resolves it on FS, writing
-// nothing: the first half of [Tool.Call], for hosts that show the proposal to a person
-// themselves (or pause for one) before they [Commit] it.
-func (t *Tool) Propose(ctx context.Context, args json.RawMessage) (*Proposal, error) {
+// propose validates the arguments, parses the patch and resolves it on FS, writing
+// nothing: the first half of Call. A host that shows the proposal to a person itself (or
+// pauses for one) before it commits does the same with ParseToolArgs and ResolvePayload.
+func (t *Tool) propose(ctx context.Context, args json.RawMessage) (*Proposal, error) {
 	if err := t.checkArgsSize(args); err != nil {
 		return nil, err
 	}

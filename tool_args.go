@@ -30,8 +30,15 @@ const (
 
 // ParseToolArgs validates the JSON arguments of an apply_patch tool call and returns the
 // patch text. The arguments must be a JSON object with exactly one property,
-// "patchText" (or its alias "input"), holding a non-blank string. Anything else is an
+// "patchText" (or its alias "input"), holding a non-blank string. Anything else is a
 // [*ParseError] whose message tells the model what to send instead.
+//
+// With [ResolvePayload] it is the first half of [Tool.Call], for a host that shows the
+// proposal to a person itself (or pauses for one) before it commits it:
+//
+//	text, err := applypatch.ParseToolArgs(args)
+//	...
+//	pr, err := applypatch.ResolvePayload(ctx, tool.FS, text, &tool.Options)
 func ParseToolArgs(args json.RawMessage) (string, error) {
 	props, err := objectProps(args)
 	if err != nil {

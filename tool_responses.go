@@ -128,17 +128,15 @@ func (op responsesOperation) patch() (*Patch, error) {
 	return parseOperation(op.Type, op.Path, op.Diff)
 }
 
-// A ResponsesOutput is the apply_patch_call_output item a host sends back: Status is
-// "completed" when the call applied or asked for a revision, "failed" when it wrote
-// nothing because of an error; Output is the model-visible text.
-type ResponsesOutput struct {
+// responsesOutput is the apply_patch_call_output item a host sends back.
+type responsesOutput struct {
 	Type   string `json:"type"`
 	CallID string `json:"call_id"`
 	Status string `json:"status"`
 	Output string `json:"output"`
 }
 
-// Statuses of a [ResponsesOutput].
+// Statuses of a responsesOutput.
 const (
 	responsesCompleted = "completed"
 	responsesFailed    = "failed"
@@ -146,12 +144,25 @@ const (
 
 // CallResponses handles one apply_patch_call item of the OpenAI Responses API: it
 // parses the operation, runs the same pipeline as [Tool.Call], and returns the
-// apply_patch_call_output item to send back, the structured result and the error, if any.
-func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*ResponsesOutput, *Result, error) {
+// apply_patch_call_output item to send back as the next request's input, the structured
+// result and the error, if any. The item is JSON:
+//
+//	{"type": "apply_patch_call_output", "call_id": ..., "status": ..., "output": ...}
+//
+// with the call's call_id; status is "completed" when the call applied or asked for a
+// revision and "failed" when it wrote nothing because of an error; output is the text the
+// model reads ([Result.Text]).
+func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (json.RawMessage, *Result, error) {
+	out, res, err := t.callResponses(ctx, item)
+	b, _ := json.Marshal(out) // a struct of strings always encodes
+	return b, res, err
+}
+
+func (t *Tool) callResponses(ctx context.Context, item json.RawMessage) (*responsesOutput, *Result, error) {
 	var call responsesCall
 	if err := t.checkArgsSize(item); err != nil {
 		res := errorResult(err)
-		return &ResponsesOutput{Type: "apply_patch_call_output", Status: responsesFailed, Output: res.Text()}, res, err
+		return &responsesOutput{Type: "apply_patch_call_output", Status: responsesFailed, Output: res.Text()}, res, err
 	}
 	err := json.Unmarshal(item, &call)
 	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
@@ -174,7 +185,7 @@ func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (*Respon
 			return t.proposePatch(ctx, p)
 		})
 	}
-	out := &ResponsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text()}
+	out := &responsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text()}
 	if res.Status == StatusError {
 		out.Status = responsesFailed
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -168,7 +169,7 @@ func TestCallResponses(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
 			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits}}
-			out, res, err := tool.CallResponses(context.Background(), tt.item)
+			out, res, err := tool.callResponses(context.Background(), tt.item)
 			if out.Type != "apply_patch_call_output" || out.Status != tt.status || out.Output != res.Text() {
 				t.Errorf("output = %+v, want status %s and the result's text", out, tt.status)
 			}
@@ -191,7 +192,7 @@ func TestCallResponsesLimit(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	tool := &Tool{FS: fsys, Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 10}}}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
-	out, _, err := tool.CallResponses(context.Background(), b)
+	out, _, err := tool.callResponses(context.Background(), b)
 	if !errors.As(err, new(*ParseError)) || !strings.Contains(err.Error(), "over the limit of 10") || out.Status != "failed" {
 		t.Fatalf("CallResponses = %+v, %v; want a limit error", out, err)
 	}
@@ -210,11 +211,30 @@ func TestCallResponsesAsk(t *testing.T) {
 		return s.Reject()
 	})}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "delete_file", Path: "main.go"}})
-	out, res, _ := tool.CallResponses(context.Background(), b)
+	out, res, _ := tool.callResponses(context.Background(), b)
 	if shown == "" || out.Status != "failed" || out.Output != "Error: Patch rejected" || !res.Reviewed {
 		t.Errorf("reviewer saw %q; output %+v", shown, out)
 	}
 	if got := contents(t, fsys)["/ws/main.go"]; got != toolBase {
 		t.Errorf("main.go = %q", got)
+	}
+}
+
+// TestCallResponsesJSON checks that CallResponses returns the output item as the JSON a
+// host sends back: the four fields the Responses API reads, nothing else (H4).
+func TestCallResponsesJSON(t *testing.T) {
+	tool := &Tool{FS: afero.NewMemMapFs(), Options: Options{Mode: ModeEdits}}
+	b, _ := json.Marshal(responsesCall{CallID: "c1", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+x\n"}})
+	out, res, err := tool.CallResponses(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var item map[string]string
+	if err := json.Unmarshal(out, &item); err != nil {
+		t.Fatalf("output %s is not a JSON object of strings: %v", out, err)
+	}
+	want := map[string]string{"type": "apply_patch_call_output", "call_id": "c1", "status": "completed", "output": res.Text()}
+	if !maps.Equal(item, want) {
+		t.Errorf("output item = %v, want %v", item, want)
 	}
 }

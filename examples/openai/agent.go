@@ -8,6 +8,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 )
 
@@ -89,9 +90,8 @@ func (a *Agent) answer(ctx context.Context, item responses.ResponseOutputItemUni
 		// The library reads the item as the API sent it: operation type, path and diff.
 		out, res, _ := a.Tool.CallResponses(ctx, json.RawMessage(item.AsApplyPatchCall().RawJSON()))
 		a.log(res)
-		reply := responses.ResponseInputItemParamOfApplyPatchCallOutput(out.CallID, out.Status)
-		reply.OfApplyPatchCallOutput.Output = openai.String(out.Output)
-		return reply, true
+		// The output item is JSON ready to send: pass it through as it is.
+		return param.Override[responses.ResponseInputItemUnionParam](out), true
 	case "function_call":
 		call := item.AsFunctionCall()
 		text := fmt.Sprintf("Error: there is no tool named %q; the only tool is %s", call.Name, a.Tool.Definition().Name)

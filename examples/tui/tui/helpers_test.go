@@ -229,7 +229,8 @@ func (f *fixture) result() (*applypatch.Result, error) {
 	if st := f.s.View().State; st != applypatch.StateSettled {
 		f.t.Fatalf("the review is %s, not settled", st)
 	}
-	return f.s.Result()
+	v := f.s.View()
+	return v.Result, v.Err
 }
 
 // read returns a workspace file's content, or "<absent>".

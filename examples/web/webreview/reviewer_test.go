@@ -67,7 +67,7 @@ func TestReviewerServesOnLoopback(t *testing.T) {
 	if _, err := http.Get(page); err == nil {
 		t.Error("the page is still served after Review returned")
 	}
-	if res, _ := f.s.Result(); res == nil || res.Applied != 5 {
+	if res := f.s.View().Result; res == nil || res.Applied != 5 {
 		t.Errorf("result %+v", res)
 	}
 }

@@ -126,7 +126,7 @@ func conflictOf(err error) *conflictView {
 
 // resultOf describes a settled session.
 func resultOf(s *applypatch.Session) *resultView {
-	res, _ := s.Result()
+	res := s.View().Result
 	if res == nil {
 		return nil
 	}

@@ -41,7 +41,7 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 	answer, answered := req.Params.InputResponses[reviewKey].(*mcp.ElicitResult)
 	state := req.Params.RequestState
 	if !answered {
-		question, err := s.ask(ctx, tool, text, args)
+		question, err := s.ask(ctx, tool, text)
 		if err != nil {
 			return toolResult(applypatch.ErrorResult(err)), nil
 		}
@@ -79,8 +79,8 @@ func multiRoundTrip(ss *mcp.ServerSession) bool {
 
 // ask resolves the patch and returns the question for the person, with the baselines it
 // showed them as signed request state.
-func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	pr, err := tool.Propose(ctx, args)
+func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string) (*mcp.CallToolResult, error) {
+	pr, err := applypatch.ResolvePayload(ctx, tool.FS, text, &tool.Options)
 	if err != nil {
 		return nil, err
 	}
