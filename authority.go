@@ -56,14 +56,6 @@ type Authorizer interface {
 	Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error
 }
 
-// AuthorizerFunc adapts a function to [Authorizer].
-type AuthorizerFunc func(ctx context.Context, mode Mode, paths []ClassifiedPath) error
-
-// Authorize calls f.
-func (f AuthorizerFunc) Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error {
-	return f(ctx, mode, paths)
-}
-
 // fence builds the proposal's changes with their resolved names and classes, refuses
 // forbidden, unresolvable and aliased paths, and asks for authority over outside and
 // protected ones.

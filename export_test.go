@@ -1,5 +1,7 @@
 package applypatch
 
+import "context"
+
 // Internals the external tests inspect.
 type Change = change
 
@@ -10,3 +12,10 @@ type RolledBackError = rolledBackError
 
 // OwnerFunc lets the external tests name an OwnerPredicate from a function.
 type OwnerFunc = ownerFunc
+
+// authorizerFunc adapts a function to Authorizer, for tests.
+type authorizerFunc func(ctx context.Context, mode Mode, paths []ClassifiedPath) error
+
+func (f authorizerFunc) Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error {
+	return f(ctx, mode, paths)
+}

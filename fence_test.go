@@ -301,7 +301,7 @@ func TestNeedsReview(t *testing.T) {
 	workspace := payload("*** Update File: a.txt", "@@", "-a", "+A")
 	outside := payload("*** Add File: ../elsewhere/new.txt", "+n")
 	both := payload("*** Update File: a.txt", "*** Move to: ../elsewhere/a.txt")
-	yes := AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })
+	yes := authorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })
 	for _, tt := range []struct {
 		mode    Mode
 		payload string

@@ -171,7 +171,7 @@ func TestToolUsesHostOptions(t *testing.T) {
 		fsys := memFiles(t, map[string]string{"main.go": toolBase})
 		var asked []ClassifiedPath
 		tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits,
-			Authorizer: AuthorizerFunc(func(_ context.Context, mode Mode, paths []ClassifiedPath) error {
+			Authorizer: authorizerFunc(func(_ context.Context, mode Mode, paths []ClassifiedPath) error {
 				asked = append(asked, paths...)
 				if !allow {
 					return errors.New("the user said no")
@@ -280,7 +280,7 @@ func TestToolAskOutsideOnly(t *testing.T) {
 	fsys := memFiles(t, map[string]string{"main.go": toolBase})
 	reviewed := false
 	tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeAsk,
-		Authorizer: AuthorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })},
+		Authorizer: authorizerFunc(func(context.Context, Mode, []ClassifiedPath) error { return nil })},
 		Reviewer: ReviewerFunc(func(ctx context.Context, s *Session) error {
 			reviewed = true
 			return s.Reject()

@@ -153,22 +153,33 @@ func readPayload(args []string, stdin io.Reader) (string, error) {
 
 // authorizer allows the classes the flags allow (F4); forbidden paths never reach it.
 func (cfg *config) authorizer() applypatch.Authorizer {
-	allowed := map[applypatch.Class]bool{applypatch.ClassOutside: cfg.allowOutside, applypatch.ClassProtected: cfg.allowProtected}
-	flags := map[applypatch.Class]string{applypatch.ClassOutside: "--allow-outside", applypatch.ClassProtected: "--allow-protected"}
-	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
-		var missing []string
-		for _, class := range []applypatch.Class{applypatch.ClassOutside, applypatch.ClassProtected} {
-			if !allowed[class] && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
-				return p.Class == class || (class == applypatch.ClassOutside && p.Outside)
-			}) {
-				missing = append(missing, fmt.Sprintf("%s paths need %s", class, flags[class]))
-			}
+	return classFlags{
+		{applypatch.ClassOutside, cfg.allowOutside, "--allow-outside"},
+		{applypatch.ClassProtected, cfg.allowProtected, "--allow-protected"},
+	}
+}
+
+// classFlags allow a class of paths each when their flag is set.
+type classFlags []struct {
+	class   applypatch.Class
+	allowed bool
+	flag    string
+}
+
+// Authorize refuses the paths of a class whose flag is not set, naming the flag.
+func (fl classFlags) Authorize(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
+	var missing []string
+	for _, f := range fl {
+		if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+			return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
+		}) {
+			missing = append(missing, fmt.Sprintf("%s paths need %s", f.class, f.flag))
 		}
-		if len(missing) > 0 {
-			return errors.New(strings.Join(missing, " and "))
-		}
-		return nil
-	})
+	}
+	if len(missing) > 0 {
+		return errors.New(strings.Join(missing, " and "))
+	}
+	return nil
 }
 
 // report prints the result and chooses the exit code.

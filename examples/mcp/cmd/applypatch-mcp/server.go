@@ -78,31 +78,37 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 }
 
 // authorizer allows the classes the configuration allows, and refuses the others naming
-// the server flag that would allow them (F4). A protected path outside the workspace,
-// such as ../.git/hooks/x, needs both flags.
+// the server flag that would allow them (F4).
 func (s *server) authorizer() applypatch.Authorizer {
-	flags := []struct {
-		class   applypatch.Class
-		allowed bool
-		flag    string
-	}{
+	return serverFlags{
 		{applypatch.ClassOutside, s.cfg.AllowOutside, "-allow-outside"},
 		{applypatch.ClassProtected, s.cfg.AllowProtected, "-allow-protected"},
 	}
-	return applypatch.AuthorizerFunc(func(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
-		var missing []string
-		for _, f := range flags {
-			if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
-				return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
-			}) {
-				missing = append(missing, fmt.Sprintf("%s paths need the server flag %s", f.class, f.flag))
-			}
+}
+
+// serverFlags allow a class of paths each when their server flag is set.
+type serverFlags []struct {
+	class   applypatch.Class
+	allowed bool
+	flag    string
+}
+
+// Authorize refuses the paths of a class whose flag is not set, naming the flag, which
+// only the user can set. A protected path outside the workspace, such as
+// ../.git/hooks/x, needs both flags.
+func (fl serverFlags) Authorize(_ context.Context, _ applypatch.Mode, paths []applypatch.ClassifiedPath) error {
+	var missing []string
+	for _, f := range fl {
+		if !f.allowed && slices.ContainsFunc(paths, func(p applypatch.ClassifiedPath) bool {
+			return p.Class == f.class || (f.class == applypatch.ClassOutside && p.Outside)
+		}) {
+			missing = append(missing, fmt.Sprintf("%s paths need the server flag %s", f.class, f.flag))
 		}
-		if len(missing) > 0 {
-			return errors.New(strings.Join(missing, " and ") + ", which only the user can set")
-		}
-		return nil
-	})
+	}
+	if len(missing) > 0 {
+		return errors.New(strings.Join(missing, " and ") + ", which only the user can set")
+	}
+	return nil
 }
 
 // canElicit reports whether the client can show a form to the person.
