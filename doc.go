@@ -83,12 +83,13 @@
 // # Errors
 //
 // Errors are types for [errors.As]: [*ParseError], [*MatchError], [*FileError],
-// [*LimitError], [*ConflictError], [*ExpectedPathError], [*IncompleteRollbackError] and
-// [*patchError], which lists every failing operation of a payload so a model can fix them
-// in one retry; a review refuses a request with a [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as
-// errors.Is(err, &FileError{Reason: FileMissing}) does. A [*ConflictError] means nothing
-// was written and the proposal still works: deselect the paths in the way and submit
-// again. Each message says what to do next.
+// [*ConflictError] and [*IncompleteRollbackError]; a review refuses a request with a
+// [*ReviewError]. Those with a Reason also match [errors.Is] by reason, as
+// errors.Is(err, &FileError{Reason: FileMissing}) does. A payload with several failing
+// operations gets one error that joins them, as [errors.Join] does, so a model can fix
+// them all in one retry. A [*ConflictError] means nothing was written and the proposal
+// still works: deselect the paths in the way and submit again. Each message says what to
+// do next.
 //
 // # Pausing a review
 //
