@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -53,7 +54,7 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 		return errorResult(err), err
 	}
 	defer unlock()
-	defer batch(pr.files())() // directories kept open only while the lock is held
+	defer splitfs.Batch(pr.files())() // directories kept open only while the lock is held
 	return pr.commitLocked(ctx)
 }
 

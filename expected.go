@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/applypatch/applypatch/internal/pathwalk"
+	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
@@ -84,7 +85,7 @@ func (f *fence) show(key string) string {
 		return key
 	}
 	for _, root := range []string{f.root, f.real} {
-		if rel, ok := within(root, filepath.Clean(key)); ok {
+		if rel, ok := splitfs.Within(root, filepath.Clean(key)); ok {
 			return filepath.ToSlash(rel)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/pathpattern"
 	"github.com/applypatch/applypatch/internal/pathwalk"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -77,7 +78,7 @@ type fence struct {
 	// link on the way followed, which is what resolved names are compared with.
 	root, real                  string
 	protected, forbidden, allow pathpattern.Set
-	// files carries reads and writes: the host's Fs, or a splitFs over Options.WorkspaceFs.
+	// files carries reads and writes: the host's Fs, or a splitfs.FS over Options.WorkspaceFs.
 	files afero.Fs
 }
 
@@ -104,7 +105,7 @@ func newFence(fsys afero.Fs, o *Options) (*fence, error) {
 	}
 	f.real = real.Name
 	if o.WorkspaceFs != nil {
-		f.files = &splitFs{outside: fsys, inside: o.WorkspaceFs, root: f.real}
+		f.files = splitfs.New(fsys, o.WorkspaceFs, f.real)
 	}
 	return f, nil
 }
@@ -143,7 +144,7 @@ func (f *fence) classOf(authored, name string) (Class, bool) {
 	if !pathwalk.Rooted(authored) {
 		lexical = filepath.Join(f.root, authored)
 	}
-	_, inside := within(f.real, name)
+	_, inside := splitfs.Within(f.real, name)
 	landed, written := slashComponents(name), slashComponents(lexical)
 	switch {
 	case f.forbidden.Anywhere(landed) || f.forbidden.Anywhere(written):
@@ -165,7 +166,7 @@ func (f *fence) allowed(name string, class Class) bool {
 	if class == ClassForbidden || len(f.allow) == 0 {
 		return false
 	}
-	if rel, ok := within(f.real, name); ok {
+	if rel, ok := splitfs.Within(f.real, name); ok {
 		return f.allow.Leading(slashComponents(rel))
 	}
 	return f.allow.Leading(slashComponents(name))
@@ -188,16 +189,6 @@ func (f *fence) recheck(authored, name string, entry bool) (fs.FileInfo, error) 
 		return nil, &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
 	}
 	return info, nil
-}
-
-// within returns name relative to root, and whether it lies inside root (on a separator
-// boundary: /w/proj-sibling is not inside /w/proj).
-func within(root, name string) (string, bool) {
-	rel, err := filepath.Rel(root, name)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", false
-	}
-	return rel, true
 }
 
 func slashComponents(name string) []string { return pathpattern.Components(filepath.ToSlash(name)) }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -371,7 +372,7 @@ func (rc *recovery) removeEmptyDir(dir string) {
 
 // show names a file for a report: relative to the workspace where it is inside.
 func (rc *recovery) show(name string) string {
-	if rel, ok := within(rc.root, name); ok {
+	if rel, ok := splitfs.Within(rc.root, name); ok {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.Base(name)

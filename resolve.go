@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -65,7 +66,7 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
 	}
-	defer batch(pr.files())() // baselines are read relative to kept directories
+	defer splitfs.Batch(pr.files())() // baselines are read relative to kept directories
 	if _, err := pr.expectations(); err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -594,8 +595,8 @@ func createsWithMode(fsys afero.Fs, name string, mode fs.FileMode, own fileOwner
 	if mode&^fs.ModePerm != 0 || chownNeeded(own) {
 		return false
 	}
-	if s, ok := fsys.(*splitFs); ok {
-		fsys, _ = s.route(name)
+	if s, ok := fsys.(*splitfs.FS); ok {
+		fsys, _ = s.Route(name)
 	}
 	switch fsys.(type) {
 	case *afero.MemMapFs:

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -129,7 +130,7 @@ func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
 	e.Backup = "b" + strconv.Itoa(i)
 	e.Mode, e.UID, e.GID, e.Owned = cur.mode, cur.own.uid, cur.own.gid, cur.own.known
 	name := filepath.Join(j.dir, e.Backup)
-	if linkFile(j.fsys, st.name, name) == nil {
+	if splitfs.Link(j.fsys, st.name, name) == nil {
 		e.Linked = true
 		return nil
 	}
@@ -258,19 +259,6 @@ func newTempID() string {
 	var b [6]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// linkFile makes newname a hard link to oldname where the filesystem has hard links.
-func linkFile(fsys afero.Fs, oldname, newname string) error {
-	switch l := fsys.(type) {
-	case *afero.OsFs:
-		return os.Link(oldname, newname)
-	case interface {
-		Link(oldname, newname string) error
-	}:
-		return l.Link(oldname, newname)
-	}
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
 }
 
 // syncDir syncs a directory where the platform can, making the names in it durable.

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/applypatch/applypatch/internal/wslock"
 	"github.com/spf13/afero"
 )
@@ -56,7 +57,7 @@ func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) 
 	if err != nil {
 		return unlock, err
 	}
-	end := batch(f.files)
+	end := splitfs.Batch(f.files)
 	return func() {
 		end()
 		unlock()

@@ -1,0 +1,63 @@
+package splitfs
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/spf13/afero"
+)
+
+// Link makes newname a hard link to oldname when both lie on one side of the root's
+// boundary and that filesystem has hard links.
+func (s *FS) Link(oldname, newname string) error {
+	fo, o := s.Route(oldname)
+	fn, n := s.Route(newname)
+	if fo != fn {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: syscall.EXDEV}
+	}
+	return Link(fo, o, n)
+}
+
+// Link makes newname a hard link to oldname on fsys: the operating system's filesystem,
+// or any with a Link(oldname, newname string) error method (fs/rootfs, an FS). Others
+// fail with [errors.ErrUnsupported].
+func Link(fsys afero.Fs, oldname, newname string) error {
+	switch l := fsys.(type) {
+	case *afero.OsFs:
+		return os.Link(oldname, newname)
+	case interface {
+		Link(oldname, newname string) error
+	}:
+		return l.Link(oldname, newname)
+	}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+}
+
+// LstatIfPossible lstats name in the filesystem that holds it, where that has links.
+func (s *FS) LstatIfPossible(name string) (os.FileInfo, bool, error) {
+	fsys, n := s.Route(name)
+	if l, ok := fsys.(afero.Lstater); ok {
+		return l.LstatIfPossible(n)
+	}
+	fi, err := fsys.Stat(n)
+	return fi, false, err
+}
+
+// ReadlinkIfPossible reads the link name in the filesystem that holds it.
+func (s *FS) ReadlinkIfPossible(name string) (string, error) {
+	fsys, n := s.Route(name)
+	if l, ok := fsys.(afero.LinkReader); ok {
+		return l.ReadlinkIfPossible(n)
+	}
+	return "", &os.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
+}
+
+// SymlinkIfPossible creates the link newname in the filesystem that holds it.
+func (s *FS) SymlinkIfPossible(oldname, newname string) error {
+	fsys, n := s.Route(newname)
+	if l, ok := fsys.(afero.Linker); ok {
+		return l.SymlinkIfPossible(oldname, n)
+	}
+	return &os.LinkError{Op: "symlink", Old: oldname, New: newname, Err: afero.ErrNoSymlink}
+}
