@@ -161,6 +161,9 @@ type txn struct {
 	present map[string]bool
 	// expected are the snapshots the host expects, by resolved name.
 	expected map[string][]Snapshot
+	// inherits caches, by directory, whether files created there take their permissions
+	// from a default ACL rather than the umask (see createsWithMode).
+	inherits map[string]bool
 	// seen holds what each file read said of itself, so the check just before a step
 	// compares the path's metadata with it instead of reading the bytes again; captured
 	// is set when the baselines were read under this commit's lock, which makes that
@@ -576,36 +579,59 @@ func (tx *txn) createTemp(target string, mode fs.FileMode, own fileOwner) (f afe
 		f, err = afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
 		return f, false, err
 	}
-	perm, preset := fs.FileMode(0o600), createsWithMode(tx.fsys, target, mode, own)
+	name := tx.tempName(target, tx.jr.id)
+	perm, preset := fs.FileMode(0o600), tx.createsWithMode(name, mode, own)
 	if preset {
 		perm = mode
 	}
-	f, err = tx.fsys.OpenFile(tx.tempName(target, tx.jr.id), os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	f, err = tx.fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	return f, preset && err == nil, err
 }
 
-// createsWithMode reports whether a file this process creates as name in fsys gets
-// exactly mode, so that setting it afterwards would change nothing: plain permission
-// bits the process's umask leaves as they are, no owner to change (which would clear
-// setuid and setgid and is followed by a chmod), on a filesystem known to create files
-// with the permission asked, less the umask (the operating system's, directly or
-// confined to a root) or exactly (the in-memory one). A directory whose default ACL
-// narrows new files' permissions is the exception the umask does not show.
-func createsWithMode(fsys afero.Fs, name string, mode fs.FileMode, own fileOwner) bool {
+// createsWithMode reports whether a file this process creates as name gets exactly mode,
+// so that setting it afterwards would change nothing: plain permission bits the
+// process's umask leaves as they are, no owner to change (which would clear setuid and
+// setgid and is followed by a chmod), on a filesystem known to create files with the
+// permission asked, less the umask (the operating system's, directly or confined to a
+// root) or exactly (the in-memory one). In a directory with a default ACL the ACL, not
+// the umask, narrows a new file's permissions, so there the mode is always set.
+func (tx *txn) createsWithMode(name string, mode fs.FileMode, own fileOwner) bool {
 	if mode&^fs.ModePerm != 0 || chownNeeded(own) {
 		return false
 	}
+	fsys, n := tx.fsys, name
 	if s, ok := fsys.(*splitfs.FS); ok {
-		fsys, _ = s.Route(name)
+		fsys, n = s.Route(name)
 	}
-	switch fsys.(type) {
+	switch fsys := fsys.(type) {
 	case *afero.MemMapFs:
 		return true
-	case *afero.OsFs, interface{ Root() *os.Root }:
-		umask, ok := processUmask()
-		return ok && mode&umask == 0
+	case *afero.OsFs:
+		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Dir(n))
+	case interface{ Root() *os.Root }: // confined to a root (fs/rootfs): n is "/" + its name there
+		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Join(fsys.Root().Name(), filepath.Dir(n)))
 	}
 	return false
+}
+
+// umaskKeeps reports whether the process's umask leaves every bit of mode as it is.
+func umaskKeeps(mode fs.FileMode) bool {
+	umask, ok := processUmask()
+	return ok && mode&umask == 0
+}
+
+// inheritsACL reports, once per directory and commit, whether files created in the host
+// directory dir take their permissions from its default ACL.
+func (tx *txn) inheritsACL(dir string) bool {
+	inherits, ok := tx.inherits[dir]
+	if !ok {
+		inherits = hasDefaultACL(dir)
+		if tx.inherits == nil {
+			tx.inherits = map[string]bool{}
+		}
+		tx.inherits[dir] = inherits
+	}
+	return inherits
 }
 
 // setOwnerMode gives a file by name the owner (when it must change) and mode: owner
