@@ -63,7 +63,7 @@ func Parse(payload string) (*Patch, error) {
 	}
 	patch := new(Patch) // not &p.patch, which would keep the payload's lines alive with it
 	*patch = p.patch
-	rememberParsed(patch)
+	rememberParsed(patch, payload)
 	return patch, nil
 }
 
