@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -316,6 +317,8 @@ func (c *change) reportHunks(r *Result) {
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
+	path := showPath(c.Op.Path)
+	applied := r.verb() + ": " + path + " hunk " // the start of every applied hunk's line
 	num := 0
 	for _, h := range c.Hunks {
 		if h.isLocator() {
@@ -323,15 +326,15 @@ func (c *change) reportHunks(r *Result) {
 		}
 		num++
 		if h.Selected {
-			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), showPath(c.Op.Path), num))
+			r.item(applied + strconv.Itoa(num))
 			if h.Place.Pass.fuzzy() {
-				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", showPath(c.Op.Path), num, h.Place.Pass))
+				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", path, num, h.Place.Pass))
 			}
 		} else {
-			r.note(rejectedLine(showPath(c.Op.Path), num))
+			r.note(rejectedLine(path, num))
 		}
 		if h.Feedback != "" {
-			r.note(feedbackLine(showPath(c.Op.Path), num, h.Feedback))
+			r.note(feedbackLine(path, num, h.Feedback))
 		}
 	}
 }
