@@ -11,11 +11,11 @@ import (
 )
 
 // TestResolveAllocatesSmallMultiple checks PERF3: resolving a 1 MiB file with a hunk
-// every 100 lines (the density of the bigfile benchmark) allocates at most 1.5× the
+// every 100 lines (the density of the bigfile benchmark) allocates at most 1.4× the
 // file's size — the baseline, an offset a line and the index of the hunks' key lines —
-// not a copy of the lines, nor a copy per hunk or per pass, nor the derived result,
-// which a commit streams into the file. Bytes allocated are counted by the runtime, not
-// timed.
+// not a copy of the lines, nor a copy per hunk or per pass (placing a hunk allocates
+// neither its old lines nor its set of matches), nor the derived result, which a commit
+// streams into the file. Bytes allocated are counted by the runtime, not timed.
 func TestResolveAllocatesSmallMultiple(t *testing.T) {
 	// The benchmark's Go-like source: one line in four is a closing brace or blank,
 	// which every hunk's context holds.
@@ -39,9 +39,10 @@ func TestResolveAllocatesSmallMultiple(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	size := uint64(len(file))
-	if got := after.TotalAlloc - before.TotalAlloc; got > size*3/2 {
-		t.Errorf("resolving a %d-byte file allocated %d bytes (%.2f×), want at most 1.5×", size, got, float64(got)/float64(size))
+	if got := after.TotalAlloc - before.TotalAlloc; got > size*14/10 {
+		t.Errorf("resolving a %d-byte file allocated %d bytes (%.2f×), want at most 1.4×", size, got, float64(got)/float64(size))
 	} else {
 		t.Logf("resolving a %d-byte file allocated %d bytes (%.2f×)", size, got, float64(got)/float64(size))
 	}
 }
+
