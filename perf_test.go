@@ -46,3 +46,30 @@ func TestResolveAllocatesSmallMultiple(t *testing.T) {
 	}
 }
 
+// TestUpdateDiffAllocatedOnce checks PERF3 for the result: an Update's written diff is
+// sized before it is rendered, headings included, so rendering a 2,000-hunk Update's diff
+// allocates it once, not a buffer grown and copied.
+func TestUpdateDiffAllocatedOnce(t *testing.T) {
+	lines := benchSource(0, 50_000, rand.New(rand.NewPCG(1, 2)), false)
+	var payload strings.Builder
+	payload.WriteString("*** Begin Patch\n")
+	benchUpdate(&payload, "big.txt", lines, 2000, false)
+	payload.WriteString("*** End Patch\n")
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/big.txt", []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	pr, err := ResolvePayload(context.Background(), fsys, payload.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f := pr.changes[0].fileResult(pr)
+	runtime.ReadMemStats(&after)
+	if got, size := after.TotalAlloc-before.TotalAlloc, uint64(len(f.Diff)); got > size+16<<10 {
+		t.Errorf("rendering a %d-byte diff allocated %d bytes, want the diff once", size, got)
+	}
+	if want := 2000 * 9; strings.Count(f.Diff, "\n")+1 != want || f.Added != 2000 || f.Removed != 2000 {
+		t.Errorf("diff of %d lines (+%d -%d), want %d (+2000 -2000)", strings.Count(f.Diff, "\n")+1, f.Added, f.Removed, want)
+	}
+}

@@ -243,6 +243,9 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	applied, total := pr.tally()
 	r := &Result{Kind: resultKind, Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
 		Revised: pr.revised(), Checked: checked, Files: []FileResult{}, Notes: []string{}}
+	if total > 0 {
+		r.Items = make([]string, 0, total+len(pr.changes)) // a line a change, and room for a few notes
+	}
 	if applied == 0 {
 		r.Status = StatusRevision
 	}
@@ -451,8 +454,15 @@ func (d *diffWriter) sep() {
 
 // hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
 func (c *change) hunkDiff(d *diffWriter) {
-	size := 0
+	size := 0 // the diff's length, at most: a heading is "\n@@ " and its anchor, a line "\n", its kind and text
 	for _, h := range c.Hunks {
+		if h.isLocator() || !c.applies(h) {
+			continue
+		}
+		for _, a := range h.chain() {
+			size += 4 + len(a)
+		}
+		size += 4 // the hunk's own heading, when it has no anchor
 		for _, l := range h.Lines {
 			size += len(l.Text) + 2
 		}
