@@ -234,7 +234,7 @@ func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
 		}
 	}
 	lv.occ = make([][]int32, len(lv.wanted.keys))
-	x.t = splitVisit(s, lv.see)
+	x.t = splitIndexed(s, lv.wanted, lv.occ)
 	lv.t = x.t
 	x.keys = lv
 	return x.t, x
