@@ -50,6 +50,12 @@ func (c *change) fsName() string { return c.name }
 // places every hunk and derives every result. When operations fail, the error is a
 // *PatchError listing every failing operation, so a model can fix them all in one retry.
 func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Proposal, error) {
+	return resolve(ctx, fsys, p, opts, false)
+}
+
+// resolve is Resolve; parsed is set for a patch parse just returned, which holds what a
+// payload can hold by construction, so it skips checkPatch.
+func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -58,8 +64,10 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, &LimitError{What: "operations", Limit: pr.opts.Limits.Operations, Got: n}
 	}
-	if err := checkPatch(p); err != nil {
-		return nil, err
+	if !parsed {
+		if err := checkPatch(p); err != nil {
+			return nil, err
+		}
 	}
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
