@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -200,6 +201,7 @@ func (pr *Proposal) captureUnopened(name, authored string, err error) (baseline,
 // again and finds it changed.
 func readSized(r io.Reader, size int64, sized bool) ([]byte, error) {
 	b := make([]byte, 0, size+1)
+	prefault.Write(b[:cap(b)])
 	for {
 		if sized && size > 0 && int64(len(b)) == size {
 			return b, nil

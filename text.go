@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/applypatch/applypatch/internal/prefault"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -121,6 +122,7 @@ func splitIndexed(s string, keys *lineSet, occ [][]int32) *text {
 	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t := &text{s: s, ends: make([]int32, 0, n), style: eolLF}
+	prefault.Slice(t.ends)
 	styled := false
 	for off := 0; off < len(s); {
 		i := strings.IndexAny(s[off:], "\r\n")
@@ -150,6 +152,7 @@ func splitIndexed(s string, keys *lineSet, occ [][]int32) *text {
 // large file are none of the keys: the filter turns them away here, without a call.
 func splitLF(s string, keys *lineSet, occ [][]int32) *text {
 	t := &text{s: s, ends: make([]int32, 0, strings.Count(s, "\n")+1), style: eolLF}
+	prefault.Slice(t.ends)
 	for off := 0; off < len(s); {
 		i := strings.IndexByte(s[off:], '\n')
 		if i < 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -337,6 +338,7 @@ func readLimited(r io.Reader, limit int) (string, error) {
 // measured is read on, up to one byte past limit.
 func readSized(r io.Reader, size, limit int) (string, error) {
 	b := make([]byte, 0, size+1) // one byte more: the read that finds the end
+	prefault.Write(b[:cap(b)])
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
