@@ -51,7 +51,8 @@ func (c *change) content() (*content, error) {
 		data, err := c.derive()
 		return heldContent(data), err
 	}
-	regs := regionsOf(sel)
+	regs := regionsInto(c.spare[:0], sel)
+	c.spare = nil // the content keeps them
 	if err := overlapping(regs); err != nil {
 		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return nil, err
@@ -72,7 +73,8 @@ func (c *change) validate() error {
 	if len(sel) == 0 || c.text == nil {
 		return nil
 	}
-	if err := overlapping(regionsOf(sel)); err != nil {
+	c.spare = regionsInto(c.spare[:0], sel)
+	if err := overlapping(c.spare); err != nil {
 		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return err
 	}
@@ -131,7 +133,7 @@ type placedHunk struct {
 // start on one line, '+'-only hunks (inserted before that line) come first, then payload
 // order. A Move is indivisible: all its hunks go with it.
 func (c *change) selectedHunks() []placedHunk {
-	var out []placedHunk
+	out := make([]placedHunk, 0, len(c.Hunks))
 	num := 0
 	for _, h := range c.Hunks {
 		if h.isLocator() {
@@ -237,8 +239,12 @@ type region struct {
 
 // regionsOf returns the hunks' regions in baseline order; an insertion comes before a
 // change that starts on the same line.
-func regionsOf(hunks []placedHunk) []region {
-	regs := make([]region, 0, len(hunks))
+func regionsOf(hunks []placedHunk) []region { return regionsInto(nil, hunks) }
+
+// regionsInto is regionsOf appending to regs, which has room for them when its capacity
+// suffices.
+func regionsInto(regs []region, hunks []placedHunk) []region {
+	regs = slices.Grow(regs, len(hunks))
 	for _, h := range hunks {
 		lines := h.Lines[:len(h.Lines)-h.Place.Trimmed]
 		lead, trail := leadingContext(lines), trailingContext(lines)

@@ -256,9 +256,9 @@ func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Op
 	if limit := opts.Limits.withDefaults().Payload; len(payload) > limit {
 		return nil, overLimit("the patch has %s bytes", len(payload), limit, false)
 	}
-	p, err := Parse(payload)
+	p, err := parse(payload)
 	if err != nil {
 		return nil, err
 	}
-	return Resolve(ctx, fsys, p, opts)
+	return resolve(ctx, fsys, p, opts, true)
 }

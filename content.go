@@ -3,8 +3,6 @@ package applypatch
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 )
@@ -19,7 +17,7 @@ type content struct {
 	t    *text
 	regs []region
 	bom  []byte
-	sum  string // the hex SHA-256, once computed
+	id   string // the journal's identity of the bytes (wroteID), once computed
 }
 
 // heldContent is content of bytes held in memory.
@@ -54,18 +52,18 @@ func (c *content) emit(w io.Writer) error {
 	return writeResult(w, c.t, c.regs)
 }
 
-// hash returns the hex SHA-256 of the content.
-func (c *content) hash() string {
-	if c.sum == "" {
+// wroteID returns the journal's identity of the content (see wroteID).
+func (c *content) wroteID() string {
+	if c.id == "" {
 		if c.t == nil {
-			c.sum = hashBytes(c.held)
+			c.id = wroteIDOf(c.held)
 		} else {
-			h := sha256.New()
-			c.emit(h) // a hash never fails to write
-			c.sum = hex.EncodeToString(h.Sum(nil))
+			var w crcWriter
+			c.emit(&w) // a checksum never fails to write
+			c.id = wroteID(w.n, w.sum)
 		}
 	}
-	return c.sum
+	return c.id
 }
 
 // equal reports whether the content is exactly b.

@@ -188,7 +188,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 		for _, p := range passes {
 			for _, eof := range []int{-1, n - len(old)} {
 				want := x.find(old, p, eof)
-				got, total, _ := x.matches(old, p, eof).list(0, n, n+1)
+				got, total, _ := x.matchSetOf(old, p, eof).list(0, n, n+1)
 				if !slices.Equal(got, want) || total != len(want) {
 					t.Fatalf("pass %v eof %d lines %q old %q: set %v, find %v", p, eof, lines, old, got, want)
 				}
@@ -197,7 +197,7 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 				}
 				target := r.IntN(n)
 				best := slices.MinFunc(want, func(a, b int) int { return abs(a-target) - abs(b-target) })
-				if near := x.matches(old, p, eof).nearest(0, n, target); !slices.Contains(near, best) {
+				if near := x.matchSetOf(old, p, eof).nearest(0, n, target); !slices.Contains(near, best) {
 					t.Fatalf("nearest(%d) = %v, not %d of %v", target, near, best, want)
 				}
 			}

@@ -63,11 +63,22 @@ func (ls *lineSet) add(s string) int {
 
 // find returns the number of s, or -1 when it is not in the set.
 func (ls *lineSet) find(s string) int {
-	q := quickHash(s)
-	a, b := q&ls.fmask, (q>>32)&ls.fmask
-	if ls.filter[a/64]&(1<<(a%64)) == 0 || ls.filter[b/64]&(1<<(b%64)) == 0 {
+	if !ls.mayHold(quickHash(s)) {
 		return -1
 	}
+	return ls.lookup(s)
+}
+
+// mayHold reports whether the filter lets a line of quickHash q through: false means
+// the line is none of the keys. Small enough to be inlined into a loop over a file's
+// lines, most of which it turns away.
+func (ls *lineSet) mayHold(q uint64) bool {
+	a, b := q&ls.fmask, (q>>32)&ls.fmask
+	return ls.filter[a/64]&(1<<(a%64)) != 0 && ls.filter[b/64]&(1<<(b%64)) != 0
+}
+
+// lookup is find past the filter: the number of s in the table, or -1.
+func (ls *lineSet) lookup(s string) int {
 	if i, found := ls.probe(s, maphash.String(ls.seed, s)); found {
 		return int(ls.slots[i]) - 1
 	}

@@ -39,7 +39,7 @@ func TestKeyIndexFindsWhatTheWholeIndexFinds(t *testing.T) {
 		_, keyed := indexText(file, hunks)
 		whole := newLineIndex(splitText(file), hunks)
 		for _, old := range olds {
-			a, b := keyed.matches(old, passExact, -1), whole.matches(old, passExact, -1)
+			a, b := keyed.matchSetOf(old, passExact, -1), whole.matchSetOf(old, passExact, -1)
 			if got, want := fmt.Sprint(listAll(a, n)), fmt.Sprint(listAll(b, n)); got != want {
 				t.Fatalf("trial %d, %q in %q: key index finds %s, whole index %s", trial, old, lines, got, want)
 			}

@@ -234,7 +234,7 @@ func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
 		}
 	}
 	lv.occ = make([][]int32, len(lv.wanted.keys))
-	x.t = splitVisit(s, lv.see)
+	x.t = splitIndexed(s, lv.wanted, lv.occ)
 	lv.t = x.t
 	x.keys = lv
 	return x.t, x
@@ -268,25 +268,25 @@ func hunkKey(h *Hunk) (string, bool) {
 // candidates: past it, the whole exact index is built to find the hunk's rarest line.
 const rareKey = 16
 
-// keyed returns the exact pass's match set of old from the key index, when its key
-// line is one the index holds and is rare; ok is false otherwise.
-func (x *lineIndex) keyed(old []string, eofStart int) (ms *matchSet, ok bool) {
+// keyed sets ms to the exact pass's match set of old from the key index, when its key
+// line is one the index holds and is rare, and reports whether it did.
+func (x *lineIndex) keyed(ms *matchSet, old []string, eofStart int) bool {
 	if x.keys == nil || x.levels[passExact] != nil {
-		return nil, false
+		return false
 	}
 	k := keyLine(old)
 	if k < 0 {
-		return nil, false
+		return false
 	}
 	id := x.keys.wanted.find(old[k])
 	if id < 0 || len(x.keys.occ[id]) > rareKey {
-		return nil, false
+		return false
 	}
-	ms = &matchSet{lv: x.keys, want: old, rare: x.keys.occ[id], off: k, only: eofStart, count: &x.verified}
+	*ms = matchSet{lv: x.keys, want: old, rare: x.keys.occ[id], off: k, only: eofStart, count: &x.verified}
 	if len(ms.rare) == 0 {
 		ms.off = -1 // the key line occurs nowhere: no start at all
 	}
-	return ms, true
+	return true
 }
 
 // forAnchors returns the index of pass p to look anchors up in. Anchors need only the

@@ -27,6 +27,13 @@ func indexFor(file string, olds [][]string, anchors ...string) *lineIndex {
 	return newLineIndex(splitText(file), hunks)
 }
 
+// matchSetOf is matches into a set of its own.
+func (x *lineIndex) matchSetOf(old []string, p matchPass, eofStart int) *matchSet {
+	ms := new(matchSet)
+	x.matches(ms, old, p, eofStart)
+	return ms
+}
+
 func TestLevelPositions(t *testing.T) {
 	x := indexFor("a\nb\na\n  a\nc\n", [][]string{{"a"}, {"c", "zzz"}})
 	for _, tc := range []struct {

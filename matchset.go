@@ -17,30 +17,28 @@ type matchSet struct {
 	count *int // starts verified, for tests that bound the work
 }
 
-// matches returns the set of starts at which the file holds old at pass p.
-func (x *lineIndex) matches(old []string, p matchPass, eofStart int) *matchSet {
-	if p == passExact {
-		if ms, ok := x.keyed(old, eofStart); ok {
-			return ms
-		}
+// matches sets ms to the set of starts at which the file holds old at pass p. The caller
+// holds the set, so that placing a hunk allocates none.
+func (x *lineIndex) matches(ms *matchSet, old []string, p matchPass, eofStart int) {
+	if p == passExact && x.keyed(ms, old, eofStart) {
+		return
 	}
 	index := x.at(passExact)
 	if p != passExact {
 		index = x.at(passPunctuation)
 	}
 	keys := normalized(old, index.pass)
-	ms := &matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
+	*ms = matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
 	ms.off = -1
 	for k, w := range keys {
 		ps := index.positions(w)
 		if len(ps) == 0 {
-			return ms // a line that occurs nowhere: no start at all
+			return // a line that occurs nowhere: no start at all
 		}
 		if ms.off < 0 || len(ps) < len(ms.rare) {
 			ms.rare, ms.off = ps, k
 		}
 	}
-	return ms
 }
 
 // ok reports whether the file holds the set's lines from start s.

@@ -38,6 +38,16 @@ type payloadLine struct {
 // that could apply something the model did not mean: prose around the envelope, a missing
 // End marker, unknown headers, lines outside a section, and two operations on one path.
 func Parse(payload string) (*Patch, error) {
+	patch, err := parse(payload)
+	if err == nil {
+		rememberParsed(patch, payload)
+	}
+	return patch, err
+}
+
+// parse is Parse for a patch that never reaches a caller, which checkPatch need not
+// know again (see ResolvePayload).
+func parse(payload string) (*Patch, error) {
 	lines := splitPayload(payload)
 	lines, err := unwrapHeredoc(lines)
 	if err != nil {
@@ -63,7 +73,6 @@ func Parse(payload string) (*Patch, error) {
 	}
 	patch := new(Patch) // not &p.patch, which would keep the payload's lines alive with it
 	*patch = p.patch
-	rememberParsed(patch)
 	return patch, nil
 }
 

@@ -97,14 +97,16 @@ func (h *Hunk) oldLines() []string { return h.side(LineRemove) }
 // New returns the lines the hunk leaves in their place: its context and added lines.
 func (h *Hunk) newLines() []string { return h.side(LineAdd) }
 
-func (h *Hunk) side(k LineKind) []string {
-	out := make([]string, 0, len(h.Lines))
+func (h *Hunk) side(k LineKind) []string { return h.appendSide(make([]string, 0, len(h.Lines)), k) }
+
+// appendSide appends the hunk's context lines and its lines of kind k to dst.
+func (h *Hunk) appendSide(dst []string, k LineKind) []string {
 	for _, l := range h.Lines {
 		if l.Kind == LineContext || l.Kind == k {
-			out = append(out, l.Text)
+			dst = append(dst, l.Text)
 		}
 	}
-	return out
+	return dst
 }
 
 // IsLocator reports whether the hunk only positions later hunks: it has context lines and

@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +31,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		return &Patch{Ops: []Operation{{Kind: OpUpdate, Path: "a", MoveTo: "b", Lines: []string{"x"}, Line: 1,
 			Hunks: []Hunk{{Anchor: "f", Within: []string{"c"}, Hint: 2, EOF: false, Line: 3, Lines: []Line{{Kind: LineContext, Text: "t"}}}}}}}
 	}
-	base := fingerprint(fresh())
+	base := fingerprint(fresh(), "")
 	change := func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.String:
@@ -53,7 +54,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 			p := fresh()
 			f := get(p).Field(i)
 			change(f)
-			if fingerprint(p) == base {
+			if fingerprint(p, "") == base {
 				t.Errorf("changing %s.%s keeps the fingerprint", get(p).Type().Name(), get(p).Type().Field(i).Name)
 			}
 		}
@@ -62,4 +63,30 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0]).Elem() })
 	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0].Hunks[0]).Elem() })
 	fields(func(p *Patch) reflect.Value { return reflect.ValueOf(&p.Ops[0].Hunks[0].Lines[0]).Elem() })
+}
+
+// TestFingerprintTellsPlacesInThePayload: a parsed patch's strings are fingerprinted by
+// their place in the payload. Another string of the payload with the same length, or an
+// equal string from elsewhere, changes the fingerprint; a patch so changed gets the
+// whole check, which still passes what reads back the same (P14).
+func TestFingerprintTellsPlacesInThePayload(t *testing.T) {
+	p, err := Parse("*** Begin Patch\n*** Update File: a.txt\n@@\n aa\n-bb\n+cc\n*** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := p.Ops[0].Hunks[0].Lines
+	if !parsedUnchanged(p) {
+		t.Fatal("a patch as Parse returned it is not known as parsed")
+	}
+	lines[1].Text = lines[0].Text // "aa", from another place in the payload
+	if parsedUnchanged(p) {
+		t.Fatal("a line swapped for another of the payload's, of the same length, keeps the fingerprint")
+	}
+	lines[1].Text = strings.Clone("bb") // the same bytes, from elsewhere
+	if parsedUnchanged(p) {
+		t.Fatal("a line replaced by an equal string from elsewhere keeps the fingerprint")
+	}
+	if err := checkPatch(p); err != nil {
+		t.Fatalf("a patch that reads back the same is refused: %v", err)
+	}
 }

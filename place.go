@@ -19,6 +19,9 @@ type placer struct {
 	cursor int
 	// anchorsBehind is set while anchors are looked for without the order cursor.
 	anchorsBehind bool
+	// old holds the old lines of the hunk being placed: one slice for every hunk, so
+	// placing a hunk allocates none.
+	old []string
 }
 
 // newPlacer prepares to place hunks in t.
@@ -36,7 +39,11 @@ func (pl *placer) place(h *Hunk) (placement, *MatchError) {
 	if err != nil {
 		return placement{}, err
 	}
-	old := h.oldLines()
+	pl.old = h.appendSide(pl.old[:0], LineRemove)
+	old := pl.old
+	// The index remembers the last lines it gave candidates for by their address, which
+	// the next hunk's lines share: forget them.
+	pl.idx.loose = looseMemo{}
 	if len(old) == 0 {
 		return pl.insertion(h, sc)
 	}
@@ -98,12 +105,13 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placeme
 	if eofStart < 0 && h.EOF && len(old) > n {
 		return placement{}, &MatchError{Reason: MatchNotFound}
 	}
-	var above *matchSet
+	var sets [2]matchSet // a pass's set, and the first set with starts above the anchor
+	ms, above := &sets[0], (*matchSet)(nil)
 	for _, p := range passes {
-		ms := pl.idx.matches(old, p, eofStart)
+		pl.idx.matches(ms, old, p, eofStart)
 		if ms.first(sc.first()+1, n) < 0 {
 			if above == nil && ms.first(0, n) >= 0 {
-				above = ms
+				above, ms = ms, &sets[1]
 			}
 			continue
 		}

@@ -91,13 +91,16 @@ type change struct {
 	text                     *text
 	codec                    *codec
 	derived                  derivedResult
+	// spare holds the regions validate found, whose room the content of a write step
+	// takes, so that a large Update's regions are allocated once.
+	spare []region
 }
 
 // A hunkChange is one hunk of an Update with where it landed and its review state.
 type hunkChange struct {
 	Hunk
 	Place    placement
-	Selected bool
 	Feedback string
-	Revised  bool
+	Selected bool
+	Revised  bool // beside Selected: one word for both, of the thousands a large patch holds
 }

@@ -189,13 +189,13 @@ func (rc *recovery) run() error {
 
 // undoCreate removes a path the commit created, if it holds what the commit wrote.
 func (rc *recovery) undoCreate(e *journalEntry) error {
-	cur, err := rc.hashOf(e.Name)
+	data, exists, err := rc.contentOf(e.Name)
 	switch {
 	case err != nil:
 		return err
-	case cur == "":
+	case !exists:
 		return nil // never written
-	case cur != e.Wrote:
+	case !wroteMatches(data, e.Wrote):
 		rc.r.Left[e.Path] = reasonChanged
 		return nil
 	}
@@ -234,11 +234,11 @@ func (rc *recovery) undoReplace(e *journalEntry) error {
 		if untouched, err := rc.holdsBackup(e, fi, backup); err != nil || untouched {
 			return err
 		}
-		cur, err := rc.hashOf(e.Name)
+		data, _, err := rc.contentOf(e.Name)
 		if err != nil {
 			return err
 		}
-		if e.Wrote == "" || cur != e.Wrote {
+		if !wroteMatches(data, e.Wrote) {
 			rc.r.Left[e.Path] = reasonChanged
 			return nil
 		}
@@ -329,16 +329,16 @@ func (rc *recovery) holdsBackup(e *journalEntry, fi fs.FileInfo, backup string) 
 	return bytes.Equal(a, b), nil
 }
 
-// hashOf is the hex SHA-256 of a file's bytes, "" when it does not exist.
-func (rc *recovery) hashOf(name string) (string, error) {
-	data, err := afero.ReadFile(rc.fsys, name)
+// contentOf returns a file's bytes; exists is false when it does not exist.
+func (rc *recovery) contentOf(name string) (data []byte, exists bool, err error) {
+	data, err = afero.ReadFile(rc.fsys, name)
 	switch {
 	case absent(err):
-		return "", nil
+		return nil, false, nil
 	case err != nil:
-		return "", fserr.Sanitize(err, name, rc.show(name))
+		return nil, false, fserr.Sanitize(err, name, rc.show(name))
 	}
-	return hashBytes(data), nil
+	return data, true, nil
 }
 
 // removeIfThere removes a temporary file the commit may have left.

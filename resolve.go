@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
@@ -52,6 +53,12 @@ func (c *change) fsName() string { return c.name }
 // error per failing operation (errors.As finds each; its Unwrap() []error lists them), so
 // a model can fix them all in one retry.
 func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Proposal, error) {
+	return resolve(ctx, fsys, p, opts, false)
+}
+
+// resolve is Resolve; parsed is set for a patch parse just returned, which holds what a
+// payload can hold by construction, so it skips checkPatch.
+func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -60,8 +67,10 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, overLimit("the patch has %s operations", n, pr.opts.Limits.Operations, false)
 	}
-	if err := checkPatch(p); err != nil {
-		return nil, err
+	if !parsed {
+		if err := checkPatch(p); err != nil {
+			return nil, err
+		}
 	}
 	if err := pr.fence(ctx); err != nil {
 		return nil, err
@@ -194,6 +203,7 @@ func (pr *Proposal) captureUnopened(name, authored string, err error) (baseline,
 // again and finds it changed.
 func readSized(r io.Reader, size int64, sized bool) ([]byte, error) {
 	b := make([]byte, 0, size+1)
+	prefault.Write(b[:cap(b)])
 	for {
 		if sized && size > 0 && int64(len(b)) == size {
 			return b, nil

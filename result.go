@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -242,6 +243,9 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	applied, total := pr.tally()
 	r := &Result{Kind: resultKind, Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
 		Revised: pr.revised(), Checked: checked, Files: []FileResult{}, Notes: []string{}}
+	if total > 0 {
+		r.Items = make([]string, 0, total+len(pr.changes)) // a line a change, and room for a few notes
+	}
 	if applied == 0 {
 		r.Status = StatusRevision
 	}
@@ -316,6 +320,8 @@ func (c *change) reportHunks(r *Result) {
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
+	path := showPath(c.Op.Path)
+	applied := r.verb() + ": " + path + " hunk " // the start of every applied hunk's line
 	num := 0
 	for _, h := range c.Hunks {
 		if h.isLocator() {
@@ -323,15 +329,15 @@ func (c *change) reportHunks(r *Result) {
 		}
 		num++
 		if h.Selected {
-			r.item(fmt.Sprintf("%s: %s hunk %d", r.verb(), showPath(c.Op.Path), num))
+			r.item(applied + strconv.Itoa(num))
 			if h.Place.Pass.fuzzy() {
-				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", showPath(c.Op.Path), num, h.Place.Pass))
+				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", path, num, h.Place.Pass))
 			}
 		} else {
-			r.note(rejectedLine(showPath(c.Op.Path), num))
+			r.note(rejectedLine(path, num))
 		}
 		if h.Feedback != "" {
-			r.note(feedbackLine(showPath(c.Op.Path), num, h.Feedback))
+			r.note(feedbackLine(path, num, h.Feedback))
 		}
 	}
 }
@@ -448,8 +454,15 @@ func (d *diffWriter) sep() {
 
 // hunkDiff renders the applied changing hunks, each headed "@@ ANCHOR" or "@@".
 func (c *change) hunkDiff(d *diffWriter) {
-	size := 0
+	size := 0 // the diff's length, at most: a heading is "\n@@ " and its anchor, a line "\n", its kind and text
 	for _, h := range c.Hunks {
+		if h.isLocator() || !c.applies(h) {
+			continue
+		}
+		for _, a := range h.chain() {
+			size += 4 + len(a)
+		}
+		size += 4 // the hunk's own heading, when it has no anchor
 		for _, l := range h.Lines {
 			size += len(l.Text) + 2
 		}

@@ -65,7 +65,7 @@ func TestChooseAgreesWithNaive(t *testing.T) {
 			continue
 		}
 		want, wantReason := naiveChoose(sc, all, pl.cursor, h.Hint)
-		got, gerr := pl.choose(sc, pl.idx.matches(old, passExact, -1), &h, passExact)
+		got, gerr := pl.choose(sc, pl.idx.matchSetOf(old, passExact, -1), &h, passExact)
 		gotReason := MatchReason(0)
 		if gerr != nil {
 			gotReason = gerr.kind()

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/applypatch/applypatch/internal/prefault"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -103,25 +104,31 @@ const maxText = 1<<31 - 1
 
 // splitText splits decoded content into lines. LF, CRLF and a lone CR each end a line; a
 // final terminator does not start an extra empty line. s must be at most maxText bytes.
-func splitText(s string) *text { return splitVisit(s, nil) }
+func splitText(s string) *text { return splitIndexed(s, nil, nil) }
 
-// splitVisit is splitText calling visit, when not nil, with each line's number and its
-// text without terminator as the line is found, so that a caller can index the lines in
-// the same pass.
-func splitVisit(s string, visit func(i int, line string)) *text {
+// splitIndexed is splitText looking each line, without its terminator, up in keys (when
+// not nil) as it is found, and appending the line's number to occ[k] when it is key k:
+// the lines are split and indexed in one pass over s.
+func splitIndexed(s string, keys *lineSet, occ [][]int32) *text {
 	if strings.IndexByte(s, '\r') < 0 {
-		return splitLF(s, visit)
+		return splitLF(s, keys, occ)
+	}
+	visit := func(i int, line string) {
+		if keys != nil {
+			if k := keys.find(line); k >= 0 {
+				occ[k] = append(occ[k], int32(i))
+			}
+		}
 	}
 	n := strings.Count(s, "\n") + strings.Count(s, "\r") + 1
 	t := &text{s: s, ends: make([]int32, 0, n), style: eolLF}
+	prefault.Slice(t.ends)
 	styled := false
 	for off := 0; off < len(s); {
 		i := strings.IndexAny(s[off:], "\r\n")
 		if i < 0 {
 			t.ends = append(t.ends, int32(len(s)))
-			if visit != nil {
-				visit(len(t.ends)-1, s[off:])
-			}
+			visit(len(t.ends)-1, s[off:])
 			break
 		}
 		e, w := eolLF, 1
@@ -134,25 +141,27 @@ func splitVisit(s string, visit func(i int, line string)) *text {
 		if !styled {
 			t.style, styled = e, true
 		}
-		if visit != nil {
-			visit(len(t.ends), s[off:off+i])
-		}
+		visit(len(t.ends), s[off:off+i])
 		off += i + w
 		t.ends = append(t.ends, int32(off))
 	}
 	return t
 }
 
-// splitLF is splitVisit for content without a CR, the common case.
-func splitLF(s string, visit func(i int, line string)) *text {
+// splitLF is splitIndexed for content without a CR, the common case. Most lines of a
+// large file are none of the keys: the filter turns them away here, without a call.
+func splitLF(s string, keys *lineSet, occ [][]int32) *text {
 	t := &text{s: s, ends: make([]int32, 0, strings.Count(s, "\n")+1), style: eolLF}
+	prefault.Slice(t.ends)
 	for off := 0; off < len(s); {
 		i := strings.IndexByte(s[off:], '\n')
 		if i < 0 {
 			i = len(s) - off
 		}
-		if visit != nil {
-			visit(len(t.ends), s[off:off+i])
+		if line := s[off : off+i]; keys != nil && keys.mayHold(quickHash(line)) {
+			if k := keys.lookup(line); k >= 0 {
+				occ[k] = append(occ[k], int32(len(t.ends)))
+			}
 		}
 		off = min(off+i+1, len(s))
 		t.ends = append(t.ends, int32(off))

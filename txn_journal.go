@@ -50,7 +50,7 @@ type journalEntry struct {
 	// Target is the target of a symbolic link the step removes (Mode has
 	// fs.ModeSymlink): recovery puts the link itself back, so it has no backup.
 	Target string `json:"target,omitempty"`
-	// Wrote is the hex SHA-256 of what the step writes; empty for a removal.
+	// Wrote identifies what the step writes (see wroteID); empty for a removal.
 	Wrote string `json:"wrote,omitempty"`
 }
 
@@ -90,7 +90,7 @@ func (tx *txn) beginJournal(before []state) (err error) {
 	for i, st := range tx.plan {
 		e := journalEntry{Name: st.name, Path: st.path, Existed: before[i].exists}
 		if st.kind == stepWrite {
-			e.Wrote = st.body.hash()
+			e.Wrote = st.body.wroteID()
 			j.rec.Temps = append(j.rec.Temps, tx.tempName(st.name, j.id))
 		}
 		if e.Existed {

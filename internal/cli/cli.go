@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -312,29 +314,48 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 // the limit, not a multiple of it.
 func readLimited(r io.Reader, limit int) (string, error) {
 	lr := io.LimitReader(r, int64(limit)+1)
-	var b strings.Builder
 	if size, ok := regularSize(r); ok {
-		b.Grow(int(min(size, int64(limit))) + 1)
-		if _, err := io.Copy(&b, lr); err != nil {
-			return "", err
+		return readSized(lr, int(min(size, int64(limit))), limit)
+	}
+	chunks, n, err := readChunks(lr)
+	if err != nil {
+		return "", err
+	}
+	if n > limit {
+		return "", overLimit(n, limit)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, c := range chunks {
+		b.Write(c)
+	}
+	return b.String(), nil
+}
+
+// readSized reads a regular file of the measured size into one buffer, in reads as
+// large as what is left, and returns it as a string without copying it: the buffer is
+// this function's alone and is never written again. A file that grew since it was
+// measured is read on, up to one byte past limit.
+func readSized(r io.Reader, size, limit int) (string, error) {
+	b := make([]byte, 0, size+1) // one byte more: the read that finds the end
+	prefault.Write(b[:cap(b)])
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
 		}
-	} else {
-		chunks, n, err := readChunks(lr)
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			return "", err
 		}
-		if n > limit {
-			return "", overLimit(n, limit)
-		}
-		b.Grow(n)
-		for _, c := range chunks {
-			b.Write(c)
-		}
 	}
-	if b.Len() > limit {
-		return "", overLimit(b.Len(), limit)
+	if len(b) > limit {
+		return "", overLimit(len(b), limit)
 	}
-	return b.String(), nil
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // regularSize returns the size of r when it is a regular file.
@@ -425,7 +446,9 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
 	} else {
-		fmt.Fprintln(stdout, res.Text())
+		// Two writes, not Fprintln: its buffer would copy a large result's text once more.
+		io.WriteString(stdout, res.Text())
+		io.WriteString(stdout, "\n")
 		if cfg.unified != "" {
 			fmt.Fprint(stdout, "\n", cfg.unified)
 		}

@@ -273,6 +273,41 @@ func TestReadPayloadStreamHeldTwiceAtMost(t *testing.T) {
 	}
 }
 
+// TestReadPayloadFileHeldOnce: PERF4. A payload in a regular file (standard input
+// redirected from one, or a PAYLOAD_FILE) is read into one buffer of its size, which
+// becomes the payload without a copy; a file over the limit is refused.
+func TestReadPayloadFileHeldOnce(t *testing.T) {
+	const size = 2 << 20
+	name := filepath.Join(t.TempDir(), "payload")
+	want := "*** Begin Patch\n" + strings.Repeat("x", size-32) + "\n*** End Patch\n"
+	if err := os.WriteFile(name, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(limit int) (string, uint64, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got, err := readPayload(nil, f, limit)
+		runtime.ReadMemStats(&after)
+		return got, after.TotalAlloc - before.TotalAlloc, err
+	}
+	got, allocated, err := read(4 << 20)
+	if err != nil || got != want {
+		t.Fatalf("read %d bytes (%v), want the file's %d", len(got), err, len(want))
+	}
+	if allocated > uint64(len(want))+16<<10 {
+		t.Errorf("reading a %d-byte payload file allocated %d bytes, want its size once", len(want), allocated)
+	}
+	if _, _, err := read(1 << 20); !errors.As(err, new(*applypatch.ParseError)) {
+		t.Errorf("a file over the limit: error %v, want a *ParseError", err)
+	}
+}
+
 // TestUsageExitCodes checks the exit codes of the usage paths (H5): --help succeeds on
 // stdout; a bad flag, a missing -C and --diff without --check are usage errors, one line
 // on stderr.

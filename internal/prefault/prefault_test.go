@@ -1,0 +1,33 @@
+package prefault
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestWriteKeepsContent: populating a buffer's pages changes none of its bytes, whether
+// it starts on a page or not, and an empty or small buffer is left alone.
+func TestWriteKeepsContent(t *testing.T) {
+	b := make([]byte, 1<<20+123)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	want := bytes.Clone(b)
+	for _, s := range [][]byte{b, b[1:], b[4095 : len(b)-3], b[:100], b[:0]} {
+		Write(s)
+	}
+	if !bytes.Equal(b, want) {
+		t.Fatal("Write changed the buffer's bytes")
+	}
+	fresh := make([]byte, 1<<20)
+	Write(fresh)
+	if bytes.ContainsFunc(fresh, func(r rune) bool { return r != 0 }) {
+		t.Fatal("a fresh buffer does not read as zero after Write")
+	}
+	ends := make([]int32, 0, 100_000)
+	Slice(ends)
+	Slice([]int32(nil))
+	if len(ends) != 0 || cap(ends) != 100_000 {
+		t.Fatal("Slice changed the slice")
+	}
+}
