@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // fenceOpen is a Markdown code fence's first line: three or more backticks and an
 // optional info word ("```diff", "````patch").
-var fenceOpen = regexp.MustCompile("^(`{3,})[ \t]*([A-Za-z0-9_+.-]+)?$")
+var fenceOpen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^(`{3,})[ \t]*([A-Za-z0-9_+.-]+)?$") })
 
 // fenceClose is a closing fence: backticks only.
-var fenceClose = regexp.MustCompile("^`{3,}$")
+var fenceClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^`{3,}$") })
 
 // unwrapFence strips a Markdown code fence around the envelope: the fence line
 // directly before "*** Begin Patch" and a closing fence, at least as long, directly after
@@ -24,7 +25,7 @@ func unwrapFence(lines []payloadLine) ([]payloadLine, error) {
 		return lines, nil
 	}
 	first := lines[0]
-	m := fenceOpen.FindStringSubmatch(strings.TrimSpace(first.text))
+	m := fenceOpen().FindStringSubmatch(strings.TrimSpace(first.text))
 	if m == nil {
 		return lines, nil
 	}
@@ -34,7 +35,7 @@ func unwrapFence(lines []payloadLine) ([]payloadLine, error) {
 	}
 	last := inner[len(inner)-1]
 	t := strings.TrimSpace(last.text)
-	if !fenceClose.MatchString(t) || len(t) < len(m[1]) {
+	if !fenceClose().MatchString(t) || len(t) < len(m[1]) {
 		return nil, &ParseError{Line: last.n, Text: last.text,
 			Msg: fmt.Sprintf("the code fence opened on line %d must be closed by a line of at least %d backticks "+
 				"directly after '*** End Patch'; send only the patch, with nothing after its last line", first.n, len(m[1]))}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Payload markers and section headers.
@@ -103,7 +104,9 @@ func trimBlank(lines []payloadLine) []payloadLine {
 
 // heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
 // "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
-var heredocOpen = regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+})
 
 // unwrapHeredoc strips a shell heredoc wrapper.
 func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
@@ -112,7 +115,7 @@ func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
 		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	first := lines[0]
-	m := heredocOpen.FindStringSubmatch(strings.TrimSpace(first.text))
+	m := heredocOpen().FindStringSubmatch(strings.TrimSpace(first.text))
 	if m == nil {
 		return lines, nil
 	}
@@ -457,10 +460,10 @@ func allLocators(hs []Hunk) bool {
 }
 
 // hintText is a line hint: a positive integer without leading zeros.
-var hintText = regexp.MustCompile(`^[1-9][0-9]*$`)
+var hintText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]*$`) })
 
 // unifiedHeader recognises a unified diff's "@@ -a,b +c,d @@" header.
-var unifiedHeader = regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`)
+var unifiedHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`) })
 
 // hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
 func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
@@ -469,9 +472,9 @@ func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
 	rest = strings.TrimPrefix(rest, " ")
 	switch {
 	case rest == "":
-	case unifiedHeader.MatchString(rest):
+	case unifiedHeader().MatchString(rest):
 		return h, p.errf(l, "unified-diff line numbers are not used here; write '@@' alone, '@@ TEXT' naming a line above the hunk, or '@@ N' for a line hint")
-	case hintText.MatchString(rest):
+	case hintText().MatchString(rest):
 		n, err := strconv.Atoi(rest)
 		if err != nil {
 			return h, p.errf(l, "the line hint is too large; use '@@ N' with N a line number of the file, or drop the hint")
