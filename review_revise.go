@@ -33,7 +33,7 @@ type Revision struct {
 	// Line is the 1-based baseline line to open the revision at: the hunk it was opened
 	// from, else 1.
 	Line int
-	// baseline is the left, read-only side: the file as captured (empty for an Add).
+	// Baseline is the left, read-only side: the file as captured (empty for an Add).
 	Baseline string
 	// Proposed is the right side as the revision opened: what the operation would produce
 	// with the selection at that moment (empty for a Delete).
