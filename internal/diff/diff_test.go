@@ -402,16 +402,22 @@ func TestDiffNotWorseThanGoInternal(t *testing.T) {
 	}
 }
 
+// countEdits counts the ops that remove or insert a line.
+func countEdits(ops []Op) int {
+	n := 0
+	for _, op := range ops {
+		if op.Kind != KindContext {
+			n++
+		}
+	}
+	return n
+}
+
 func TestDiffLargeFewChanges(t *testing.T) {
 	a, b := largeDiffInput(200_000, 50)
 	ops := Lines(a, b)
 	checkDiffOps(t, a, b, ops)
-	edits := 0
-	for _, op := range ops {
-		if op.Kind != KindContext {
-			edits++
-		}
-	}
+	edits := countEdits(ops)
 	if edits != 100 {
 		t.Errorf("%d edits, want 100", edits)
 	}
@@ -429,12 +435,7 @@ func TestDiffRepetitiveWorstCase(t *testing.T) {
 	}
 	ops := Lines(a, b)
 	checkDiffOps(t, a, b, ops)
-	edits := 0
-	for _, op := range ops {
-		if op.Kind != KindContext {
-			edits++
-		}
-	}
+	edits := countEdits(ops)
 	// checkDiffOps skips the oracle at this size, so compare with it here.
 	if want := len(a) + len(b) - 2*lcsLenOracle(a, b); edits != want {
 		t.Errorf("%d edits, minimum is %d", edits, want)

@@ -18,7 +18,7 @@ func fixture(t *testing.T) (s *FS, outside, inside afero.Fs) {
 	return New(outside, inside, filepath.FromSlash("/w/proj")), outside, inside
 }
 
-// TestWithin: a name is inside its root on a separator boundary only, the root itself
+// TestWithin: F2. A name is inside its root on a separator boundary only, the root itself
 // included.
 func TestWithin(t *testing.T) {
 	for _, tc := range []struct {
@@ -39,7 +39,7 @@ func TestWithin(t *testing.T) {
 	}
 }
 
-// TestRoute: names inside the root reach the inside filesystem as "/" plus their name
+// TestRoute: F2. Names inside the root reach the inside filesystem as "/" plus their name
 // relative to it; others reach the outside filesystem unchanged.
 func TestRoute(t *testing.T) {
 	s, outside, inside := fixture(t)
