@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // content is what a write step puts in its file: bytes held in memory, or an Update's
@@ -33,12 +34,32 @@ func (c *content) writeTo(w io.Writer) error {
 		_, err := w.Write(c.held)
 		return err
 	}
-	bw := bufio.NewWriterSize(w, min(writeBuffer, len(c.t.s)+len(c.bom)+4096))
+	pool := &smallWriters
+	if len(c.t.s)+len(c.bom)+4096 > smallWriteBuffer {
+		pool = &largeWriters
+	}
+	bw := pool.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil)
+		pool.Put(bw)
+	}()
 	if err := c.emit(bw); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
+
+// smallWriteBuffer is the buffer of a small file's writes, most source files, which are
+// written in one write.
+const smallWriteBuffer = 16 << 10
+
+// The writers derived contents are written through, kept between files: a commit of
+// many files would otherwise allocate, and the collector then scan, a buffer per file.
+var (
+	smallWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, smallWriteBuffer) }}
+	largeWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBuffer) }}
+)
 
 // emit writes the content to w as it is derived.
 func (c *content) emit(w io.Writer) error {

@@ -120,18 +120,28 @@ func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
 // it exists and is not a link.
 func (f *fence) classifyResolved(authored string, kind OpKind) (ClassifiedPath, fs.FileInfo, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
+	res, err := f.resolve(authored, kind)
+	if err != nil {
+		return cp, nil, err
+	}
+	cp.Name, cp.Link = res.Name, res.Linked
+	cp.Class, cp.Outside = f.classOf(authored, res.Name)
+	cp.Allowed = f.allowed(cp.Name, cp.Class)
+	return cp, res.Info, nil
+}
+
+// resolve resolves one authored path: as an entry of its directory for a Delete (a link
+// is removed, not followed), else to its final target.
+func (f *fence) resolve(authored string, kind OpKind) (pathwalk.Resolution, error) {
 	resolve := f.res.Resolve
 	if kind == OpDelete {
 		resolve = f.res.ResolveEntry
 	}
 	res, err := resolve(f.real, authored)
 	if err != nil {
-		return cp, nil, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
+		return res, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
 	}
-	cp.Name, cp.Link = res.Name, res.Linked
-	cp.Class, cp.Outside = f.classOf(authored, res.Name)
-	cp.Allowed = f.allowed(cp.Name, cp.Class)
-	return cp, res.Info, nil
+	return res, nil
 }
 
 // classOf classifies a resolved name. Forbidden and protected patterns are matched on
@@ -181,14 +191,17 @@ func (f *fence) recheck(authored, name string, entry bool) (fs.FileInfo, error) 
 	if entry {
 		kind = OpDelete
 	}
-	cp, info, err := f.classifyResolved(authored, kind)
+	res, err := f.resolve(authored, kind)
 	if err != nil {
 		return nil, err
 	}
-	if cp.Name != name {
-		return nil, &FileError{Path: authored, Class: cp.Class, Reason: FileRedirected}
+	if res.Name != name {
+		// Only a path that lands elsewhere needs classifying again: the class of the
+		// same name reached by the same authored path is the one it had.
+		class, _ := f.classOf(authored, res.Name)
+		return nil, &FileError{Path: authored, Class: class, Reason: FileRedirected}
 	}
-	return info, nil
+	return res.Info, nil
 }
 
 func slashComponents(name string) []string { return pathpattern.Components(filepath.ToSlash(name)) }

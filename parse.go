@@ -199,6 +199,9 @@ var sectionHeaders = []struct {
 
 // header reads a section header from a trimmed line.
 func header(text string) (OpKind, string, bool) {
+	if !strings.HasPrefix(text, "***") { // every header does: most body lines stop here
+		return "", "", false
+	}
 	for _, h := range sectionHeaders {
 		if rest, ok := strings.CutPrefix(text, h.prefix); ok {
 			return h.kind, strings.TrimSpace(rest), true

@@ -2,10 +2,12 @@ package rootfs
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/afero"
 )
@@ -121,7 +123,11 @@ func (d *keptDir) close() {
 // a plain directory, or op met a symbolic link that its directory cannot resolve by
 // itself. The caller then hands name to the root. op runs with the batch locked, so no
 // kept directory is closed while it is used.
-func (f *Fs) within(name string, op func(d *keptDir, base string) error) (error, bool) {
+//
+// A directory on the way that does not exist makes name not exist either, which is what
+// the root's walk would find: within reports that at once, as a *os.PathError for opName,
+// without opening anything more (an Add below a new directory asks once per file).
+func (f *Fs) within(name, opName string, op func(d *keptDir, base string) error) (error, bool) {
 	rel := local(name)
 	if rel == "." || !filepath.IsLocal(rel) {
 		return nil, false
@@ -133,6 +139,9 @@ func (f *Fs) within(name string, op func(d *keptDir, base string) error) (error,
 		return nil, false
 	}
 	d, err := f.keptDirLocked(filepath.Clean(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &os.PathError{Op: opName, Path: name, Err: syscall.ENOENT}, true
+	}
 	if err != nil {
 		return nil, false
 	}
@@ -216,7 +225,7 @@ var errNotKept = errors.New("rootfs: not worked on in a batch")
 // openWithin opens a file in a batch, or reports false.
 func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, error, bool) {
 	var file handle
-	err, ok := f.within(name, func(d *keptDir, base string) (err error) {
+	err, ok := f.within(name, "open", func(d *keptDir, base string) (err error) {
 		file, err = d.open(base, flag, perm)
 		return err
 	})
@@ -235,13 +244,14 @@ func (f *Fs) linkWithin(oldname, newname string) (error, bool) {
 		return nil, false
 	}
 	newDir, newBase := filepath.Split(newRel)
-	return f.within(oldname, func(d *keptDir, base string) error {
+	err, ok := f.within(oldname, "link", func(d *keptDir, base string) error {
 		to, err := f.keptDirLocked(filepath.Clean(newDir))
 		if err != nil {
 			return errNotKept
 		}
 		return d.link(base, to, newBase)
 	})
+	return asLinkError(err, oldname, newname), ok
 }
 
 // hold marks the root's workspace lock held by this Fs until the returned function runs.
@@ -267,7 +277,7 @@ func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
 		return nil, false
 	}
 	newDir, newBase := filepath.Split(newRel)
-	return f.within(oldname, func(d *keptDir, base string) error {
+	err, ok := f.within(oldname, "rename", func(d *keptDir, base string) error {
 		if filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
 			return d.rename(base, newBase)
 		}
@@ -277,4 +287,14 @@ func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
 		}
 		return d.renameTo(base, to, newBase)
 	})
+	return asLinkError(err, oldname, newname), ok
+}
+
+// asLinkError gives the missing directory within reports for a link or rename the form
+// those operations' errors have.
+func asLinkError(err error, oldname, newname string) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return &os.LinkError{Op: pe.Op, Old: oldname, New: newname, Err: pe.Err}
+	}
+	return err
 }

@@ -813,3 +813,38 @@ func TestIsEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingDirectoryOnTheWay: F1. Every operation on a name below a directory that does
+// not exist fails as not existing, naming the name as given, and creates nothing; the
+// batched suite runs it inside a batch too, where the kept directories answer it at once.
+func TestMissingDirectoryOnTheWay(t *testing.T) {
+	e := newEnv(t)
+	const name = "missing/deeper/x.txt"
+	for op, call := range map[string]func() error{
+		"Open":   func() error { _, err := e.fsys.Open(name); return err },
+		"Create": func() error { _, err := e.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); return err },
+		"Stat":   func() error { _, err := e.fsys.Stat(name); return err },
+		"Lstat":  func() error { _, _, err := e.fsys.LstatIfPossible(name); return err },
+		"Mkdir":  func() error { return e.fsys.Mkdir(name, 0o755) },
+		"Remove": func() error { return e.fsys.Remove(name) },
+		"Chmod":  func() error { return e.fsys.Chmod(name, 0o600) },
+		"Rename": func() error { return e.fsys.Rename(name, "y.txt") },
+	} {
+		err := call()
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s(%s) = %v, want a not-exist error", op, name, err)
+			continue
+		}
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(err, &pe) && pe.Path == name:
+		case errors.As(err, &le) && le.Old == name:
+		default:
+			t.Errorf("%s(%s) = %v, want the error to name %s", op, name, err, name)
+		}
+	}
+	if entries, err := os.ReadDir(e.ws); err != nil || len(entries) != 0 {
+		t.Errorf("the workspace holds %v (%v), want nothing created", entries, err)
+	}
+}

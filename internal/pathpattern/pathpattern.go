@@ -16,7 +16,27 @@ import (
 // filesystem root. Pattern and path components are compared folded (see [Fold]), because
 // case-insensitive filesystems (macOS, Windows, ext4 casefold) open ".GIT", ".git.",
 // ".ſsh" and ".gıt" as ".git" and ".ssh".
-type Set [][]string
+type Set []pattern
+
+// pattern is one compiled pattern, a component each.
+type pattern []component
+
+// component is one folded pattern component. Most are plain names, which compare as
+// strings; only those with a wildcard or an escape go through [path.Match], which costs
+// several times more on the per-file path of every commit.
+type component struct {
+	text string
+	glob bool
+}
+
+// match reports whether the component matches one folded path component.
+func (c component) match(name string) bool {
+	if !c.glob {
+		return c.text == name
+	}
+	ok, _ := path.Match(c.text, name)
+	return ok
+}
 
 // ErrEmpty is the cause of an [Error] for an empty pattern.
 var ErrEmpty = errors.New("empty pattern")
@@ -44,12 +64,14 @@ func Compile(list []string) (Set, error) {
 			return nil, &Error{Pattern: p, Err: ErrEmpty}
 		}
 		comps := Components(strings.TrimSuffix(filepath.ToSlash(p), "/"))
-		for _, c := range comps {
+		compiled := make(pattern, len(comps))
+		for i, c := range comps {
 			if _, err := path.Match(c, ""); err != nil {
 				return nil, &Error{Pattern: p, Err: err}
 			}
+			compiled[i] = component{text: c, glob: strings.ContainsAny(c, `*?[\`)}
 		}
-		out = append(out, comps)
+		out = append(out, compiled)
 	}
 	return out, nil
 }
@@ -88,9 +110,9 @@ func (s Set) Leading(comps []string) bool {
 }
 
 // matchAt reports whether pattern matches the components at the start of comps.
-func matchAt(pattern, comps []string) bool {
-	for i, pc := range pattern {
-		if ok, _ := path.Match(pc, comps[i]); !ok {
+func matchAt(p pattern, comps []string) bool {
+	for i, c := range p {
+		if !c.match(comps[i]) {
 			return false
 		}
 	}

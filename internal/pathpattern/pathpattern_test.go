@@ -59,3 +59,23 @@ func TestSetMatching(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentAgreesWithPathMatch: F2. The plain-name fast path decides exactly as
+// path.Match does, for plain names, wildcards and escaped metacharacters alike.
+func TestComponentAgreesWithPathMatch(t *testing.T) {
+	patterns := []string{".git", "*", ".g?t", "[.]git", `\*`, `a\?`, "file[0-9].go", "x*y"}
+	names := []string{".git", ".gat", "*", "a?", "a\\?", "file7.go", "filex.go", "xy", "x-y", "", "."}
+	for _, p := range patterns {
+		s, err := Compile([]string{"d/" + p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s[0][1]
+		for _, n := range names {
+			want, _ := path.Match(p, n)
+			if got := c.match(n); got != want {
+				t.Errorf("component %q (glob %v) on %q = %v, path.Match says %v", p, c.glob, n, got, want)
+			}
+		}
+	}
+}

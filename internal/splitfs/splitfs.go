@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,6 +42,17 @@ func New(outside, inside afero.Fs, root string) *FS {
 // boundary (/w/proj-sibling is not inside /w/proj), root itself included as ".". Both
 // are cleaned names.
 func Within(root, name string) (string, bool) {
+	if rest, ok := strings.CutPrefix(name, root); ok && filepath.Clean(name) == name && filepath.Clean(root) == root {
+		// The common case, a name below root as spelled: its rest is what Rel would say.
+		switch {
+		case rest == "":
+			return ".", true
+		case rest[0] == filepath.Separator:
+			return rest[1:], true
+		case os.IsPathSeparator(root[len(root)-1]): // root is the filesystem's root
+			return rest, true
+		}
+	}
 	rel, err := filepath.Rel(root, name)
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", false

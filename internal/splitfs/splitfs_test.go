@@ -39,6 +39,28 @@ func TestWithin(t *testing.T) {
 	}
 }
 
+// TestWithinAgreesWithRel: F2. The fast path for a name spelled below its root answers
+// exactly as the definition by filepath.Rel does, at the filesystem's root, on separator
+// boundaries and for names that are not clean.
+func TestWithinAgreesWithRel(t *testing.T) {
+	roots := []string{"/", "/w", "/w/proj", "/w/proj/"}
+	names := []string{"/", "/w", "/w/proj", "/w/proj/a", "/w/proj/a/b.go", "/w/proj-x", "/w/projx/a",
+		"/w/proj/../proj/a", "/w/proj/./a", "/w/proj//a", "/etc/passwd", "/w/pro"}
+	for _, r := range roots {
+		for _, n := range names {
+			root, name := filepath.FromSlash(r), filepath.FromSlash(n)
+			want, err := filepath.Rel(root, name)
+			wantOK := err == nil && filepath.IsLocal(want)
+			if !wantOK {
+				want = ""
+			}
+			if got, ok := Within(root, name); got != want || ok != wantOK {
+				t.Errorf("Within(%q, %q) = %q, %v; Rel says %q, %v", root, name, got, ok, want, wantOK)
+			}
+		}
+	}
+}
+
 // TestRoute: F2. Names inside the root reach the inside filesystem as "/" plus their name
 // relative to it; others reach the outside filesystem unchanged.
 func TestRoute(t *testing.T) {
