@@ -42,8 +42,10 @@ func New(outside, inside afero.Fs, root string) *FS {
 // boundary (/w/proj-sibling is not inside /w/proj), root itself included as ".". Both
 // are cleaned names.
 func Within(root, name string) (string, bool) {
-	if rest, ok := strings.CutPrefix(name, root); ok && filepath.Clean(name) == name && filepath.Clean(root) == root {
+	if rest, ok := strings.CutPrefix(name, root); ok && filepath.Clean(name) == name {
 		// The common case, a name below root as spelled: its rest is what Rel would say.
+		// A clean name holds no "//", "." or ".." component, so neither does a root it
+		// starts with, beyond a last one the cases below send to Rel.
 		switch {
 		case rest == "":
 			return ".", true

@@ -43,9 +43,9 @@ func TestWithin(t *testing.T) {
 // exactly as the definition by filepath.Rel does, at the filesystem's root, on separator
 // boundaries and for names that are not clean.
 func TestWithinAgreesWithRel(t *testing.T) {
-	roots := []string{"/", "/w", "/w/proj", "/w/proj/"}
+	roots := []string{"/", "/w", "/w/proj", "/w/proj/", "/w/.", "/w/..", "/w/./proj", "/w//proj"}
 	names := []string{"/", "/w", "/w/proj", "/w/proj/a", "/w/proj/a/b.go", "/w/proj-x", "/w/projx/a",
-		"/w/proj/../proj/a", "/w/proj/./a", "/w/proj//a", "/etc/passwd", "/w/pro"}
+		"/w/proj/../proj/a", "/w/proj/./a", "/w/proj//a", "/etc/passwd", "/w/pro", "/w/.x", "/w/..x/a", "/w/.proj"}
 	for _, r := range roots {
 		for _, n := range names {
 			root, name := filepath.FromSlash(r), filepath.FromSlash(n)
