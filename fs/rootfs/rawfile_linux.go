@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"syscall"
-	"time"
+
+	"github.com/applypatch/applypatch/internal/sysstat"
 )
 
 // rawFile is a file opened relative to a kept directory, used through its descriptor
@@ -177,8 +178,8 @@ func (r *rawFile) Stat() (os.FileInfo, error) {
 	if r.closed {
 		return nil, r.errAt("stat", os.ErrClosed)
 	}
-	fi := &rawInfo{name: filepath.Base(r.name)}
-	if err := retryEINTR(func() error { return syscall.Fstat(r.fd, &fi.st) }); err != nil {
+	fi := &sysstat.Info{Base: filepath.Base(r.name)}
+	if err := retryEINTR(func() error { return syscall.Fstat(r.fd, &fi.Stat) }); err != nil {
 		return nil, r.errAt("stat", err)
 	}
 	return fi, nil
@@ -235,45 +236,4 @@ func ignoringEINTR(call func() (int, error)) (int, error) {
 			return n, err
 		}
 	}
-}
-
-// rawInfo is the FileInfo of a rawFile, decoded from fstat as the os package decodes
-// it, with the same *syscall.Stat_t from Sys.
-type rawInfo struct {
-	name string
-	st   syscall.Stat_t
-}
-
-func (fi *rawInfo) Name() string       { return fi.name }
-func (fi *rawInfo) Size() int64        { return fi.st.Size }
-func (fi *rawInfo) ModTime() time.Time { return time.Unix(fi.st.Mtim.Unix()) }
-func (fi *rawInfo) IsDir() bool        { return fi.Mode().IsDir() }
-func (fi *rawInfo) Sys() any           { return &fi.st }
-
-func (fi *rawInfo) Mode() fs.FileMode {
-	m := fs.FileMode(fi.st.Mode & 0o777)
-	switch fi.st.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
-	if fi.st.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if fi.st.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if fi.st.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
