@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
 )
 
@@ -50,7 +51,9 @@ func TestDeepPathsLookups(t *testing.T) {
 }
 
 // BenchmarkHostileDeepDirs resolves and commits Adds 2,000 directories deep, at two
-// payload sizes, so the growth with the number of Adds shows.
+// payload sizes, so the growth with the number of Adds shows: in memory, and on the
+// operating system's filesystem confined as the CLI confines it, whose kernel walks every
+// name it is given.
 func BenchmarkHostileDeepDirs(b *testing.B) {
 	for _, k := range []int{5, 20} {
 		payload := deepPayload(2000, k)
@@ -60,6 +63,22 @@ func BenchmarkHostileDeepDirs(b *testing.B) {
 				if _, err := Apply(context.Background(), fsys, payload, &Options{Workspace: "/w"}); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+		b.Run(fmt.Sprintf("os/%d", k), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				dir := b.TempDir()
+				ws, err := rootfs.Open(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				opts := &Options{Workspace: dir, WorkspaceFs: ws}
+				if _, err := Apply(context.Background(), afero.NewOsFs(), payload, opts); err != nil {
+					b.Fatal(err)
+				}
+				ws.Close()
 			}
 		})
 	}

@@ -31,9 +31,15 @@ var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or
 type Resolver struct {
 	lstat    afero.Lstater
 	readlink afero.LinkReader
+	// dirs, where the filesystem is the operating system's, looks names up relative to
+	// directories the walk holds open (see walk.anchor); nil elsewhere.
+	dirs dirLookup
+	// every is how many components a name looked up through dirs may have below the
+	// directory it is looked up from (anchorEvery; tests make it smaller).
+	every int
 	// memo, while set (see Remember), keeps what each name was found to be, so that the
 	// paths of one payload that share deep parents look each parent up once.
-	memo map[string]linkInfo
+	memo *memo
 	// lookups counts the names looked up on the filesystem (see Lookups).
 	lookups int
 }
@@ -48,7 +54,7 @@ type linkInfo struct {
 
 // New returns a Resolver for the links of fsys.
 func New(fsys afero.Fs) *Resolver {
-	r := &Resolver{}
+	r := &Resolver{dirs: osDirsFor(fsys), every: anchorEvery}
 	r.lstat, _ = fsys.(afero.Lstater)
 	r.readlink, _ = fsys.(afero.LinkReader)
 	return r
@@ -58,7 +64,7 @@ func New(fsys afero.Fs) *Resolver {
 // called, so that paths sharing deep parents look each parent up once. Keep it only for
 // the length of one check: a later check must see the tree afresh.
 func (r *Resolver) Remember() (forget func()) {
-	r.memo = map[string]linkInfo{}
+	r.memo = newMemo()
 	return func() { r.memo = nil }
 }
 
@@ -84,8 +90,13 @@ type Resolution struct {
 // to, and a link to a path that does not exist yet (dangling) resolves to that path.
 // Components that do not exist cannot be links and are taken as written. A returned error
 // may carry the name of an intermediate component: callers sanitise it.
+//
+// Each component costs the same whatever its depth (see walk), so a path n directories
+// deep costs n lookups, not n².
 func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
-	cur, rest := start(dir, name)
+	base, rest := start(dir, name)
+	w := r.newWalk(base)
+	defer w.close()
 	var res Resolution
 	// Below a component that does not exist nothing exists either, so such components
 	// are only collected (in absent) and joined once at the end: a new path 2,000
@@ -101,14 +112,14 @@ func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 			absent = absent[:len(absent)-1]
 			continue
 		case comp == "..":
-			cur, res.Info = parent(cur), nil
+			w.up()
+			res.Info = nil
 			continue
 		case len(absent) > 0:
 			absent = append(absent, comp)
 			continue
 		}
-		next := child(cur, comp)
-		info, err := r.lookup(next)
+		info, id, err := w.lookup(comp)
 		if err != nil {
 			return Resolution{}, err
 		}
@@ -117,76 +128,65 @@ func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 			continue
 		}
 		if !info.isLink {
-			cur, res.Info = next, info.info
+			w.down(comp, id)
+			res.Info = info.info
 			continue
 		}
 		if hops++; hops > MaxLinks {
 			return Resolution{}, ErrLinkLoop
 		}
 		res.Linked, res.Info = true, nil
-		var head []string
-		cur, head = start(cur, info.target)
+		from, head := start(w.cur(), info.target)
+		if Rooted(info.target) {
+			w.reset(from)
+		}
 		rest = append(head, rest...)
 	}
-	res.Name = filepath.Join(append([]string{cur}, absent...)...)
+	res.Name = filepath.Join(append([]string{w.cur()}, absent...)...)
 	return res, nil
 }
 
-// child is filepath.Join(dir, comp) for a clean dir and a component with no separator,
-// without cleaning the whole name again at each level of a deep path.
-func child(dir, comp string) string {
-	if dir == "" || dir == "." {
-		return comp
+// link reports whether name is a symbolic link and, if so, its target as stored, or
+// whether it does not exist, and returns its Lstat when it exists.
+func (r *Resolver) link(name string) (linkInfo, error) {
+	if r.lstat == nil {
+		return linkInfo{}, nil
 	}
-	if os.IsPathSeparator(dir[len(dir)-1]) {
-		return dir + comp
-	}
-	return dir + string(filepath.Separator) + comp
+	fi, _, err := r.lstat.LstatIfPossible(name)
+	return r.found(fi, err, func() string { return name })
 }
 
-// lookup is link, answered from the memo while one is kept.
-func (r *Resolver) lookup(name string) (linkInfo, error) {
-	if info, ok := r.memo[name]; ok {
-		return info, nil
+// found turns one Lstat's result into what the walk needs; name gives the full name
+// looked up, for a link's target and for errors. A name whose parent is not a directory
+// does not exist.
+func (r *Resolver) found(fi fs.FileInfo, err error, name func() string) (linkInfo, error) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return linkInfo{missing: true}, nil
+	case err != nil:
+		return linkInfo{}, asPathError(err, "lstat", name)
+	case fi.Mode()&fs.ModeSymlink == 0:
+		return linkInfo{info: fi}, nil
+	case r.readlink == nil:
+		return linkInfo{}, &fs.PathError{Op: "readlink", Path: name(), Err: afero.ErrNoReadlink}
 	}
-	r.lookups++
-	target, isLink, missing, fi, err := r.link(name)
+	target, err := r.readlink.ReadlinkIfPossible(name())
 	if err != nil {
 		return linkInfo{}, err
 	}
-	info := linkInfo{target: target, isLink: isLink, missing: missing, info: fi}
-	if r.memo != nil {
-		r.memo[name] = info
+	if target == "" {
+		return linkInfo{}, &fs.PathError{Op: "readlink", Path: name(), Err: fs.ErrInvalid}
 	}
-	return info, nil
+	return linkInfo{target: target, isLink: true, info: fi}, nil
 }
 
-// link reports whether name is a symbolic link and, if so, its target as stored, or
-// whether it does not exist, and returns its Lstat when it exists. A name whose parent is
-// not a directory does not exist.
-func (r *Resolver) link(name string) (target string, isLink, missing bool, fi fs.FileInfo, err error) {
-	if r.lstat == nil {
-		return "", false, false, nil, nil
+// asPathError gives a bare error number from a lookup relative to a directory the form
+// an Lstat of the full name gives it.
+func asPathError(err error, op string, name func() string) error {
+	if errno, ok := err.(syscall.Errno); ok {
+		return &fs.PathError{Op: op, Path: name(), Err: errno}
 	}
-	fi, _, err = r.lstat.LstatIfPossible(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return "", false, true, nil, nil
-	case err != nil:
-		return "", false, false, nil, err
-	case fi.Mode()&fs.ModeSymlink == 0:
-		return "", false, false, fi, nil
-	case r.readlink == nil:
-		return "", false, false, nil, &fs.PathError{Op: "readlink", Path: name, Err: afero.ErrNoReadlink}
-	}
-	target, err = r.readlink.ReadlinkIfPossible(name)
-	if err != nil {
-		return "", false, false, nil, err
-	}
-	if target == "" {
-		return "", false, false, nil, &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
-	}
-	return target, true, false, fi, nil
+	return err
 }
 
 // start splits name into the directory a walk starts from and the components to walk:
