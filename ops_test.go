@@ -86,10 +86,10 @@ func checkOps(t *testing.T, what string, events []faultfs.Event, files, bound in
 // Apply (PERF1, X2, X4, X11), which reads each baseline under its lock, so that read is
 // the batch check. The read stops at the file's measured size, with no read that only
 // finds the end, and the check just before the write compares the read's metadata with
-// what the fence's walk of the path just found, with no look of its own. Through
-// faultfs, which has no hard links, the journal's backup is a copy (create, write, sync,
-// close, and a removal at the end), and the temporary file's mode is set by name.
-const applyOpsPerFile = 19
+// what the fence's walk of the path just found, with no look of its own. The journal's
+// backup is a hard link (a link, and a removal at the end), and the temporary file's
+// mode is set by name.
+const applyOpsPerFile = 17
 
 // Lookups one updated file may cost on the host's filesystem when the workspace is
 // given as an os.Root (fs/rootfs), as the command line gives it: the fence's look at the
