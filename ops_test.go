@@ -93,8 +93,10 @@ const applyOpsPerFile = 17
 
 // Operations one added file may cost on the operating system's filesystem through
 // Apply (PERF1, X3, X4): the checks of its absence, and a temporary file written, its
-// mode set, then renamed into place.
-const applyOpsPerAddedFile = 13
+// mode set, then linked into place and its temporary name removed. That is one
+// operation more than a rename, which would replace a file another program created at
+// the path after the checks, where the link fails.
+const applyOpsPerAddedFile = 14
 
 // TestApplyOperationsPerAddedFile counts what Apply costs per added file on the
 // operating system's filesystem, into directories that exist.
