@@ -140,7 +140,7 @@ type Options struct {
 	// 0644. Updates keep the file's mode and Moves the source's.
 	FileMode fs.FileMode
 	// Sync makes every written file reach stable storage before it replaces the old one,
-	// and syncs its directory after the rename where the platform can. Off by
+	// and syncs its directory once the file is in place where the platform can. Off by
 	// default: it costs two fsyncs per written file, and what those cost depends on the
 	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool

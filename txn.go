@@ -431,6 +431,13 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if errors.As(err, &linked) && linked.Reason == FileLinked {
 		return linked // its cause is sanitised already
 	}
+	var taken *ConflictError
+	if errors.As(err, &taken) {
+		// Another program created the path meanwhile: the step did not take effect,
+		// and rollback must not take that program's file for this commit's.
+		tx.done = tx.done[:len(tx.done)-1]
+		return taken
+	}
 	if err != nil {
 		return fserr.Sanitize(err, st.name, st.path)
 	}
@@ -526,9 +533,10 @@ func tempPrefix(base string) string {
 
 // replace writes data to a step's path atomically where the filesystem allows: a
 // temporary file in the same directory, its mode set, optionally synced, then renamed
-// over the path, and with Options.Sync the directory synced too. Where rename is
-// impossible (some afero layers say EPERM, a cross-device link EXDEV) it rewrites the
-// path in place and sets *inPlace, so rollback knows a partial write may be its own.
+// over the path (or, for a path that did not exist, linked to it; see placeNew), and
+// with Options.Sync the directory synced too. Where rename is impossible (some afero
+// layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
+// *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
 	tmp, preset, err := tx.createTemp(st.name, mode, own)
@@ -545,6 +553,14 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 	}
 	if err == nil && !chmodded {
 		err = tx.setOwnerMode(t.name, mode, own)
+	}
+	if err == nil && !st.base.Exists {
+		if ok, err := tx.placeNew(st, t.name); ok {
+			if err == nil {
+				err = tx.syncDir(dir)
+			}
+			return err
+		}
 	}
 	renameErr := err
 	if err == nil {
@@ -567,6 +583,35 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 	}
 	*inPlace = true
 	return tx.rewrite(st.name, data, mode, own)
+}
+
+// placeNew puts the temporary file tmp at the path of a step that creates it without
+// replacing a file another program created there since the check just before the step:
+// a hard link fails, atomically, on a name that exists, where a rename would replace
+// it. Such a path is a conflict, and the step did not take effect. Once linked, the
+// temporary name is removed; one that cannot be stays listed for rollback to remove.
+//
+// ok is false, with nothing done, where the filesystem has no hard links (afero's
+// in-memory one, layers such as BasePathFs, filesystems that refuse them): the caller
+// renames, and the check just before the step is then the only guard.
+func (tx *txn) placeNew(st *step, tmp string) (ok bool, err error) {
+	err = splitfs.Link(tx.fsys, tmp, st.name)
+	switch {
+	case err == nil:
+		return true, tx.removeTemp(tmp)
+	case linkImpossible(err):
+		return false, nil
+	case errors.Is(err, fs.ErrExist):
+		err = &ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}
+	}
+	tx.removeTemp(tmp) // one that stays is removed by rollback, or reported
+	return true, err
+}
+
+// linkImpossible reports a hard link the filesystem cannot make at all, as opposed to
+// one that failed.
+func linkImpossible(err error) bool {
+	return errors.Is(err, errors.ErrUnsupported) || renameImpossible(err)
 }
 
 // createTemp creates the temporary file a target's new bytes are written through: named

@@ -48,6 +48,7 @@
 //	OpRemove    Fs.Remove, Fs.RemoveAll                       yes
 //	OpMkdir     Fs.Mkdir, Fs.MkdirAll                         yes
 //	OpSymlink   Fs.SymlinkIfPossible                          yes
+//	OpLink      Fs.Link                                       yes
 //	OpStat      Fs.Stat, Fs.LstatIfPossible, File.Stat        no
 //	OpRead      File.Read, ReadAt, Readdir, Readdirnames      no
 //	OpReadlink  Fs.ReadlinkIfPossible                         no
@@ -56,12 +57,12 @@
 // with any of O_WRONLY, O_RDWR, O_CREATE, O_TRUNC or O_APPEND. File.Seek and
 // File.Name are passed through unobserved, as is Fs.Name. An event's name is
 // the path the caller passed: the old name for Rename, the new link for
-// SymlinkIfPossible, and the opening path for operations on a file.
+// SymlinkIfPossible and Link, and the opening path for operations on a file.
 //
 // # Failures
 //
 // An injected failure is an [*Error] (which wraps [ErrInjected]) inside an
-// [*os.PathError], or an [*os.LinkError] for Rename and SymlinkIfPossible,
+// [*os.PathError], or an [*os.LinkError] for Rename, SymlinkIfPossible and Link,
 // carrying the operation name and path the os package would use. A failing
 // operation returns before it reaches the wrapped filesystem, so the base is
 // left exactly as it was, with one exception: a failing Close still closes
@@ -70,8 +71,9 @@
 //
 // SymlinkIfPossible and ReadlinkIfPossible on a base that does not support
 // them return [afero.ErrNoSymlink] or [afero.ErrNoReadlink] as afero's own
-// wrappers do; such calls are not counted. LstatIfPossible falls back to Stat
-// when the base has no Lstat.
+// wrappers do, and Link on a base without hard links returns
+// [errors.ErrUnsupported]; such calls are not counted. LstatIfPossible falls
+// back to Stat when the base has no Lstat.
 //
 // An [Fs] is safe for concurrent use: numbering, rule state and the event
 // log are guarded by a mutex, and the wrapped filesystem is called without

@@ -30,6 +30,7 @@ const (
 	OpStat     Op = "stat"     // Fs.Stat, Fs.LstatIfPossible, File.Stat
 	OpRead     Op = "read"     // File.Read, ReadAt, Readdir, Readdirnames
 	OpSymlink  Op = "symlink"  // Fs.SymlinkIfPossible
+	OpLink     Op = "link"     // Fs.Link
 	OpReadlink Op = "readlink" // Fs.ReadlinkIfPossible
 )
 
@@ -139,7 +140,7 @@ func CountReads() Option { return countReads{} }
 
 // Fs is an [afero.Fs] that delegates to a base filesystem and fails the
 // operations its rules select. It also implements [afero.Lstater] and
-// [afero.Symlinker]. Use [New] to create one.
+// [afero.Symlinker], and makes hard links with Link. Use [New] to create one.
 type Fs struct {
 	base afero.Fs
 
@@ -402,6 +403,33 @@ func (ffs *Fs) SymlinkIfPossible(oldname, newname string) error {
 	}
 	c := linkCall(OpSymlink, "symlink", oldname, newname, newname)
 	return observeErr(ffs, c, func() error { return l.SymlinkIfPossible(oldname, newname) })
+}
+
+// Link observes [OpLink] under newname and makes newname a hard link to
+// oldname in the base, when the base has hard links: the operating system's
+// filesystem, or one with a Link(oldname, newname string) error method (as
+// fs/rootfs has). Otherwise it returns an [*os.LinkError] wrapping
+// [errors.ErrUnsupported] without counting.
+func (ffs *Fs) Link(oldname, newname string) error {
+	link := baseLink(ffs.base)
+	if link == nil {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+	}
+	c := linkCall(OpLink, "link", oldname, newname, newname)
+	return observeErr(ffs, c, func() error { return link(oldname, newname) })
+}
+
+// baseLink is the base's way to make a hard link, or nil when it has none.
+func baseLink(base afero.Fs) func(oldname, newname string) error {
+	switch b := base.(type) {
+	case *afero.OsFs:
+		return os.Link
+	case interface {
+		Link(oldname, newname string) error
+	}:
+		return b.Link
+	}
+	return nil
 }
 
 // ReadlinkIfPossible observes [OpReadlink] (a read) when the base is an

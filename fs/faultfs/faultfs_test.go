@@ -775,6 +775,76 @@ func TestSymlinkOnMemMapFs(t *testing.T) {
 // statOnly hides every optional interface of the wrapped filesystem.
 type statOnly struct{ afero.Fs }
 
+func TestLinkOnOsFs(t *testing.T) {
+	dir := t.TempDir()
+	base := afero.NewOsFs()
+	target, link := filepath.Join(dir, "target"), filepath.Join(dir, "link")
+	writeBase(t, base, target, "T")
+	fsys := faultfs.New(base)
+
+	if err := fsys.Link(target, link); err != nil {
+		t.Fatalf("Link = %v", err)
+	}
+	a, _ := os.Stat(target)
+	b, err := os.Stat(link)
+	if err != nil || !os.SameFile(a, b) {
+		t.Errorf("Link made %v (%v), want a second name of %s", b, err, target)
+	}
+	if diff := cmp.Diff([]opName{{faultfs.OpLink, link}}, opNames(fsys.Events())); diff != "" {
+		t.Errorf("counted ops (-want +got):\n%s", diff)
+	}
+	if err := fsys.Link(target, link); !errors.Is(err, iofs.ErrExist) || errors.Is(err, faultfs.ErrInjected) {
+		t.Errorf("Link onto an existing name = %v, want the base's EEXIST", err)
+	}
+
+	failing := faultfs.New(base, faultfs.FailAt(1))
+	link2 := filepath.Join(dir, "link2")
+	err = failing.Link(target, link2)
+	var le *os.LinkError
+	if !errors.As(err, &le) || le.Op != "link" || le.New != link2 || !errors.Is(err, faultfs.ErrInjected) {
+		t.Errorf("failing Link = %v, want an injected *os.LinkError", err)
+	}
+	if _, err := os.Lstat(link2); !errors.Is(err, iofs.ErrNotExist) {
+		t.Errorf("failed link left %s behind (Lstat: %v)", link2, err)
+	}
+}
+
+// linkingFs is a base with a Link method of its own, as fs/rootfs has.
+type linkingFs struct {
+	afero.Fs
+	links [][2]string
+}
+
+func (l *linkingFs) Link(oldname, newname string) error {
+	l.links = append(l.links, [2]string{oldname, newname})
+	return nil
+}
+
+func TestLinkPassesToBaseLink(t *testing.T) {
+	base := &linkingFs{Fs: afero.NewMemMapFs()}
+	fsys := faultfs.New(base)
+	if err := fsys.Link("/a", "/b"); err != nil || len(base.links) != 1 || base.links[0] != [2]string{"/a", "/b"} {
+		t.Errorf("Link = %v, base saw %v; want /a -> /b passed on", err, base.links)
+	}
+	if n := fsys.Count(); n != 1 {
+		t.Errorf("Count = %d, want the link counted", n)
+	}
+}
+
+func TestLinkOnMemMapFs(t *testing.T) {
+	base := afero.NewMemMapFs()
+	writeBase(t, base, "/target", "T")
+	fsys := faultfs.New(base, faultfs.CountReads())
+	err := fsys.Link("/target", "/link")
+	var le *os.LinkError
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.As(err, &le) {
+		t.Errorf("Link = %v, want *os.LinkError wrapping errors.ErrUnsupported", err)
+	}
+	if n := fsys.Count(); n != 0 {
+		t.Errorf("an unsupported link was counted: %+v", fsys.Events())
+	}
+}
+
 func TestLstatFallsBackToStat(t *testing.T) {
 	base := afero.NewMemMapFs()
 	writeBase(t, base, "/f", "abc")
