@@ -136,10 +136,16 @@ func (d *done) ours(cur state) bool {
 }
 
 // created is a file or directory the transaction created besides its targets: a parent
-// directory, or a temporary file not yet renamed. path names it for errors.
+// directory, or a temporary file not yet renamed, for the step it was created for. Its
+// name for errors (see txn.display) is worked out only when an error needs it: a path
+// 2,000 directories deep creates 2,000 of them.
 type created struct {
-	name, path string
+	name string
+	st   *step
 }
+
+// shown names c for errors.
+func (tx *txn) shown(c created) string { return tx.display(c.st, c.name) }
 
 // txn runs a plan: check, write in order, and on failure restore in reverse.
 type txn struct {
@@ -482,7 +488,7 @@ func (tx *txn) mkdirs(st *step) error {
 				break // not made: neither are the ones below it
 			}
 		}
-		tx.dirs = append(tx.dirs, created{name: d, path: tx.display(st, d)})
+		tx.dirs = append(tx.dirs, created{name: d, st: st})
 		tx.known(d)
 	}
 	return err
@@ -543,7 +549,7 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 	if err != nil {
 		return err
 	}
-	t := created{name: tmp.Name(), path: tx.display(st, tmp.Name())}
+	t := created{name: tmp.Name(), st: st}
 	tx.temps = append(tx.temps, t)
 	chmodded := preset
 	if preset {
@@ -798,7 +804,7 @@ func (tx *txn) rollback(cause error) error {
 	}
 	for _, d := range slices.Backward(tx.dirs) {
 		if reason := tx.removeDir(d.name); reason != "" {
-			lost[d.path] = reason
+			lost[tx.shown(d)] = reason
 		}
 	}
 	tx.restoreWhere(lost, func(d *done) bool { return d.before.exists })
@@ -807,7 +813,7 @@ func (tx *txn) rollback(cause error) error {
 	}
 	for _, t := range tx.temps {
 		if cur := tx.read(t.name); cur.exists || cur.err != nil {
-			lost[t.path] = reasonTemp
+			lost[tx.shown(t)] = reasonTemp
 		}
 	}
 	if len(lost) == 0 {
