@@ -42,6 +42,8 @@ type Resolver struct {
 	memo *memo
 	// lookups counts the names looked up on the filesystem (see Lookups).
 	lookups int
+	// lexical is set for a filesystem that cannot hold links (see resolveLexically).
+	lexical bool
 }
 
 // linkInfo is what link found for a name; info is its Lstat, when it exists.
@@ -54,7 +56,8 @@ type linkInfo struct {
 
 // New returns a Resolver for the links of fsys.
 func New(fsys afero.Fs) *Resolver {
-	r := &Resolver{dirs: osDirsFor(fsys), every: anchorEvery}
+	_, inMemory := fsys.(*afero.MemMapFs)
+	r := &Resolver{dirs: osDirsFor(fsys), every: anchorEvery, lexical: inMemory}
 	r.lstat, _ = fsys.(afero.Lstater)
 	r.readlink, _ = fsys.(afero.LinkReader)
 	return r
@@ -94,6 +97,9 @@ type Resolution struct {
 // Each component costs the same whatever its depth (see walk), so a path n directories
 // deep costs n lookups, not n².
 func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
+	if r.lexical {
+		return r.resolveLexically(dir, name)
+	}
 	base, rest := start(dir, name)
 	w := r.newWalk(base)
 	defer w.close()
@@ -143,6 +149,29 @@ func (r *Resolver) Resolve(dir, name string) (Resolution, error) {
 		rest = append(head, rest...)
 	}
 	res.Name = filepath.Join(append([]string{w.cur()}, absent...)...)
+	return res, nil
+}
+
+// resolveLexically is Resolve on a filesystem that cannot hold links (afero's in-memory
+// one): with no link to follow, the walk would end at the name as written, cleaned, so
+// only the final name is looked up, for Info. afero names every file by its whole path,
+// so a walk that looked each component up would cost n² for a path n levels deep.
+func (r *Resolver) resolveLexically(dir, name string) (Resolution, error) {
+	base, rest := start(dir, name)
+	res := Resolution{Name: filepath.Join(append([]string{base}, rest...)...)}
+	last := len(rest) - 1
+	for last >= 0 && rest[last] == "." {
+		last--
+	}
+	if last < 0 || rest[last] == ".." {
+		return res, nil // the walk's last step climbed, or took none: it has no lookup to show
+	}
+	r.lookups++
+	info, err := r.link(res.Name)
+	if err != nil {
+		return Resolution{}, err
+	}
+	res.Info = info.info
 	return res, nil
 }
 
