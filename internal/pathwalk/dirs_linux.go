@@ -13,20 +13,6 @@ import (
 	"github.com/spf13/afero"
 )
 
-// dirLookup looks names up relative to directories held open (see walk.anchor).
-type dirLookup interface {
-	// openDir opens the directory name, relative to at, without following a final
-	// link, to look names up from.
-	openDir(at int, name string) (int, error)
-	// lstatAt is Lstat of name relative to at; its error is a bare error number.
-	lstatAt(at int, name string) (fs.FileInfo, error)
-	closeDir(fd int)
-}
-
-// atCwd makes openDir take a name as any system call does: from the working directory,
-// or from the root for an absolute name.
-const atCwd = -100 // AT_FDCWD
-
 // osDirs is dirLookup for the operating system's filesystem. A directory is opened for
 // reading, so one its owner may enter but not list is not opened: names below it are
 // looked up in full, which finds the same.

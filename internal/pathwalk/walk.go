@@ -1,6 +1,7 @@
 package pathwalk
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,20 @@ import (
 // which are nearly all paths, are looked up by their full names as before, so they cost
 // no extra system call.
 const anchorEvery = 16
+
+// dirLookup looks names up relative to directories held open (see walk.anchor).
+type dirLookup interface {
+	// openDir opens the directory name, relative to at, without following a final
+	// link, to look names up from.
+	openDir(at int, name string) (int, error)
+	// lstatAt is Lstat of name relative to at; its error is a bare error number.
+	lstatAt(at int, name string) (fs.FileInfo, error)
+	closeDir(fd int)
+}
+
+// atCwd makes openDir take a name as any system call does: from the working directory,
+// or from the root for an absolute name.
+const atCwd = -100 // AT_FDCWD
 
 // noFd marks a frame (or the base) not opened as an anchor.
 const noFd = -1
