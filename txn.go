@@ -438,9 +438,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 		return linked // its cause is sanitised already
 	}
 	var taken *ConflictError
-	if errors.As(err, &taken) {
-		// Another program created the path meanwhile: the step did not take effect,
-		// and rollback must not take that program's file for this commit's.
+	if errors.As(err, &taken) && st.kind == stepWrite && !st.base.Exists {
+		// Another program created the path meanwhile (placeNew, the one write that
+		// reports a conflict): the step did not take effect, and rollback must not take
+		// that program's file for this commit's.
 		tx.done = tx.done[:len(tx.done)-1]
 		return taken
 	}
