@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 )
 
@@ -411,25 +412,12 @@ func (ffs *Fs) SymlinkIfPossible(oldname, newname string) error {
 // fs/rootfs has). Otherwise it returns an [*os.LinkError] wrapping
 // [errors.ErrUnsupported] without counting.
 func (ffs *Fs) Link(oldname, newname string) error {
-	link := baseLink(ffs.base)
+	link := splitfs.Linker(ffs.base)
 	if link == nil {
 		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
 	}
 	c := linkCall(OpLink, "link", oldname, newname, newname)
 	return observeErr(ffs, c, func() error { return link(oldname, newname) })
-}
-
-// baseLink is the base's way to make a hard link, or nil when it has none.
-func baseLink(base afero.Fs) func(oldname, newname string) error {
-	switch b := base.(type) {
-	case *afero.OsFs:
-		return os.Link
-	case interface {
-		Link(oldname, newname string) error
-	}:
-		return b.Link
-	}
-	return nil
 }
 
 // ReadlinkIfPossible observes [OpReadlink] (a read) when the base is an

@@ -19,19 +19,28 @@ func (s *FS) Link(oldname, newname string) error {
 	return Link(fo, o, n)
 }
 
-// Link makes newname a hard link to oldname on fsys: the operating system's filesystem,
-// or any with a Link(oldname, newname string) error method (fs/rootfs, an FS). Others
+// Link makes newname a hard link to oldname on fsys where [Linker] finds a way; others
 // fail with [errors.ErrUnsupported].
 func Link(fsys afero.Fs, oldname, newname string) error {
+	if link := Linker(fsys); link != nil {
+		return link(oldname, newname)
+	}
+	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+}
+
+// Linker returns fsys's way to make a hard link: os.Link for the operating system's
+// filesystem, the Link(oldname, newname string) error method of one that has it
+// (fs/rootfs, an FS), or nil where there is none.
+func Linker(fsys afero.Fs) func(oldname, newname string) error {
 	switch l := fsys.(type) {
 	case *afero.OsFs:
-		return os.Link(oldname, newname)
+		return os.Link
 	case interface {
 		Link(oldname, newname string) error
 	}:
-		return l.Link(oldname, newname)
+		return l.Link
 	}
-	return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+	return nil
 }
 
 // LstatIfPossible lstats name in the filesystem that holds it, where that has links.
