@@ -64,7 +64,12 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	if _, err := recoverJournal(f.files, f.real); err != nil {
+	key, err := journalKey(pr.fsys, &pr.opts)
+	if err != nil {
+		return errorResult(err), err
+	}
+	rec, err := recoverJournal(f, key)
+	if err != nil {
 		return errorResult(err), err
 	}
 	plan, err := pr.plan()
@@ -85,11 +90,11 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		pr.read = stamps{} // a proposal restored from JSON
 	}
 	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.real,
-		seen: pr.read, captured: pr.readLocked}
+		seen: pr.read, captured: pr.readLocked, key: key, fence: f}
 	if err := tx.run(ctx); err != nil {
-		return errorResult(err), err
+		return withRecovery(errorResult(err), rec), err
 	}
-	res := pr.result()
+	res := withRecovery(pr.result(), rec)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }
@@ -210,10 +215,11 @@ func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 	if err == nil {
 		err = pr.checkExpected()
 	}
+	pending := pendingFor(fsys, opts)
 	if err != nil {
-		return errorResult(err), err
+		return withRecovery(errorResult(err), pending), err
 	}
-	return pr.resultAs(true), nil
+	return withRecovery(pr.resultAs(true), pending), nil
 }
 
 // Apply is the common agent call: parse the payload, resolve it on fsys, and commit every
@@ -229,9 +235,16 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 		return errorResult(err), err
 	}
 	defer unlock()
-	if err := recoverFor(fsys, opts); err != nil {
-		return errorResult(err), err
+	rec, err := recoverFor(fsys, opts)
+	if err != nil {
+		return withRecovery(errorResult(err), rec), err
 	}
+	res, err := applyLocked(ctx, fsys, payload, opts)
+	return withRecovery(res, rec), err
+}
+
+// applyLocked is Apply with the lock held and recovery done.
+func applyLocked(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
 	pr, err := ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

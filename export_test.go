@@ -1,6 +1,12 @@
 package applypatch
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/spf13/afero"
+)
 
 // Internals the external tests inspect.
 type Change = change
@@ -18,4 +24,23 @@ type authorizerFunc func(ctx context.Context, mode Mode, paths []ClassifiedPath)
 
 func (f authorizerFunc) Authorize(ctx context.Context, mode Mode, paths []ClassifiedPath) error {
 	return f(ctx, mode, paths)
+}
+
+// SealJournal seals a journal record (JSON, as a commit writes it) with the key this
+// process's commits on the OS filesystem use, and returns the name of its journal
+// directory and the bytes of its journal.json: how tests plant a journal of ours.
+func SealJournal(record []byte) (dir string, data []byte, err error) {
+	key, err := journalKey(afero.NewOsFs(), &Options{})
+	if err != nil {
+		return "", nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(record))
+	dec.DisallowUnknownFields()
+	var rec journalRecord
+	if err := dec.Decode(&rec); err != nil {
+		return "", nil, err
+	}
+	dir = journalName(key, rec.ID)
+	data, err = sealRecord(key, dir, &rec)
+	return dir, data, err
 }

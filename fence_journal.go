@@ -1,17 +1,18 @@
 package applypatch
 
-import "slices"
-
-// journalDir is the directory, in the workspace root, where a commit keeps what recovery
-// needs while it runs (the plan and links to the baselines). It exists only while a
-// commit runs or after one was interrupted.
-const journalDir = ".applypatch-journal"
+import "strings"
 
 // inJournal reports whether a resolved name, given as its folded components (see
-// pathpattern.Fold), lies in a commit journal: no payload may read, write or delete there,
-// in any mode and whatever the host allows. The rule is fixed, not one of the host's
-// patterns; it matches every spelling a case-folding filesystem opens as the journal,
-// as the patterns do.
+// pathpattern.Fold), lies in a commit journal, a directory of the workspace root whose
+// name starts with ".applypatch-journal" (see journalName): no payload may read, write or
+// delete there, in any mode and whatever the host allows. The rule is fixed, not one of
+// the host's patterns; it matches every spelling a case-folding filesystem opens as a
+// journal, as the patterns do, and every journal, ours or planted.
 func inJournal(components []string) bool {
-	return slices.Contains(components, journalDir)
+	for _, c := range components {
+		if strings.HasPrefix(c, journalPrefix) {
+			return true
+		}
+	}
+	return false
 }

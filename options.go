@@ -144,6 +144,14 @@ type Options struct {
 	// default: it costs two fsyncs per written file, and what those cost depends on the
 	// disk and filesystem; BenchmarkCommitSync measures it.
 	Sync bool
+	// JournalKey authenticates the journal a commit keeps for recovery, so that only a
+	// journal this host wrote is ever acted on: one planted in a cloned repository or a
+	// tarball is left alone and reported. Nil means a key of this process for an
+	// [afero.MemMapFs], whose journals no other process can see, and the user's key for
+	// every other filesystem (kept in $XDG_STATE_HOME/applypatch/, by default
+	// ~/.local/state/applypatch/, made private on first use). A host whose journals must be recovered by another user
+	// or machine passes its own key here: at least 16 random bytes, kept secret.
+	JournalKey []byte
 	// Limits bound the work one payload can ask for. Zero fields take the defaults each
 	// field names.
 	Limits Limits

@@ -5,11 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/applypatch/applypatch"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -26,13 +28,56 @@ import (
 //	                   with ! assert that something did
 //	listing DIR FILE   write FILE with every name under DIR (Go-quoted, sorted, with
 //	                   sizes), so two listings compared with cmp show nothing was written
+//	sealjournal [-cut] DIR
+//	                   turn DIR (record.json, a journal record, and backups b0, b1...)
+//	                   into a journal of this user's, as an interrupted commit leaves it
+//	                   in the current directory, and set $JOURNAL to its name; -cut
+//	                   writes the record cut short, as a commit killed while writing it
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"expand":  expand,
-	"printf":  cmdPrintf,
-	"crlf":    cmdCRLF,
-	"stamp":   cmdStamp,
-	"stamped": cmdStamped,
-	"listing": cmdListing,
+	"expand":      expand,
+	"printf":      cmdPrintf,
+	"crlf":        cmdCRLF,
+	"stamp":       cmdStamp,
+	"stamped":     cmdStamped,
+	"listing":     cmdListing,
+	"sealjournal": cmdSealJournal,
+}
+
+func cmdSealJournal(ts *testscript.TestScript, neg bool, args []string) {
+	cut := len(args) == 2 && args[0] == "-cut"
+	if cut {
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sealjournal [-cut] DIR")
+	}
+	src := ts.MkAbs(args[0])
+	rec, err := os.ReadFile(filepath.Join(src, "record.json"))
+	ts.Check(err)
+	if cut {
+		id := regexp.MustCompile(`"id":"([0-9a-f]+)"`).FindSubmatch(rec)
+		if id == nil {
+			ts.Fatalf("sealjournal -cut: the record names no id")
+		}
+		rec = []byte(`{"version":2,"id":"` + string(id[1]) + `"}`)
+	}
+	name, data, err := applypatch.SealJournal(rec)
+	ts.Check(err)
+	if cut {
+		data = data[:len(data)/2]
+	}
+	dir := ts.MkAbs(name)
+	ts.Check(os.Mkdir(dir, 0o700))
+	entries, err := os.ReadDir(src)
+	ts.Check(err)
+	for _, e := range entries {
+		if e.Name() != "record.json" {
+			ts.Check(os.Rename(filepath.Join(src, e.Name()), filepath.Join(dir, e.Name())))
+		}
+	}
+	ts.Check(os.WriteFile(filepath.Join(dir, "journal.json"), data, 0o600))
+	ts.Check(os.RemoveAll(src))
+	ts.Setenv("JOURNAL", name)
 }
 
 func cmdListing(ts *testscript.TestScript, neg bool, args []string) {

@@ -155,8 +155,11 @@ type txn struct {
 	done []*done
 	// root is the resolved workspace root, where the journal lives; jr is the journal of
 	// the running commit.
-	root  string
-	jr    *journal
+	root string
+	jr   *journal
+	// key seals the journal; fence classifies its names (nil in tests of the machinery).
+	key   []byte
+	fence *fence
 	dirs  []created // directories created, outermost first
 	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path

@@ -3,7 +3,6 @@ package applypatch
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/applypatch/applypatch/internal/fserr"
@@ -24,23 +22,33 @@ import (
 // synced, before the first write, and removed first when the commit ends.
 const journalFile = "journal.json"
 
-// journalRecord is what recovery needs of an interrupted commit.
+// journalRecord is what recovery needs of an interrupted commit. Every name in it is
+// relative to the workspace root, slash-separated and clean: a journal never names a
+// file by an absolute name or one relative to a process's working directory, so a
+// workspace moved or copied recovers itself and nothing else.
 type journalRecord struct {
-	Version int            `json:"version"`
-	Steps   []journalEntry `json:"steps"`
-	// Temps are the temporary files the commit may create, Dirs the directories,
-	// outermost first.
-	Temps []string `json:"temps,omitempty"`
-	Dirs  []string `json:"dirs,omitempty"`
+	Version int `json:"version"`
+	// ID names the commit's temporary files (see txn.tempName): recovery derives them
+	// from it and each step's name, rather than reading names of them.
+	ID    string         `json:"id"`
+	Steps []journalEntry `json:"steps"`
+	// Dirs are the directories the commit may create, outermost first.
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 // journalEntry is one planned step: the path, what it held, and what the step writes.
 type journalEntry struct {
-	Name    string `json:"name"` // resolved
-	Path    string `json:"path"` // as authored
-	Existed bool   `json:"existed,omitempty"`
-	// Backup names the baseline's copy in the journal directory: a hard link to the
-	// original file when Linked, else a copy, whose mode and owner are below.
+	Name string `json:"name"` // resolved, relative to the workspace root
+	Path string `json:"path"` // as authored, for reports only
+	// Outside is set for a path outside the workspace (written with the host's
+	// authority): recovery never writes there, and only reports it.
+	Outside bool `json:"outside,omitempty"`
+	// Granted is set for a protected path the commit was allowed to write.
+	Granted bool `json:"granted,omitempty"`
+	Existed bool `json:"existed,omitempty"`
+	// Backup names the baseline's copy in the journal directory, "b" and the step's
+	// index: a hard link to the original file when Linked, else a copy, whose mode and
+	// owner are below.
 	Backup string      `json:"backup,omitempty"`
 	Linked bool        `json:"linked,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"`
@@ -50,15 +58,18 @@ type journalEntry struct {
 	// Target is the target of a symbolic link the step removes (Mode has
 	// fs.ModeSymlink): recovery puts the link itself back, so it has no backup.
 	Target string `json:"target,omitempty"`
-	// Wrote identifies what the step writes (see wroteID); empty for a removal.
-	Wrote string `json:"wrote,omitempty"`
+	// Wrote identifies what the step writes (see wroteID) and WroteMode its mode;
+	// both are empty for a removal.
+	Wrote     string      `json:"wrote,omitempty"`
+	WroteMode fs.FileMode `json:"wrote_mode,omitempty"`
 }
 
-const journalVersion = 1
+const journalVersion = 2
 
 // journal is the durable record of one running commit.
 type journal struct {
 	fsys afero.Fs
+	key  []byte
 	dir  string // resolved name of the journal directory
 	id   string // names this commit's temporary files
 	rec  journalRecord
@@ -66,34 +77,29 @@ type journal struct {
 	backups map[*step]*journalEntry
 }
 
-// journalOf is the journal directory of a workspace root.
-func journalOf(root string) string { return filepath.Join(root, journalDir) }
+// backupName is the name, in the journal directory, of step i's backup.
+func backupName(i int) string { return "b" + strconv.Itoa(i) }
 
 // beginJournal records the plan durably before its first write: the directory, a backup
 // of each baseline (a hard link where the filesystem has them, else a copy), then the
-// record, synced with its directory and the workspace's. On failure what it made is
-// removed and nothing else was written.
+// sealed record, synced with its directory and the workspace's. On failure what it made
+// is removed and nothing else was written.
 func (tx *txn) beginJournal(before []state) (err error) {
-	j := &journal{fsys: tx.fsys, dir: journalOf(tx.root), id: newTempID(), backups: map[*step]*journalEntry{}}
+	id := newTempID()
+	j := &journal{fsys: tx.fsys, key: tx.key, id: id, backups: map[*step]*journalEntry{}}
+	j.dir = filepath.Join(tx.root, journalName(tx.key, id))
 	if err := tx.fsys.Mkdir(j.dir, 0o700); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return errJournalLeft
-		}
-		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, journalDir))
+		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, journalPrefix))
 	}
 	defer func() {
 		if err != nil {
 			j.remove()
 		}
 	}()
-	j.rec = journalRecord{Version: journalVersion, Dirs: tx.plannedDirs()}
+	j.rec = journalRecord{Version: journalVersion, ID: id, Dirs: tx.relative(tx.plannedDirs())}
 	for i, st := range tx.plan {
-		e := journalEntry{Name: st.name, Path: st.path, Existed: before[i].exists}
-		if st.kind == stepWrite {
-			e.Wrote = st.body.wroteID()
-			j.rec.Temps = append(j.rec.Temps, tx.tempName(st.name, j.id))
-		}
-		if e.Existed {
+		e := tx.entryOf(st, before[i])
+		if e.Existed && !e.Outside {
 			if err := j.backup(&e, i, st, before[i]); err != nil {
 				return err
 			}
@@ -115,10 +121,35 @@ func (tx *txn) beginJournal(before []state) (err error) {
 	return nil
 }
 
-// errJournalLeft is the error of a commit that finds the journal of an interrupted one
-// that recovery could not clear.
-var errJournalLeft = errors.New("an interrupted commit's journal is still in the workspace and could not be recovered; " +
-	"nothing was applied. Run recovery (applypatch --recover) and retry")
+// entryOf is the journal's entry of a step, before its backup is made.
+func (tx *txn) entryOf(st *step, before state) journalEntry {
+	e := journalEntry{Path: st.path, Existed: before.exists}
+	if rel, ok := splitfs.Within(tx.root, st.name); ok && rel != "." {
+		e.Name = filepath.ToSlash(rel)
+		if tx.fence != nil {
+			class, _ := tx.fence.classOf(rel, st.name)
+			e.Granted = class == ClassProtected
+		}
+	} else {
+		e.Outside = true
+	}
+	if st.kind == stepWrite {
+		e.Wrote, e.WroteMode = st.body.wroteID(), st.mode
+	}
+	return e
+}
+
+// relative are the names inside the workspace root, relative to it and slash-separated;
+// names outside it are dropped, as recovery never touches them.
+func (tx *txn) relative(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if rel, ok := splitfs.Within(tx.root, n); ok && rel != "." {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
 
 // backup keeps the baseline of step i: a hard link where possible, else a copy. A
 // symbolic link that the step removes is kept as its target, which is all it holds.
@@ -127,7 +158,7 @@ func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
 		e.Mode, e.Target = cur.mode, string(cur.data)
 		return nil
 	}
-	e.Backup = "b" + strconv.Itoa(i)
+	e.Backup = backupName(i)
 	e.Mode, e.UID, e.GID, e.Owned = cur.mode, cur.own.uid, cur.own.gid, cur.own.known
 	name := filepath.Join(j.dir, e.Backup)
 	if splitfs.Link(j.fsys, st.name, name) == nil {
@@ -150,7 +181,7 @@ func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
 
 // write writes the record and makes it, the backups and the journal directory durable.
 func (j *journal) write() error {
-	data, err := json.Marshal(&j.rec)
+	data, err := sealRecord(j.key, filepath.Base(j.dir), &j.rec)
 	if err != nil {
 		return err
 	}
@@ -166,7 +197,7 @@ func (j *journal) write() error {
 		err = syncDir(j.fsys, filepath.Dir(j.dir))
 	}
 	if err != nil {
-		return fmt.Errorf("the commit journal could not be written: %w", fserr.Sanitize(err, name, journalDir))
+		return fmt.Errorf("the commit journal could not be written: %w", fserr.Sanitize(err, name, journalPrefix))
 	}
 	return nil
 }
@@ -181,7 +212,7 @@ func (j *journal) seal() error {
 		err = nil
 	}
 	if err != nil && !absent(err) {
-		return fmt.Errorf("the commit journal could not be removed: %w", fserr.Sanitize(err, name, journalDir))
+		return fmt.Errorf("the commit journal could not be removed: %w", fserr.Sanitize(err, name, journalPrefix))
 	}
 	return nil
 }
@@ -250,9 +281,7 @@ func (tx *txn) plannedDirs() []string {
 // tempName is the temporary file a commit writes a target's new bytes through: hidden,
 // beside the target, and named for the commit, so recovery knows it. The commit's id
 // takes the place of the random part a pattern leaves to afero.TempFile.
-func (tx *txn) tempName(target, id string) string {
-	return filepath.Join(filepath.Dir(target), strings.TrimSuffix(tempPrefix(filepath.Base(target)), "*")+id)
-}
+func (tx *txn) tempName(target, id string) string { return tempFor(target, id) }
 
 // newTempID is a random name part for one commit's temporary files.
 func newTempID() string {

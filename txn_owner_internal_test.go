@@ -43,7 +43,7 @@ func TestOwnerThatCannotBeKeptIsRefused(t *testing.T) {
 			t.Errorf("%s written: %q", n, b)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, journalDir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, journalPrefix)); !os.IsNotExist(err) {
 		t.Errorf("journal left: %v", err)
 	}
 }

@@ -168,6 +168,10 @@ func New(base afero.Fs, opts ...Option) *Fs {
 	return ffs
 }
 
+// Unwrap returns the filesystem the Fs wraps, so that a caller that treats filesystems
+// by kind (in memory or on disk) treats the Fs as its base.
+func (ffs *Fs) Unwrap() afero.Fs { return ffs.base }
+
 // Reset clears the count and the event log and replaces all options with
 // opts, exactly as if the Fs had just been created by [New] with them.
 func (ffs *Fs) Reset(opts ...Option) {

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package applypatch
+
+// This platform has no flags for these; the checks of the file's info still refuse a
+// link or a special file before it is read.
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)

@@ -1,0 +1,108 @@
+package applypatch
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// A journal directory is named journalPrefix, a dash, the commit's id, a dash and a tag:
+// the start of the MAC of the id under the journal key. A directory planted under a name
+// of that shape cannot carry a tag that verifies, and cannot take the name of a commit
+// to come either, since each commit draws a fresh id.
+const (
+	journalPrefix = ".applypatch-journal"
+	journalIDLen  = 12 // hex digits of newTempID
+	journalTagLen = 16 // hex digits of the name's tag
+)
+
+// journalMagic starts every record this version writes; its MAC line follows.
+const journalMagic = "applypatch journal 2\n"
+
+// journalLimit bounds the record recovery reads: far above what any payload within the
+// limits can plan, far below what would cost a start its memory.
+const journalLimit = 64 << 20
+
+// errNotSealed is the error of a record whose MAC does not verify under the key.
+var errNotSealed = errors.New("its record is not sealed with this user's journal key")
+
+// journalName is the directory name of the journal of the commit with the given id.
+func journalName(key []byte, id string) string {
+	return journalPrefix + "-" + id + "-" + nameTag(key, id)
+}
+
+// nameTag is the tag of a journal directory's name.
+func nameTag(key []byte, id string) string {
+	return hex.EncodeToString(mac(key, "name", []byte(id)))[:journalTagLen]
+}
+
+// journalID returns the commit id a journal directory's name carries, and whether the
+// name's tag verifies under key.
+func journalID(key []byte, name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, journalPrefix+"-")
+	if !ok || len(rest) != journalIDLen+1+journalTagLen || rest[journalIDLen] != '-' {
+		return "", false
+	}
+	id, tag := rest[:journalIDLen], rest[journalIDLen+1:]
+	if !isLowerHex(id) || !hmac.Equal([]byte(tag), []byte(nameTag(key, id))) {
+		return "", false
+	}
+	return id, true
+}
+
+func isLowerHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// mac is HMAC-SHA-256 under key of a purpose and data, so that a MAC made for one use
+// never verifies for another.
+func mac(key []byte, purpose string, data ...[]byte) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(purpose))
+	h.Write([]byte{0})
+	for _, d := range data {
+		h.Write(d)
+	}
+	return h.Sum(nil)
+}
+
+// sealRecord encodes a record for the journal directory dir (its base name), with its
+// MAC.
+func sealRecord(key []byte, dir string, rec *journalRecord) ([]byte, error) {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	sum := hex.EncodeToString(mac(key, "record", []byte(dir), []byte{0}, body))
+	return []byte(journalMagic + sum + "\n" + string(body)), nil
+}
+
+// openRecord decodes a sealed record of the journal directory dir, verifying its MAC
+// before it reads a byte of the record itself.
+func openRecord(key []byte, dir string, data []byte) (*journalRecord, error) {
+	rest, ok := strings.CutPrefix(string(data), journalMagic)
+	if !ok {
+		return nil, errNotSealed
+	}
+	sum, body, ok := strings.Cut(rest, "\n")
+	got, err := hex.DecodeString(sum)
+	if !ok || err != nil || !hmac.Equal(got, mac(key, "record", []byte(dir), []byte{0}, []byte(body))) {
+		return nil, errNotSealed
+	}
+	var rec journalRecord
+	if err := json.Unmarshal([]byte(body), &rec); err != nil {
+		return nil, err
+	}
+	if rec.Version != journalVersion {
+		return nil, errors.New("its record has a version this version cannot read")
+	}
+	return &rec, nil
+}

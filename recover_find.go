@@ -1,0 +1,148 @@
+package applypatch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// A found journal is one entry of the workspace root named like a journal: trusted
+// (ours, with its record, nil when the record was never completed) or not, and why.
+type foundJournal struct {
+	name string // the entry's name in the root
+	id   string // the commit id its name carries, when trusted
+	rec  *journalRecord
+	why  string // set when it is not to be acted on
+}
+
+// findJournals lists the entries of the workspace root named like a journal, in any
+// case, and vets each without following a link or opening anything but a regular
+// file of ours. A root that cannot be listed has no journal to find; resolving the
+// payload reports why.
+func findJournals(fsys afero.Fs, root string, key []byte) []foundJournal {
+	names, err := readDirNames(fsys, root)
+	if err != nil {
+		return nil
+	}
+	sort.Strings(names)
+	var out []foundJournal
+	for _, n := range names {
+		if strings.HasPrefix(strings.ToLower(n), journalPrefix) {
+			out = append(out, vetJournal(fsys, root, key, n))
+		}
+	}
+	return out
+}
+
+// vetJournal decides whether the journal-like entry name of root may be acted on.
+func vetJournal(fsys afero.Fs, root string, key []byte, name string) foundJournal {
+	j := foundJournal{name: name}
+	id, ok := journalID(key, name)
+	if !ok {
+		j.why = "its name is not sealed with this user's journal key"
+		return j
+	}
+	dir := filepath.Join(root, name)
+	fi, err := lstat(fsys, dir)
+	switch {
+	case err != nil:
+		j.why = "it cannot be read: " + errors.Unwrap(err).Error()
+		return j
+	case fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir():
+		j.why = "it is not a directory but " + kindOf(fi)
+		return j
+	}
+	if err := checkPrivate(fi, nil); err != nil {
+		j.why = err.Error()
+		return j
+	}
+	j.id = id
+	rec, err := readRecord(fsys, dir, key)
+	switch {
+	case errors.Is(err, errIncomplete):
+	case err != nil:
+		j.why = err.Error()
+	case rec.ID != id:
+		j.why = "its record belongs to another commit"
+	default:
+		j.rec = rec
+	}
+	return j
+}
+
+// errIncomplete says a journal's record is missing or cut short: the commit stopped
+// before it was synced, so it never wrote.
+var errIncomplete = errors.New("the record was never completed")
+
+// readRecord reads and verifies the record of a trusted journal directory. It opens the
+// record without following a link or blocking on a FIFO, and reads it only when it is
+// a regular, private file within journalLimit.
+func readRecord(fsys afero.Fs, dir string, key []byte) (*journalRecord, error) {
+	f, err := fsys.OpenFile(filepath.Join(dir, journalFile), os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if absent(err) {
+		return nil, errIncomplete
+	}
+	if err != nil {
+		return nil, fmt.Errorf("its record cannot be opened: %v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("its record is %s, not a file", kindOf(fi))
+	case fi.Size() > journalLimit:
+		return nil, fmt.Errorf("its record has %d bytes, more than a journal ever holds", fi.Size())
+	}
+	if err := checkPrivate(fi, nil); err != nil {
+		return nil, fmt.Errorf("its record: %v", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, journalLimit+1))
+	if err != nil {
+		return nil, err
+	}
+	rec, err := openRecord(key, filepath.Base(dir), data)
+	if errors.Is(err, errNotSealed) {
+		return nil, errIncomplete // the name is ours: a record that fails was cut short
+	}
+	return rec, err
+}
+
+// kindOf names what a file is, for a report.
+func kindOf(fi fs.FileInfo) string {
+	m := fi.Mode()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a file"
+}
+
+// lstat is Lstat where the filesystem has it, else Stat.
+func lstat(fsys afero.Fs, name string) (fs.FileInfo, error) {
+	if ls, ok := fsys.(afero.Lstater); ok {
+		fi, _, err := ls.LstatIfPossible(name)
+		return fi, err
+	}
+	return fsys.Stat(name)
+}
+
+// ownFiles matches the names a commit writes in its journal directory.
+var ownFiles = regexp.MustCompile(`^(journal\.json|b[0-9]+)$`)
