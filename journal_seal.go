@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -19,15 +20,20 @@ const (
 	journalTagLen = 16 // hex digits of the name's tag
 )
 
-// journalMagic starts every record this version writes; its MAC line follows.
+// journalMagic starts every record this version writes; the record's length in bytes,
+// its MAC and the record follow, each on a line of its own.
 const journalMagic = "applypatch journal 2\n"
 
 // journalLimit bounds the record recovery reads: far above what any payload within the
 // limits can plan, far below what would cost a start its memory.
 const journalLimit = 64 << 20
 
-// errNotSealed is the error of a record whose MAC does not verify under the key.
-var errNotSealed = errors.New("its record is not sealed with this user's journal key")
+// errNotSealed is the error of a record whose MAC does not verify under the key;
+// errCutShort of one shorter than it says, as a commit killed while writing it leaves it.
+var (
+	errNotSealed = errors.New("its record is not sealed with this user's journal key")
+	errCutShort  = errors.New("its record was cut short")
+)
 
 // journalName is the directory name of the journal of the commit with the given id.
 func journalName(key []byte, id string) string {
@@ -82,7 +88,7 @@ func sealRecord(key []byte, dir string, rec *journalRecord) ([]byte, error) {
 		return nil, err
 	}
 	sum := hex.EncodeToString(mac(key, "record", []byte(dir), []byte{0}, body))
-	return []byte(journalMagic + sum + "\n" + string(body)), nil
+	return []byte(journalMagic + strconv.Itoa(len(body)) + "\n" + sum + "\n" + string(body)), nil
 }
 
 // openRecord decodes a sealed record of the journal directory dir, verifying its MAC
@@ -90,11 +96,25 @@ func sealRecord(key []byte, dir string, rec *journalRecord) ([]byte, error) {
 func openRecord(key []byte, dir string, data []byte) (*journalRecord, error) {
 	rest, ok := strings.CutPrefix(string(data), journalMagic)
 	if !ok {
+		if strings.HasPrefix(journalMagic, string(data)) {
+			return nil, errCutShort
+		}
+		return nil, errNotSealed
+	}
+	size, rest, ok := strings.Cut(rest, "\n")
+	n, err := strconv.Atoi(size)
+	if !ok || err != nil || n < 0 || n > journalLimit {
 		return nil, errNotSealed
 	}
 	sum, body, ok := strings.Cut(rest, "\n")
+	switch {
+	case !ok || len(body) < n:
+		return nil, errCutShort
+	case len(body) > n:
+		return nil, errNotSealed
+	}
 	got, err := hex.DecodeString(sum)
-	if !ok || err != nil || !hmac.Equal(got, mac(key, "record", []byte(dir), []byte{0}, []byte(body))) {
+	if err != nil || !hmac.Equal(got, mac(key, "record", []byte(dir), []byte{0}, []byte(body))) {
 		return nil, errNotSealed
 	}
 	var rec journalRecord

@@ -78,8 +78,8 @@ func vetJournal(fsys afero.Fs, root string, key []byte, name string) foundJourna
 	return j
 }
 
-// errIncomplete says a journal's record is missing or cut short: the commit stopped
-// before it was synced, so it never wrote.
+// errIncomplete says a journal's record is missing or shorter than it says it is: the
+// commit stopped before its record was synced, so it never wrote.
 var errIncomplete = errors.New("the record was never completed")
 
 // readRecord reads and verifies the record of a trusted journal directory. It opens the
@@ -111,8 +111,8 @@ func readRecord(fsys afero.Fs, dir string, key []byte) (*journalRecord, error) {
 		return nil, err
 	}
 	rec, err := openRecord(key, filepath.Base(dir), data)
-	if errors.Is(err, errNotSealed) {
-		return nil, errIncomplete // the name is ours: a record that fails was cut short
+	if errors.Is(err, errCutShort) {
+		return nil, errIncomplete
 	}
 	return rec, err
 }

@@ -173,8 +173,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if cfg.recover {
 		return recoverOnly(ctx, root, confined, stdout)
 	}
-	if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
-		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+	if !cfg.check { // a dry run writes nothing: Check reports a pending commit instead
+		if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
+			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+		}
 	}
 	ws := slowed(confined)
 	if wrap != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/applypatch/applypatch/internal/statetest"
+
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -19,6 +21,7 @@ import (
 const childEnv = "APPLYPATCH_CLI_TEST_CHILD"
 
 func TestMain(m *testing.M) {
+	statetest.Isolate()
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
