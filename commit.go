@@ -229,6 +229,16 @@ func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // result is an error result and the error says what went wrong. Nothing is written unless
 // everything applies.
 func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
+	return applyUnderLock(ctx, fsys, opts, func() (*Proposal, error) {
+		return ResolvePayload(ctx, fsys, payload, opts)
+	})
+}
+
+// applyUnderLock takes the workspace's lock, recovers any journal an interrupted commit
+// left, and only then resolves (propose) and commits: the baselines are read under the
+// same lock the commit holds, so a concurrent commit is waited for, never conflicted
+// with. It serves every caller that reviews nothing ([Apply], a Tool that need not ask).
+func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose func() (*Proposal, error)) (*Result, error) {
 	unlock, err := lockFor(ctx, fsys, opts)
 	if err != nil {
 		err = lockError(err)
@@ -239,13 +249,13 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 	if err != nil {
 		return withRecovery(errorResult(err), rec), err
 	}
-	res, err := applyLocked(ctx, fsys, payload, opts)
+	pr, err := propose()
+	res, err := commitResolved(ctx, pr, err)
 	return withRecovery(res, rec), err
 }
 
-// applyLocked is Apply with the lock held and recovery done.
-func applyLocked(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
-	pr, err := ResolvePayload(ctx, fsys, payload, opts)
+// commitResolved commits a proposal resolved with the lock held and recovery done.
+func commitResolved(ctx context.Context, pr *Proposal, err error) (*Result, error) {
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			err = unwritten(err) // cancelled before the commit began

@@ -121,6 +121,11 @@ func (t *Tool) proposePatch(ctx context.Context, p *Patch) (*Proposal, error) {
 // call resolves a proposal and settles it as the tool's mode says: reviewed, or
 // committed as it is.
 func (t *Tool) call(ctx context.Context, propose func() (*Proposal, error)) (*Result, error) {
+	if t.Options.Mode.orAsk() != ModeAsk && t.FS != nil {
+		// No person reviews: read the baselines under the commit's lock, as Apply does,
+		// so concurrent compatible calls all land instead of conflicting.
+		return applyUnderLock(ctx, t.FS, &t.Options, propose)
+	}
 	pr, err := propose()
 	if err != nil {
 		return errorResult(err), err
