@@ -14,6 +14,11 @@
 // says which flag changes that). -allow-outside and -allow-protected let patches write
 // outside the workspace and to protected paths such as .git/.
 //
+// A line that is not a JSON-RPC message the server can take is answered with a JSON-RPC
+// error, and the server goes on. On SIGINT or SIGTERM it accepts no new calls, answers the
+// calls in flight and exits; calls still running after 10 seconds are cancelled (their
+// commits roll back), and a second signal exits at once.
+//
 // Register it with a client by absolute paths, for example:
 //
 //	{"mcpServers": {"applypatch": {"command": "/home/me/go/bin/applypatch-mcp", "args": ["-C", "/home/me/project"]}}}
@@ -32,7 +37,6 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/afero"
 )
 
@@ -52,18 +56,32 @@ func main() {
 		log.Fatal(err)
 	}
 	defer closeWorkspace()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	if err := recoverWorkspace(cfg); err != nil {
+		log.Fatal(err)
+	}
+	halt, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := serve(newServer(*cfg, halt), newGuard(os.Stdin, os.Stdout, maxFrame), sigs, cancel); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// recoverWorkspace finishes or rolls back a commit an earlier run left unfinished. A
+// signal cancels it, and stays queued for serve should recovery finish anyway, so that
+// the server then exits without serving.
+func recoverWorkspace(cfg *Config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := applypatch.Recover(ctx, cfg.FS, &applypatch.Options{Workspace: cfg.Workspace, WorkspaceFs: cfg.WorkspaceFs})
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	if msg := r.String(); msg != "" {
 		log.Print(msg)
 	}
-	if err := NewServer(*cfg).Run(ctx, &mcp.StdioTransport{MaxLineLength: maxFrame}); err != nil {
-		log.Fatal(err)
-	}
+	return nil
 }
 
 // payloadLimit is the largest payload the server resolves (the library's default).
@@ -71,8 +89,8 @@ const payloadLimit = 16 << 20
 
 // maxFrame bounds one inbound JSON-RPC message: the largest payload the server accepts,
 // with room for JSON escaping (which at most doubles ordinary text) and the call's
-// envelope. The transport stops reading a longer message there, so a hostile client
-// costs no more memory than the largest patch allowed.
+// envelope. The transport keeps only the start of a longer line, to answer it with an
+// error, so a hostile client costs no more memory than the largest patch allowed.
 var maxFrame = 2*payloadLimit + 128<<10
 
 // parseFlags reads the command line into a configuration on the OS filesystem.

@@ -37,15 +37,23 @@ var errCannotAsk = errors.New("this server applies a patch only after the user r
 	"Tell the user: restarting the server with -fallback edits applies patches without review " +
 	"for clients that cannot ask, and -mode edits does so for every client")
 
-// server holds the configuration and the key that signs review state.
+// server holds the configuration, the key that signs review state, and halt, which
+// cancels the calls in flight once it is done.
 type server struct {
-	cfg Config
-	key []byte
+	cfg  Config
+	key  []byte
+	halt context.Context
 }
 
 // NewServer returns an MCP server exposing the apply_patch tool on cfg's workspace.
 func NewServer(cfg Config) *mcp.Server {
-	s := &server{cfg: cfg, key: newKey()}
+	return newServer(cfg, context.Background())
+}
+
+// newServer is NewServer whose calls in flight are cancelled once halt is done: each
+// commit then rolls back under its context, and the call answers so (X17).
+func newServer(cfg Config, halt context.Context) *mcp.Server {
+	s := &server{cfg: cfg, key: newKey(), halt: halt}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "applypatch", Title: "applypatch", Version: "v0.1.0"}, nil)
 	def := (&applypatch.Tool{}).Definition()
 	srv.AddTool(&mcp.Tool{
@@ -60,6 +68,8 @@ func NewServer(cfg Config) *mcp.Server {
 
 // applyPatch handles one tools/call of apply_patch.
 func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ctx, cancel := s.haltable(ctx)
+	defer cancel()
 	mode := s.cfg.Mode
 	if mode == applypatch.ModeAsk && !canElicit(req) {
 		mode = s.cfg.Fallback
@@ -75,6 +85,13 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	}
 	_, res, _ := tool.Call(ctx, req.Params.Arguments)
 	return toolResult(res), nil
+}
+
+// haltable returns ctx, cancelled as well when the server halts.
+func (s *server) haltable(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.halt, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
 // authorizer allows the classes the configuration allows, and refuses the others naming
