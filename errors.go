@@ -84,7 +84,7 @@ var fileReasonText = map[FileReason]string{
 	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 	FileLinked: "the file has several hard links and cannot be replaced by rename here; rewriting it in place " +
 		"would change its other names too, so it was not written",
-	FileForbidden: "the path is, or leads through a symbolic link to, a credential location, " +
+	FileForbidden: "the path is, or leads through a symbolic link to, a credential location or applypatch's recovery journal, " +
 		"which is never written; choose another path",
 	fileUnresolvable: "the path cannot be resolved",
 	// FileAliased is rendered with the other path.
