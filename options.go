@@ -3,6 +3,7 @@ package applypatch
 import (
 	"context"
 	"io/fs"
+	"time"
 
 	"github.com/spf13/afero"
 
@@ -50,21 +51,32 @@ import (
 //
 // A commit holds an exclusive lock on its workspace from its check of the baselines
 // through its last write and any rollback, and [Recover] holds it while it repairs an
-// interrupted commit. A workspace filesystem (WorkspaceFs, else the one given) that has
-// the method
+// interrupted commit. On the operating system's directories the lock is hierarchical, so
+// that commits whose workspaces nest or overlap exclude each other as well: a commit
+// takes a shared lock on each directory above its workspace that has the workspace
+// directory's owner, from the outermost down, stopping below "/" and at the first that has
+// another owner or cannot be opened, then the exclusive lock of the workspace itself. So
+// commits in dir and in dir/sub wait for each other, while commits in dir/a and dir/b, or
+// in two projects under one home directory, run at once. Stopping at another owner keeps
+// the lock off shared directories such as /home and /tmp, which another user could hold;
+// it also means that two workspaces nested across a change of owner do not exclude each
+// other. Each lock is taken in the process first, keyed by the directory itself (so two
+// names or two filesystem values of one directory share it), then with the kernel's lock
+// (flock where the platform has it), so that two processes never interleave either.
+//
+// A workspace filesystem (WorkspaceFs, else the one given) that has the method
 //
 //	LockWorkspace(ctx context.Context, dir string) (unlock func(), err error)
 //
 // supplies the lock: it waits until it holds the lock of the directory dir (a name in
-// that filesystem) or ctx is done. Package fs/rootfs does, with a kernel lock. Without
-// one, commits on the operating system's filesystem ([afero.OsFs]) lock the workspace
-// directory with the kernel's lock (flock where the platform has it), keyed in the process
-// by the directory itself, so two processes, or two filesystem values over one directory,
-// never interleave; other filesystems (an [afero.MemMapFs], say) are locked within the
-// process only. The lock excludes only those who take it: an editor or a tool writing the
-// same files without it is not held back; the baseline checks just before each write
-// catch most of those, but not a write that lands between a check and the write it
-// guards.
+// that filesystem) or ctx is done. Package fs/rootfs does, by the rule above. Without one,
+// commits on the operating system's filesystem ([afero.OsFs]) lock the workspace
+// directory by the rule above too; other filesystems (an [afero.MemMapFs], say) are
+// locked within the process only, the whole filesystem at once. A wait for the lock ends
+// with ctx or after LockTimeout, and LockWait is told when it lasts. The lock excludes
+// only those who take it: an editor or a tool writing the same files without it is not
+// held back; the baseline checks just before each write catch most of those, but not a
+// write that lands between a check and the write it guards.
 type Options struct {
 	// Workspace is the directory, in the filesystem given to Resolve, that relative
 	// payload paths start from and that fences every path. Empty means "/". It
@@ -152,6 +164,18 @@ type Options struct {
 	// ~/.local/state/applypatch/, made private on first use). A host whose journals must be recovered by another user
 	// or machine passes its own key here: at least 16 random bytes, kept secret.
 	JournalKey []byte
+	// LockTimeout bounds each wait for the workspace lock (see the Options doc); zero
+	// waits as long as ctx allows. A wait it ends is a [*ConflictError] of reason
+	// ConflictLocked that wraps [context.DeadlineExceeded], with nothing written.
+	LockTimeout time.Duration
+	// LockWait, when set, is told once when a commit or [Recover] has waited almost a
+	// second for the workspace lock: dir is the directory whose lock it waits for, the
+	// workspace or one above it, named as the host knows it, and holder is the process
+	// that holds that lock (this process for another commit of its own; others are read
+	// from /proc/locks on Linux), 0 when it is not known. It runs before the wait ends, on
+	// the waiting goroutine, or on one of its own when the lock is a host filesystem's own
+	// LockWorkspace; a host says there that the commit is waiting, and for whom.
+	LockWait func(dir string, holder int)
 	// Limits bound the work one payload can ask for. Zero fields take the defaults each
 	// field names.
 	Limits Limits

@@ -2,7 +2,9 @@ package applypatch
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
@@ -16,8 +18,19 @@ type workspaceLocker interface {
 	LockWorkspace(ctx context.Context, dir string) (unlock func(), err error)
 }
 
-// lockWorkspace takes the lock of the fence's workspace for one commit or recovery.
+// lockWorkspace takes the lock of the fence's workspace for one commit or recovery,
+// waiting no longer than Options.LockTimeout and telling Options.LockWait when the wait
+// lasts.
 func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) (func(), error) {
+	ctx, cancel := lockContext(ctx, opts.LockTimeout)
+	defer cancel()
+	ctx, stop := wslock.Watch(ctx, f.real, opts.LockWait)
+	defer stop()
+	return takeLock(ctx, fsys, f, opts)
+}
+
+// takeLock takes the workspace's lock from whichever supplies it (see the Options doc).
+func takeLock(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) (func(), error) {
 	if l, ok := opts.WorkspaceFs.(workspaceLocker); ok {
 		return l.LockWorkspace(ctx, "/")
 	}
@@ -27,8 +40,26 @@ func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) 
 	if _, ok := fsys.(*afero.OsFs); ok {
 		return lockOsDir(ctx, f.real)
 	}
-	return wslock.Acquire(ctx, lockKey(fsys))
+	return wslock.Acquire(ctx, lockKey(fsys), f.real)
 }
+
+// lockContext bounds a wait for the lock by timeout, when it is positive.
+func lockContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, timeout, lockTimeoutError(timeout))
+}
+
+// lockTimeoutError is the cause of a wait for the lock that Options.LockTimeout ended: a
+// deadline exceeded.
+type lockTimeoutError time.Duration
+
+func (e lockTimeoutError) Error() string {
+	return fmt.Sprintf("waited %v, the lock timeout", time.Duration(e))
+}
+
+func (lockTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // lockOsDir locks a directory of the operating system's filesystem.
 func lockOsDir(ctx context.Context, dir string) (func(), error) {

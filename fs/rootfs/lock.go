@@ -9,8 +9,13 @@ import (
 
 // LockWorkspace takes the exclusive lock applypatch commits hold on a workspace: the
 // directory dir inside the root is locked in this process and, where the platform has
-// one, with the kernel's lock (flock), so commits in other processes wait too. It waits
-// until the lock is free or ctx is done, and returns the unlock function.
+// one, with the kernel's lock (flock), so commits in other processes wait too. First,
+// from the outermost down, it takes a shared lock on each directory above dir that has
+// dir's owner, up to and not including "/" or the first of another owner, within the
+// root or above it, so that a commit in a workspace nested in this one, or holding it,
+// waits as well (the rule of the applypatch Options doc); those directories are opened
+// for reading and locked, nothing more. It waits until every lock is had or ctx is done,
+// and returns the unlock function.
 //
 // The lock excludes only the processes that take it: an editor or a tool writing the
 // same files without it is not held back. While the lock of the whole root ("/") is

@@ -13,11 +13,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unsafe"
+	"time"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
-	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -49,6 +48,12 @@ Streams: the result the model would see, success or failure, is printed on stand
 output (with --json, as JSON); standard error carries only diagnostics, such as usage
 errors and hints. --check --diff also prints the unified diff the patch would apply.
 
+While another applypatch commit holds the workspace, or a directory above it or below
+it, this one waits: it says so on standard error within a second, and gives up after
+--lock-timeout with nothing written. SIGINT or SIGTERM ends the run with nothing of the
+patch written: a wait for the lock at once, a recovery once the workspace is repaired,
+a commit under way once it is rolled back.
+
 Exit status: 0 applied (or a revision requested), 1 rejected with nothing written,
 2 usage error, 3 a failed commit whose rollback was incomplete.
 
@@ -65,11 +70,14 @@ type config struct {
 	allowProtected bool
 	reviewScript   string
 	recover        bool
+	lockTimeout    time.Duration
 	expect         expectations
 	encodings      encodingFlags
 	args           []string
 	// unified is the diff --check --diff prints.
 	unified string
+	// stderr is where diagnostics go, such as the wait for the workspace lock.
+	stderr io.Writer
 }
 
 // expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).
@@ -99,6 +107,8 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
 	fl.BoolVar(&cfg.diff, "diff", false, "with --check, also print the unified diff the patch would apply")
 	fl.BoolVar(&cfg.recover, "recover", false, "only undo a commit that was interrupted in the workspace, and say what was done")
+	fl.DurationVar(&cfg.lockTimeout, "lock-timeout", defaultLockTimeout, "give up after waiting this `DURATION` (e.g. 30s) for another commit's lock on the\n"+
+		"workspace, with nothing written; 0 waits as long as it takes")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
@@ -114,6 +124,9 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	}
 	if cfg.check && cfg.reviewScript != "" {
 		return nil, errors.New("--check and --review-script do not go together: a check writes nothing to review")
+	}
+	if cfg.lockTimeout < 0 {
+		return nil, errors.New("--lock-timeout must not be negative (0 waits as long as it takes)")
 	}
 	if cfg.diff && !cfg.check {
 		return nil, errors.New("--diff shows what a check would apply; use it with --check")
@@ -142,8 +155,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		fmt.Fprintln(stderr, "applypatch:", err)
 		return exitUsage
 	}
-	ctx, stop := interruptible()
-	defer stop()
+	cfg.stderr = stderr
 	var payload string
 	if !cfg.recover {
 		if len(cfg.args) == 0 && isTerminal(stdin) {
@@ -159,6 +171,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			return exitUsage
 		}
 	}
+	// Signals are caught from here on: until now one ends the run at once, with nothing
+	// written; from here it ends the wait for the lock, the recovery or the commit.
+	ctx, stop := interruptible()
+	defer stop()
 	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "applypatch: -C %s: %v\n", cfg.dir, err)
@@ -171,11 +187,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	}
 	defer confined.Close()
 	if cfg.recover {
-		return recoverOnly(ctx, root, confined, stdout)
+		return recoverOnly(ctx, cfg.locking(root, confined), stdout)
 	}
 	if !cfg.check { // a dry run writes nothing: Check reports a pending commit instead
-		if _, err := recoverWorkspace(ctx, root, confined, stderr); err != nil {
-			return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+		if _, err := recoverWorkspace(ctx, cfg.locking(root, confined), stderr); err != nil {
+			res, err := cfg.explain(applypatch.ErrorResult(err), err)
+			return report(res, err, cfg, stdout, stderr)
 		}
 	}
 	ws := slowed(confined)
@@ -189,11 +206,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			return exitUsage
 		}
 	}
-	res, err := cfg.apply(ctx, root, ws, payload, script)
-	if msg := cfg.reword(err); msg != "" {
-		err = &reworded{msg: msg, err: err}
-		res = applypatch.ErrorResult(err)
-	}
+	res, err := cfg.explain(cfg.apply(ctx, root, ws, payload, script))
 	return report(res, err, cfg, stdout, stderr)
 }
 
@@ -225,9 +238,9 @@ func workspaceRoot(dir string) (string, error) {
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *reviewscript.Script) (*applypatch.Result, error) {
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Authorizer: cfg.authorizer(),
-		Limits:   applypatch.Limits{Payload: payloadLimit},
-		Encoding: cfg.encodings.declared(root), Expected: cfg.expected()}
+	opts := cfg.locking(root, confined)
+	opts.Authorizer, opts.Limits = cfg.authorizer(), applypatch.Limits{Payload: payloadLimit}
+	opts.Encoding, opts.Expected = cfg.encodings.declared(root), cfg.expected()
 	if script == nil {
 		res, err := execute(ctx, hostFs(), payload, opts, cfg.check)
 		if err == nil && cfg.diff {
@@ -281,117 +294,6 @@ func review(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch
 		return applypatch.ErrorResult(err), err
 	}
 	return applypatch.Review(ctx, pr, rv)
-}
-
-// payloadLimit is the largest payload the CLI reads, and the limit it resolves under.
-const payloadLimit = 16 << 20
-
-// readPayload takes the payload from the argument, a file, or standard input (H5). A file
-// or stream is read no further than limit+1 bytes: one byte past the limit is enough to
-// refuse it, so a hostile stream costs no more memory than the largest payload allowed
-// (PERF4).
-func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
-	if len(args) == 1 {
-		if strings.HasPrefix(strings.TrimSpace(args[0]), "*** Begin Patch") {
-			return args[0], nil
-		}
-		f, err := os.Open(args[0])
-		if err != nil {
-			return "", err
-		}
-		defer f.Close()
-		return readLimited(f, limit)
-	}
-	payload, err := readLimited(stdin, limit)
-	if err == nil && len(payload) == 0 {
-		err = errNoPayload
-	}
-	return payload, err
-}
-
-// readLimited reads r whole, or refuses it with a *ParseError once it holds more than
-// limit bytes, reading no further than limit+1. A regular file is read into a buffer of
-// its size; any other stream in chunks joined once at the end: the payload is held at most
-// twice, never through the copies of a growing buffer, and a stream over the limit costs
-// the limit, not a multiple of it.
-func readLimited(r io.Reader, limit int) (string, error) {
-	lr := io.LimitReader(r, int64(limit)+1)
-	if size, ok := regularSize(r); ok {
-		return readSized(lr, int(min(size, int64(limit))), limit)
-	}
-	chunks, n, err := readChunks(lr)
-	if err != nil {
-		return "", err
-	}
-	if n > limit {
-		return "", overLimit(n, limit)
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, c := range chunks {
-		b.Write(c)
-	}
-	return b.String(), nil
-}
-
-// readSized reads a regular file of the measured size into one buffer, in reads as
-// large as what is left, and returns it as a string without copying it: the buffer is
-// this function's alone and is never written again. A file that grew since it was
-// measured is read on, up to one byte past limit.
-func readSized(r io.Reader, size, limit int) (string, error) {
-	b := make([]byte, 0, size+1) // one byte more: the read that finds the end
-	prefault.Write(b[:cap(b)])
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	if len(b) > limit {
-		return "", overLimit(len(b), limit)
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
-}
-
-// regularSize returns the size of r when it is a regular file.
-func regularSize(r io.Reader) (int64, bool) {
-	f, ok := r.(*os.File)
-	if !ok {
-		return 0, false
-	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return 0, false
-	}
-	return fi.Size(), true
-}
-
-// readChunk is the size of the chunks a stream is read in.
-const readChunk = 1 << 20
-
-// readChunks reads r to its end in chunks of readChunk bytes and returns them with the
-// number of bytes read.
-func readChunks(r io.Reader) (chunks [][]byte, n int, err error) {
-	for {
-		c := make([]byte, readChunk)
-		k, err := io.ReadFull(r, c)
-		if k > 0 {
-			chunks, n = append(chunks, c[:k]), n+k
-		}
-		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return chunks, n, nil
-		case err != nil:
-			return nil, 0, err
-		}
-	}
 }
 
 // authorizer allows the classes the flags allow (F4). Forbidden paths never reach it:
@@ -467,11 +369,4 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		return exitRejected
 	}
 	return exitApplied
-}
-
-// overLimit refuses a payload read from a file or a stream: it has n bytes or more, over
-// the limit.
-func overLimit(n, limit int) error {
-	return &applypatch.ParseError{Msg: fmt.Sprintf("the patch has %d bytes or more, over the limit of %d; "+
-		"split the change into smaller patches", n, limit)}
 }

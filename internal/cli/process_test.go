@@ -22,6 +22,9 @@ const childEnv = "APPLYPATCH_CLI_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	statetest.Isolate()
+	if dir := os.Getenv(holdEnv); dir != "" {
+		os.Exit(holdLock(dir))
+	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

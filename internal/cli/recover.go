@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/applypatch/applypatch"
-	"github.com/spf13/afero"
 )
 
 // nothingToRecover is what --recover prints when no commit was left interrupted.
@@ -15,8 +14,9 @@ const nothingToRecover = "nothing to recover: no commit was left interrupted in 
 // recoverWorkspace undoes a commit an earlier run left interrupted (killed, or the
 // machine stopped) before this run reads anything. What it did is a diagnostic of this
 // run, said on stderr; the run's result is the patch's.
-func recoverWorkspace(ctx context.Context, root string, ws afero.Fs, stderr io.Writer) (*applypatch.Recovery, error) {
-	r, err := applypatch.Recover(ctx, hostFs(), &applypatch.Options{Workspace: root, WorkspaceFs: ws})
+// opts name the workspace and how to wait for its lock.
+func recoverWorkspace(ctx context.Context, opts *applypatch.Options, stderr io.Writer) (*applypatch.Recovery, error) {
+	r, err := applypatch.Recover(ctx, hostFs(), opts)
 	if msg := r.String(); msg != "" {
 		fmt.Fprintln(stderr, "applypatch:", msg)
 	}
@@ -27,8 +27,8 @@ func recoverWorkspace(ctx context.Context, root string, ws afero.Fs, stderr io.W
 // it is printed on stdout like every result. It exits 0 whether or not there was
 // anything to recover, 1 when recovery could not finish or left a path it could not
 // restore.
-func recoverOnly(ctx context.Context, root string, ws afero.Fs, stdout io.Writer) int {
-	r, err := applypatch.Recover(ctx, hostFs(), &applypatch.Options{Workspace: root, WorkspaceFs: ws})
+func recoverOnly(ctx context.Context, opts *applypatch.Options, stdout io.Writer) int {
+	r, err := applypatch.Recover(ctx, hostFs(), opts)
 	msg := r.String()
 	if msg == "" && err == nil {
 		msg = nothingToRecover

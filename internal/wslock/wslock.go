@@ -1,89 +1,106 @@
-// Package wslock is the lock a commit holds on its workspace: an in-process lock keyed
-// by the workspace directory's identity, then, where the platform has one, a kernel lock
-// (flock) on the directory itself, so that other processes wait as well.
+// Package wslock is the lock a commit holds on its workspace. The rule, for a directory
+// of the operating system: a commit takes a shared lock on each directory above its
+// workspace that has the workspace's owner, from the outermost down, stopping below "/"
+// and at the first that has another owner or cannot be opened, then the exclusive lock
+// of the workspace itself, and releases them in reverse. So two commits whose workspaces
+// nest (p and p/sub) exclude each other, while siblings (p/a and p/b) do not, and the
+// one order along a chain of directories cannot deadlock.
+//
+// Each lock is taken first in the process, a shared or exclusive lock keyed by the
+// directory's identity (device and inode, so two names or two handles of one directory
+// share it), then, where the platform has one, with the kernel's lock (flock) on the
+// directory, so that other processes wait as well. A wait is bounded by its context, and
+// a context made by [Watch] is told when it lasts.
 package wslock
 
 import (
 	"context"
 	"os"
-	"sync"
+	"path/filepath"
 )
 
-// entries are the in-process locks, by key. An entry lives only while a commit holds or
-// waits for it.
-var entries = struct {
-	sync.Mutex
-	m map[any]*entry
-}{m: map[any]*entry{}}
-
-type entry struct {
-	ch   chan struct{}
-	refs int
+// Acquire takes the exclusive in-process lock of key, for a filesystem with no directory
+// of the operating system to lock, waiting until it is free or ctx is done; name is what
+// a notice and a [*WaitError] call it. It returns the release; when ctx is done already,
+// just the context's error.
+func Acquire(ctx context.Context, key any, name string) (release func(), err error) {
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return acquire(ctx, key, false, name, waiterOf(ctx))
 }
 
-// Acquire takes the in-process lock of key, waiting until it is free or ctx is done, and
-// returns its release.
-func Acquire(ctx context.Context, key any) (release func(), err error) {
-	entries.Lock()
-	e := entries.m[key]
-	if e == nil {
-		e = &entry{ch: make(chan struct{}, 1)}
-		entries.m[key] = e
-	}
-	e.refs++
-	entries.Unlock()
-	select {
-	case e.ch <- struct{}{}:
-	case <-ctx.Done():
-		drop(key, e)
-		return nil, ctx.Err()
-	}
-	return func() {
-		<-e.ch
-		drop(key, e)
-	}, nil
+// level is one directory of a chain to lock: its handle, identity and name, and whether
+// its lock is shared.
+type level struct {
+	f      *os.File
+	key    any
+	name   string
+	shared bool
 }
 
-func drop(key any, e *entry) {
-	entries.Lock()
-	if e.refs--; e.refs == 0 {
-		delete(entries.m, key)
-	}
-	entries.Unlock()
-}
-
-// Dir locks the open directory d: first in-process, keyed by the directory's identity
-// (device and inode, so two names or two handles of one directory share it), then with
-// the kernel lock, polled until it is free or ctx is done. Dir takes d over: the release
-// unlocks both and closes d, and d is closed when the lock cannot be had.
+// Dir locks the open directory d by the rule of the package: shared locks on the
+// directories above it that have its owner, then its own exclusive lock, each waited for
+// until it is free or ctx is done: a wait that ends is a [*WaitError], and when ctx is done
+// already, Dir returns just the context's error. Dir takes d over: the release unlocks everything and
+// closes d, and d is closed when the lock cannot be had.
 func Dir(ctx context.Context, d *os.File) (release func(), err error) {
-	unlock, err := lockDir(ctx, d)
-	if err != nil {
+	if ctx.Err() != nil { // done before any wait: not a lock to be had
 		d.Close()
-		return nil, err
+		return nil, context.Cause(ctx)
 	}
-	return func() {
-		unlock()
-		d.Close()
-	}, nil
-}
-
-func lockDir(ctx context.Context, d *os.File) (release func(), err error) {
+	name, w := filepath.Clean(d.Name()), waiterOf(ctx)
 	key, err := identity(d)
 	if err != nil {
+		d.Close()
 		return nil, err
 	}
-	inproc, err := Acquire(ctx, key)
+	chain := append(ancestors(d, key, name), level{f: d, key: key, name: name})
+	var held []func()
+	releaseAll := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i]()
+		}
+	}
+	for i, lv := range chain {
+		r, err := lockLevel(ctx, lv, w)
+		if err != nil {
+			releaseAll()
+			for _, rest := range chain[i+1:] {
+				rest.f.Close()
+			}
+			return nil, err
+		}
+		held = append(held, r)
+	}
+	return releaseAll, nil
+}
+
+// lockLevel takes one directory's lock, in the process then in the kernel. It takes the
+// handle over: the release closes it, and so does a failure.
+func lockLevel(ctx context.Context, lv level, w *waiter) (release func(), err error) {
+	inproc, err := acquire(ctx, lv.key, lv.shared, lv.name, w)
 	if err != nil {
+		lv.f.Close()
 		return nil, err
 	}
-	unlock, err := kernelLock(ctx, d)
+	unlock, err := kernelLock(ctx, lv, w)
 	if err != nil {
 		inproc()
+		lv.f.Close()
 		return nil, err
 	}
 	return func() {
 		unlock()
 		inproc()
+		lv.f.Close()
 	}, nil
+}
+
+// parentName is the name of the directory above the one called name.
+func parentName(name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Dir(name)
+	}
+	return filepath.Join(name, "..")
 }
