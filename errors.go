@@ -402,9 +402,9 @@ func (e *MatchError) kind() MatchReason {
 // lines a hostile file repeats.
 //
 // For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
-// any. AnchorLine is the 1-based line the anchor named, when that was found. An
-// AnchorAmbiguous error that the hunk's lines could not settle has the first few places
-// they occur as HunkLines.
+// any. AnchorLine is the 1-based line the anchor named, when that was found. When an
+// ambiguous anchor (MatchAmbiguous) could not be settled by the hunk's lines, HunkLines
+// holds the first few places those lines occur.
 //
 // errors.Is(err, &MatchError{}) holds for every MatchError, and
 // errors.Is(err, &MatchError{Reason: MatchAmbiguous}) for one with that reason.
@@ -422,15 +422,16 @@ type MatchError struct {
 	More       int
 	AnchorLine int
 	HunkLines  []int
-	// Revision is set on an Overlap with hunks a person derived by revising the file in
+	// Revision is set on a MatchOverlap with hunks a person derived by revising the file in
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
-	// Other, Start and End are, for an Overlap, the number of the other hunk and the
+	// Other, Start and End are, for a MatchOverlap, the number of the other hunk and the
 	// 1-based first and last file lines this hunk changes.
 	Other, Start, End int
-	// FileLines is, for a HintPastEnd, the number of lines of the file.
+	// FileLines is, for a MatchNotFound whose "@@ N" line hint lies past the end of
+	// the file, the number of lines of the file.
 	FileLines int
-	// Near is, for a NotFound, the region of the file most like the hunk.
+	// near is, for a MatchNotFound, the region of the file most like the hunk.
 	near *nearMiss
 
 	why MatchReason // the private reason behind Reason, which picks the message

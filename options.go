@@ -12,7 +12,8 @@ import (
 
 // Options configure [Resolve] and, through the proposal it returns, [Review] and [Commit].
 // The zero value is usable: the workspace is the filesystem's root "/", the mode is
-// [ModeEdits], and the default limits apply.
+// [ModeAsk] (a [Tool] then hands a call in the workspace to its Reviewer, and refuses it
+// without one; [Apply] and [Commit] never review), and the default limits apply.
 //
 // # The workspace fence
 //

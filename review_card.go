@@ -52,8 +52,8 @@ type Card struct {
 	// Diff is the selected change as a payload: adopted revisions included, locators and
 	// deselected hunks left out, paths as authored. Empty when nothing is selected.
 	Diff string `json:"diff"`
-	// Action is the label of the card's one action, the same as the full review's primary action
-	//; empty while the patch is applied and after the review settled.
+	// Action is the label of the card's one action, the same as the full review's
+	// primary action; empty while the patch is applied and after the review settled.
 	Action string `json:"action,omitempty"`
 	// Notice says that selection and editing happen in the full review, then warnings,
 	// then staged feedback and rejection notes.
