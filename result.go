@@ -17,6 +17,10 @@ const (
 	StatusRevision Status = "revision"
 	// StatusError: nothing was written; Message says why.
 	StatusError Status = "error"
+	// StatusChecked: nothing was written because the call only checked the patch
+	// ([Check], the CLI's --check); it applies cleanly, and Applied counts what would be
+	// written.
+	StatusChecked Status = "checked"
 )
 
 // A Result is the outcome of one call, for the model and for hosts. Text renders
@@ -41,9 +45,10 @@ type Result struct {
 	Files []FileResult `json:"files"`
 	// Notes are the feedback, fuzzy-match and rejection lines of Text.
 	Notes []string `json:"notes"`
-	// Checked is set on the result of [Check]: nothing was written, Applied counts what
-	// would be.
-	Checked bool `json:"checked,omitempty"`
+	// Checked is set on the result of [Check], whose Status is then StatusChecked (or
+	// StatusRevision when nothing is selected): nothing was written, Applied counts what
+	// would be. The JSON form carries it in the status alone.
+	Checked bool `json:"-"`
 	// Reminder is a one-shot message for the host to put before the model's next turn when
 	// a person revised the patch; empty otherwise.
 	Reminder string `json:"reminder,omitempty"`
@@ -57,7 +62,7 @@ type Result struct {
 type FileResult struct {
 	// Path and MovePath are the operands as authored.
 	Path     string `json:"path"`
-	MovePath string `json:"move-path,omitempty"`
+	MovePath string `json:"movePath,omitempty"`
 	// Kind is "add", "update", "delete" or "move".
 	Kind string `json:"kind"`
 	// Added and Removed count the '+' and '-' lines of Diff.
@@ -79,7 +84,7 @@ func ErrorResult(err error) *Result { return errorResult(err) }
 
 // errorResult is the result of a call that wrote nothing because of err.
 func errorResult(err error) *Result {
-	return &Result{Kind: resultKind, Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}}
+	return &Result{Kind: resultKind, Status: StatusError, Message: err.Error(), Files: []FileResult{}, Notes: []string{}, Items: []string{}}
 }
 
 // Text renders the model-visible result: a first line, then one item a line in
@@ -96,7 +101,7 @@ func (r *Result) header() string {
 		return "Patch revision requested"
 	}
 	h := "Applied patch: " + plural(r.Applied, "change")
-	if r.Checked {
+	if r.checked() {
 		h = "Patch applies cleanly: " + plural(r.Applied, "change") + " (nothing written: check only)"
 	}
 	if r.Revised > 0 {
@@ -243,11 +248,12 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	applied, total := pr.tally()
 	r := &Result{Kind: resultKind, Status: StatusApplied, Applied: applied, Total: total, Comments: pr.comments(),
 		Revised: pr.revised(), Checked: checked, Files: []FileResult{}, Notes: []string{}}
-	if total > 0 {
-		r.Items = make([]string, 0, total+len(pr.changes)) // a line a change, and room for a few notes
-	}
-	if applied == 0 {
+	r.Items = make([]string, 0, total+len(pr.changes)) // a line a change, and room for a few notes
+	switch {
+	case applied == 0:
 		r.Status = StatusRevision
+	case checked:
+		r.Status = StatusChecked
 	}
 	if pr.feedback != "" {
 		r.note(feedbackLine("", 0, pr.feedback))
@@ -261,9 +267,13 @@ func (pr *Proposal) resultAs(checked bool) *Result {
 	return r
 }
 
+// checked reports whether the result only checked the patch, as built or as decoded
+// from its JSON form.
+func (r *Result) checked() bool { return r.Checked || r.Status == StatusChecked }
+
 // verb is how an applied change is reported.
 func (r *Result) verb() string {
-	if r.Checked {
+	if r.checked() {
 		return "Would apply"
 	}
 	return "Applied"

@@ -187,6 +187,7 @@ func report(res *applypatch.Result, err error, asJSON bool, stdout io.Writer) in
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		enc.Encode(struct {
 			*applypatch.Result
 			Text    string `json:"text"`

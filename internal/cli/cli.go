@@ -348,6 +348,7 @@ func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Wr
 		}{res, res.Text(), res.Summary(), cfg.unified}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // "f -> g" reads as written
 		enc.Encode(out)
 	} else {
 		// Two writes, not Fprintln: its buffer would copy a large result's text once more.
