@@ -24,7 +24,6 @@ import (
 	"syscall"
 
 	"github.com/applypatch/applypatch"
-	"github.com/applypatch/applypatch/examples/tui/tui"
 	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
 )
@@ -39,7 +38,9 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tui.Reviewer{})
+	rv, closeTerminal := terminalReviewer(os.Stdin, os.Stdout, openTTY)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, rv)
+	closeTerminal()
 	stop()
 	os.Exit(code)
 }
@@ -53,20 +54,30 @@ type config struct {
 	args           []string
 }
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// errVersion is a request for the version, printed on standard output.
+var errVersion = errors.New("version requested")
+
+// parseFlags reads the command line. -h and --help print the usage on stdout and return
+// flag.ErrHelp; --version prints the version there and returns errVersion.
+func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	cfg := &config{}
 	fl := flag.NewFlagSet("tui", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tui [flags] [PAYLOAD_FILE | PAYLOAD]\n\nReviews a \"*** Begin Patch\" payload in the terminal, then applies what was chosen.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "usage: tui [flags] [PAYLOAD_FILE | PAYLOAD]\n\nReviews a \"*** Begin Patch\" payload in the terminal, then applies what was chosen.\n\nFlags:")
 		fl.PrintDefaults()
 	}
 	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
-	if err := fl.Parse(args); err != nil {
+	version := fl.Bool("version", false, "print the version and exit")
+	if err := parseHelp(fl, args, stdout); err != nil {
 		return nil, err
+	}
+	if *version {
+		fmt.Fprintln(stdout, "tui", buildVersion())
+		return nil, errVersion
 	}
 	if cfg.args = fl.Args(); len(cfg.args) > 1 {
 		fl.Usage()
@@ -78,8 +89,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // run is the whole command with its reviewer, so tests can give the review a fake
 // terminal; it returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, rv applypatch.Reviewer) int {
-	cfg, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	cfg, err := parseFlags(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errVersion) {
 		return exitApplied
 	}
 	if err != nil {

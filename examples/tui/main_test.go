@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/examples/tui/tui"
 )
 
@@ -70,8 +71,14 @@ func fakeTerminal(t *testing.T, keys string) tui.Reviewer {
 // runCommand runs the command with the keys typed into its terminal.
 func runCommand(t *testing.T, keys string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runWith(t, fakeTerminal(t, keys), args...)
+}
+
+// runWith runs the command with the reviewer rv.
+func runWith(t *testing.T, rv applypatch.Reviewer, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(context.Background(), args, strings.NewReader(""), &out, &errOut, fakeTerminal(t, keys))
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errOut, rv)
 	return code, out.String(), errOut.String()
 }
 

@@ -47,12 +47,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	fl.SetOutput(stderr)
 	dir := fl.String("C", ".", "the workspace `DIR`ectory payload paths are relative to")
 	addr := fl.String("addr", "", "the loopback `ADDRESS` to serve the page on (default 127.0.0.1 on a random port)")
+	version := fl.Bool("version", false, "print the version and exit")
 	fl.Usage = func() {
-		fmt.Fprintln(stderr, "usage: web [-C DIR] [-addr ADDRESS] PAYLOAD_FILE\n\nReviews the patch on a local web page, then applies what the review kept.")
+		fmt.Fprintln(fl.Output(), "usage: web [-C DIR] [-addr ADDRESS] PAYLOAD_FILE\n\nReviews the patch on a local web page, then applies what the review kept.")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
+	if err := parseHelp(fl, args, stdout); errors.Is(err, flag.ErrHelp) {
+		return exitApplied
+	} else if err != nil {
 		return exitUsage
+	}
+	if *version {
+		fmt.Fprintln(stdout, "web", buildVersion())
+		return exitApplied
 	}
 	if fl.NArg() != 1 {
 		fl.Usage()

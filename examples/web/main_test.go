@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/url"
@@ -105,6 +106,18 @@ func TestCommandUsage(t *testing.T) {
 		var stdout, stderr strings.Builder
 		if code := run(context.Background(), args, &stdout, &stderr, nil); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+// H5: --help and --version print on standard output and exit 0, as every applypatch
+// command does.
+func TestHelpAndVersionOnStdout(t *testing.T) {
+	for arg, want := range map[string]string{"--help": "usage: web", "-h": "usage: web", "--version": "web "} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{arg}, &stdout, &stderr, nil)
+		if code != exitApplied || !strings.HasPrefix(stdout.String(), want) || stderr.Len() > 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", arg, code, stdout.String(), stderr.String())
 		}
 	}
 }

@@ -33,7 +33,7 @@ const usage = `usage: applypatch [flags] [PAYLOAD_FILE | PAYLOAD]
 
 Applies a "*** Begin Patch" payload to a directory as one all-or-nothing transaction.
 The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
-"*** Begin Patch", or from standard input.
+"*** Begin Patch", or from standard input (no argument, or "-").
 
 With --review-script FILE the patch is reviewed first by the script's actions, one a line
 (PATH as authored, HUNK the changing-hunk number as the review rows count it):
@@ -66,6 +66,7 @@ type config struct {
 	check          bool
 	diff           bool
 	json           bool
+	version        bool
 	allowOutside   bool
 	allowProtected bool
 	reviewScript   string
@@ -110,6 +111,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fl.DurationVar(&cfg.lockTimeout, "lock-timeout", defaultLockTimeout, "give up after waiting this `DURATION` (e.g. 30s) for another commit's lock on the\n"+
 		"workspace, with nothing written; 0 waits as long as it takes")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
 	fl.StringVar(&cfg.reviewScript, "review-script", "", "review the patch with the actions of review script `FILE` before applying it")
@@ -120,7 +122,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		printUsage(stdout, fl)
 		return nil, errHelp
 	} else if err != nil {
-		return nil, flagError(fl, err)
+		return nil, flagError(fl, err, args)
+	}
+	if cfg.version {
+		return nil, errVersion
 	}
 	if cfg.check && cfg.reviewScript != "" {
 		return nil, errors.New("--check and --review-script do not go together: a check writes nothing to review")
@@ -133,7 +138,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	}
 	cfg.args = fl.Args()
 	if len(cfg.args) > 1 {
-		return nil, errors.New("applypatch takes at most one payload argument (applypatch --help)")
+		return nil, errors.New("at most one payload argument, a file or the patch itself (applypatch --help)")
 	}
 	return cfg, nil
 }
@@ -151,6 +156,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if errors.Is(err, errHelp) {
 		return exitApplied
 	}
+	if errors.Is(err, errVersion) {
+		fmt.Fprintln(stdout, "applypatch", version())
+		return exitApplied
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "applypatch:", err)
 		return exitUsage
@@ -158,7 +167,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	cfg.stderr = stderr
 	var payload string
 	if !cfg.recover {
-		if len(cfg.args) == 0 && isTerminal(stdin) {
+		if (len(cfg.args) == 0 || cfg.args[0] == "-") && isTerminal(stdin) {
 			fmt.Fprintln(stderr, "applypatch:", errNoPayload)
 			return exitUsage
 		}

@@ -309,8 +309,8 @@ func TestReadPayloadFileHeldOnce(t *testing.T) {
 }
 
 // TestUsageExitCodes checks the exit codes of the usage paths (H5): --help succeeds on
-// stdout; a bad flag, a missing -C and --diff without --check are usage errors, one line
-// on stderr.
+// stdout, and so does --version; a bad flag, a missing -C, --diff without --check, an
+// argument that names no file and two arguments are usage errors, one line on stderr.
 func TestUsageExitCodes(t *testing.T) {
 	tests := []struct {
 		args   []string
@@ -319,6 +319,9 @@ func TestUsageExitCodes(t *testing.T) {
 	}{
 		{args: []string{"--help"}, code: exitApplied, stdout: true},
 		{args: []string{"-h"}, code: exitApplied, stdout: true},
+		{args: []string{"--version"}, code: exitApplied, stdout: true},
+		{args: []string{"nonexistent-payload"}, code: exitUsage},
+		{args: []string{"-", "x"}, code: exitUsage},
 		{args: []string{"--chek"}, code: exitUsage},
 		{args: []string{"-C", filepath.Join(t.TempDir(), "missing"), "x"}, code: exitUsage},
 		{args: []string{"--diff", "x"}, code: exitUsage},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"unsafe"
@@ -20,11 +21,15 @@ const payloadLimit = 16 << 20
 // refuse it, so a hostile stream costs no more memory than the largest payload allowed
 // (PERF4).
 func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
-	if len(args) == 1 {
+	if len(args) == 1 && args[0] != "-" {
 		if strings.HasPrefix(strings.TrimSpace(args[0]), "*** Begin Patch") {
 			return args[0], nil
 		}
 		f, err := os.Open(args[0])
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%q is neither a payload file (there is no such file) nor a patch "+
+				"(a patch starts with \"*** Begin Patch\"); give a file, the patch itself, or \"-\" for standard input", args[0])
+		}
 		if err != nil {
 			return "", err
 		}

@@ -24,23 +24,42 @@ func printUsage(w io.Writer, fl *flag.FlagSet) {
 
 // flagError turns the flag package's error into one line: for an unknown flag, the
 // closest defined flag when one is close; always where the flags are listed.
-func flagError(fl *flag.FlagSet, err error) error {
+func flagError(fl *flag.FlagSet, err error, args []string) error {
 	const seeHelp = "applypatch --help lists the flags"
 	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !unknown {
 		return fmt.Errorf("%v; %s", err, seeHelp)
 	}
+	name = asTyped(name, args)
 	if near := closestFlag(fl, strings.TrimLeft(name, "-")); near != "" {
 		return fmt.Errorf("unknown flag %s: did you mean %s? (%s)", name, near, seeHelp)
 	}
 	return fmt.Errorf("unknown flag %s (%s)", name, seeHelp)
 }
 
+// asTyped is the unknown flag name (the flag package spells it "-chek") as the command
+// line spelt it ("--chek"): the first argument that is the name with one or two dashes,
+// with or without "=VALUE".
+func asTyped(name string, args []string) string {
+	bare := strings.TrimLeft(name, "-")
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		flagPart, _, _ := strings.Cut(a, "=")
+		if flagPart == "-"+bare || flagPart == "--"+bare {
+			return flagPart
+		}
+	}
+	return name
+}
+
 // closestFlag returns the defined flag nearest to name, spelt as the usage spells it
 // ("-C", "--check"), or "" when none is within a third of the name's length in edits
-// (at least 1, at most 3), or a prefix of one flag only.
+// (at least 1, at most 3, and fewer than the name has letters, so that "-x" suggests
+// nothing while "-c" suggests "-C"), or a prefix of one flag only.
 func closestFlag(fl *flag.FlagSet, name string) string {
-	best, bestDist := "", min(max(1, len(name)/3), 3)+1
+	best, bestDist := "", min(max(1, len(name)/3), 3, max(len(name)-1, 0))+1
 	var prefixed []string
 	fl.VisitAll(func(f *flag.Flag) {
 		if strings.HasPrefix(f.Name, name) {

@@ -26,6 +26,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,7 +48,10 @@ var modes = map[string]applypatch.Mode{"edits": applypatch.ModeEdits, "full-auto
 var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.ModeAsk, "edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto}
 
 func main() {
-	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	cfg, err := parseFlags(os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errVersion) {
+		return
+	}
 	if err != nil {
 		os.Exit(2)
 	}
@@ -93,17 +97,31 @@ const payloadLimit = 16 << 20
 // error, so a hostile client costs no more memory than the largest patch allowed.
 var maxFrame = 2*payloadLimit + 128<<10
 
-// parseFlags reads the command line into a configuration on the OS filesystem.
-func parseFlags(args []string, stderr io.Writer) (*Config, error) {
+// errVersion is a request for the version, printed on standard output.
+var errVersion = errors.New("version requested")
+
+// parseFlags reads the command line into a configuration on the OS filesystem. -h and
+// --help print the usage on stdout and return flag.ErrHelp; --version prints the version
+// there and returns errVersion; a usage error is told on stderr.
+func parseFlags(args []string, stdout, stderr io.Writer) (*Config, error) {
 	fl := flag.NewFlagSet("applypatch-mcp", flag.ContinueOnError)
 	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), "usage: applypatch-mcp [flags]\n\nServes the apply_patch tool over MCP on standard input and output.\n\nFlags:")
+		fl.PrintDefaults()
+	}
+	version := fl.Bool("version", false, "print the version and exit")
 	dir := fl.String("C", ".", "the workspace `DIR`ectory")
 	mode := fl.String("mode", "ask", "approval mode: edits, full-auto or ask")
 	fallback := fl.String("fallback", "refuse", "ask mode for a client that cannot elicit: refuse, edits or full-auto")
 	allowOutside := fl.Bool("allow-outside", false, "allow paths outside the workspace")
 	allowProtected := fl.Bool("allow-protected", false, "allow protected paths such as .git/")
-	if err := fl.Parse(args); err != nil {
+	if err := parseHelp(fl, args, stdout); err != nil {
 		return nil, err
+	}
+	if *version {
+		fmt.Fprintln(stdout, "applypatch-mcp", buildVersion())
+		return nil, errVersion
 	}
 	cfg := &Config{FS: afero.NewOsFs(), AllowOutside: *allowOutside, AllowProtected: *allowProtected}
 	var ok bool

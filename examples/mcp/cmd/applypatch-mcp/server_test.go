@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -297,16 +299,16 @@ func TestReviewMessageBudget(t *testing.T) {
 // TestFlags checks the command line.
 func TestFlags(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto"}, io.Discard)
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto"}, io.Discard, io.Discard)
 	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.ModeEdits || cfg.Fallback != applypatch.ModeFullAuto {
 		t.Errorf("parseFlags = %+v, %v", cfg, err)
 	}
-	cfg, err = parseFlags(nil, io.Discard)
+	cfg, err = parseFlags(nil, io.Discard, io.Discard)
 	if err != nil || cfg.Mode != applypatch.ModeAsk || cfg.Fallback != applypatch.ModeAsk {
 		t.Errorf("defaults = %+v, %v; want ask, refusing clients that cannot elicit", cfg, err)
 	}
 	for _, args := range [][]string{{"-mode", "yolo"}, {"-fallback", "ask"}, {"-C", dir + "/missing"}} {
-		if _, err := parseFlags(args, io.Discard); err == nil {
+		if _, err := parseFlags(args, io.Discard, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)
 		}
 	}
@@ -323,7 +325,7 @@ func TestOSWorkspace(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard)
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,5 +441,29 @@ func TestOutsideProtectedNeedsBothFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v, want %q", tt.cfg, err, tt.want)
 		}
+	}
+}
+
+// TestHelpAndVersionOnStdout: --help and --version print on standard output and stop
+// without an error to report, as every applypatch command does; a bad flag is told on
+// standard error.
+func TestHelpAndVersionOnStdout(t *testing.T) {
+	for _, tc := range []struct {
+		arg, want string
+		err       error
+	}{
+		{"--help", "usage: applypatch-mcp", flag.ErrHelp},
+		{"-h", "usage: applypatch-mcp", flag.ErrHelp},
+		{"--version", "applypatch-mcp ", errVersion},
+	} {
+		var stdout, stderr strings.Builder
+		_, err := parseFlags([]string{tc.arg}, &stdout, &stderr)
+		if !errors.Is(err, tc.err) || !strings.HasPrefix(stdout.String(), tc.want) || stderr.Len() > 0 {
+			t.Errorf("%s: err %v, stdout %q, stderr %q", tc.arg, err, stdout.String(), stderr.String())
+		}
+	}
+	var stdout, stderr strings.Builder
+	if _, err := parseFlags([]string{"--frobnicate"}, &stdout, &stderr); err == nil || stdout.Len() > 0 || stderr.Len() == 0 {
+		t.Errorf("a bad flag: err %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
 }
