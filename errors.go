@@ -20,7 +20,23 @@ func (e *patchError) Error() string {
 	if len(e.errs) == 1 {
 		return clip(e.errs[0].Error(), errorBudget-32) + "\nNothing was applied."
 	}
-	return joinProblems(fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.errs))), e.errs)
+	head := fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.errs)))
+	if e.allApplied() {
+		head = fmt.Sprintf("The patch looks already applied: for each of its %s hunks the file lacks the old "+
+			"lines (context and '-') and holds the new ones (context and '+'). Nothing was applied; re-read "+
+			"the files before patching again:", groupThousands(len(e.errs)))
+	}
+	return joinProblems(head, e.errs)
+}
+
+// allApplied reports whether every problem is a hunk that looks applied already.
+func (e *patchError) allApplied() bool {
+	for _, err := range e.errs {
+		if m, ok := err.(*MatchError); !ok || m.appliedAt == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *patchError) Unwrap() []error { return e.errs }
@@ -435,6 +451,9 @@ type MatchError struct {
 	near *nearMiss
 
 	why MatchReason // the private reason behind Reason, which picks the message
+	// appliedAt is, for a MatchNotFound, the 1-based line where the hunk's new side
+	// occurs: the hunk looks applied already. 0 otherwise.
+	appliedAt int
 
 	pass matchPass // the pass at which an ambiguity was found
 
@@ -489,6 +508,11 @@ func (e *MatchError) where() string {
 func (e *MatchError) reason() string {
 	switch e.kind() {
 	case MatchNotFound:
+		if e.appliedAt > 0 {
+			return fmt.Sprintf("the hunk looks already applied: the file lacks its context and '-' lines "+
+				"but holds its context and '+' lines, from line %d. Re-read the file; if the change is "+
+				"there, leave this hunk out.", e.appliedAt)
+		}
 		if e.near == nil {
 			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
 		}

@@ -248,3 +248,24 @@ func nearDiff(old, file []string, lo int) (string, int) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), agree
 }
+
+// appliedAt is where the hunk's new side (its context and '+' lines) occurs in the file,
+// 1-based, when its old side was not found: the mark of a patch that was applied already.
+// It is 0 when the hunk adds no line (context alone is no evidence: a deletion's context
+// is in the file whether or not it was applied), or its new side is not there either. It
+// only shapes the message: nothing is placed by it.
+func (pl *placer) appliedAt(h *Hunk) int {
+	if !slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Kind == LineAdd }) {
+		return 0
+	}
+	newSide := h.newLines()
+	pl.idx.loose = looseMemo{}
+	var ms matchSet
+	for _, p := range passes {
+		pl.idx.matches(&ms, newSide, p, -1)
+		if at := ms.first(0, pl.t.count()); at >= 0 {
+			return at + 1
+		}
+	}
+	return 0
+}

@@ -308,7 +308,9 @@ func (pr *Proposal) place(c *change) []error {
 				merr.Hunk = num
 			}
 			if merr.kind() == MatchNotFound {
-				merr.near = pl.nearMiss(h.oldLines())
+				if merr.appliedAt = pl.appliedAt(h); merr.appliedAt == 0 {
+					merr.near = pl.nearMiss(h.oldLines())
+				}
 			}
 			errs = append(errs, merr)
 		}
