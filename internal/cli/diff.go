@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/applypatch/applypatch"
@@ -10,9 +12,10 @@ import (
 	"github.com/spf13/afero"
 )
 
-// unifiedDiff resolves the payload again and renders what it would write as a unified
-// diff, file by file in payload order, under the paths as authored ("a/" and "b/", or
-// /dev/null for an Add's old and a Delete's new side); a pure rename is one "rename" line.
+// unifiedDiff resolves the payload again and renders what it would write as a git-style
+// unified diff, file by file in payload order, under the paths as authored: each file
+// opens with a "diff --git" line, an Add and a Delete say their file's mode, and a Move
+// says "rename from"/"rename to", so that git apply and GNU patch both take it.
 func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *applypatch.Options) (string, error) {
 	pr, err := applypatch.ResolvePayload(ctx, fsys, payload, opts)
 	if err != nil {
@@ -25,25 +28,56 @@ func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *apply
 	s := applypatch.NewSession(pr)
 	var b strings.Builder
 	for i, op := range p.Ops {
-		oldName, newName := "a/"+op.Path, "b/"+op.Path
+		dst := op.Path
+		if op.MoveTo != "" {
+			dst = op.MoveTo
+		}
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", op.Path, dst)
+		oldName, newName := "a/"+op.Path, "b/"+dst
 		switch {
 		case op.Kind == applypatch.OpAdd:
 			oldName = "/dev/null"
+			fmt.Fprintf(&b, "new file mode %s\n", gitMode(opts.FileMode, 0o644))
 		case op.Kind == applypatch.OpDelete:
 			newName = "/dev/null"
+			fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(baseMode(fsys, opts, op.Path), 0o644))
 		case op.MoveTo != "":
-			newName = "b/" + op.MoveTo
+			fmt.Fprintf(&b, "rename from %s\nrename to %s\n", op.Path, op.MoveTo)
 		}
 		r, err := s.Revise(applypatch.Target{File: i + 1})
 		if err != nil { // a pure rename, or an empty file added or deleted: no lines change
-			fmt.Fprintf(&b, "diff %s %s\n", oldName, newName)
-			if op.MoveTo != "" {
-				fmt.Fprintf(&b, "rename from %s\nrename to %s\n", op.Path, op.MoveTo)
-			}
 			continue
 		}
-		b.Write(diff.Diff(oldName, []byte(r.Baseline), newName, []byte(r.Proposed)))
+		d := diff.Diff(oldName, []byte(r.Baseline), newName, []byte(r.Proposed))
+		if _, rest, ok := strings.Cut(string(d), "\n"); ok && strings.HasPrefix(string(d), "diff ") {
+			d = []byte(rest) // the "diff --git" line above replaces the plain one
+		}
+		b.Write(d)
 		r.Cancel()
 	}
 	return b.String(), nil
+}
+
+// baseMode is the mode of a path of the payload as it is now, 0 when it cannot be read.
+func baseMode(fsys afero.Fs, opts *applypatch.Options, path string) fs.FileMode {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(opts.Workspace, path)
+	}
+	fi, err := fsys.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Mode()
+}
+
+// gitMode is a regular file's mode as git writes it: 100755 when anyone may execute it,
+// else 100644; def stands in for an unknown (zero) mode.
+func gitMode(m, def fs.FileMode) string {
+	if m == 0 {
+		m = def
+	}
+	if m&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
 }
