@@ -424,6 +424,11 @@ func (e *MatchError) kind() MatchReason {
 //
 // errors.Is(err, &MatchError{}) holds for every MatchError, and
 // errors.Is(err, &MatchError{Reason: MatchAmbiguous}) for one with that reason.
+//
+// Error returns the text written for the model, whole: for a MatchNotFound it runs over
+// several lines, the closest region of the file shown as a short diff, because that is
+// what lets a model fix the hunk in one retry. A host that logs one line per error logs
+// the fields instead (Path, Hunk, PayloadLine, and Reason, which prints by name).
 type MatchError struct {
 	Path        string
 	Hunk        int
