@@ -82,3 +82,13 @@ func TestCardFeedback(t *testing.T) {
 		t.Errorf("the settled card was not published: %+v", last)
 	}
 }
+
+// A page with nowhere to send the card says so, rather than counting sends that never
+// happened (C4).
+func TestCardNotSentWithoutPublish(t *testing.T) {
+	f := newFixture(t, PageOptions{})
+	f.page = NewPage(f.s, f.token, PageOptions{})
+	r := f.get(t, "")
+	mustContain(t, "card panel", r.text, "Not sent: this page has no remote reviewer to send it to · version")
+	mustLack(t, "card panel", r.text, "Sent 1 time")
+}

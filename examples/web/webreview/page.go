@@ -267,7 +267,7 @@ func (p *Page) render(w http.ResponseWriter, status int, v *view) {
 	if card.Hash != published {
 		count++ // this card is published once the request ends
 	}
-	v.Card = cardView{Card: card, Short: shortHash(card.Hash), Published: count}
+	v.Card = cardView{Card: card, Short: shortHash(card.Hash), Published: count, Sends: p.opts.Publish != nil}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, v); err != nil {
 		http.Error(w, "the page could not be rendered: "+err.Error(), http.StatusInternalServerError)

@@ -77,6 +77,7 @@ type cardView struct {
 	applypatch.Card
 	Short     string
 	Published int
+	Sends     bool // the page has somewhere to send the card (PageOptions.Publish)
 }
 
 type resultView struct {
