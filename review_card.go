@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -154,12 +155,34 @@ func (pr *Proposal) selectedPatch() *Patch {
 		op.Hunks = nil
 		for _, h := range c.changing() {
 			if c.applies(h) {
-				op.Hunks = append(op.Hunks, h.Hunk)
+				op.Hunks = append(op.Hunks, h.asInFile(c.text))
 			}
 		}
 		p.Ops = append(p.Ops, op)
 	}
 	return p
+}
+
+// asInFile is the hunk with its context and '-' lines as the file has them where it was
+// placed: after a fuzzy match they differ from the model's copy, and a card shows what
+// the review's diff shows. Its '+' lines are the model's, as written.
+func (h *hunkChange) asInFile(t *text) Hunk {
+	if t == nil || !h.Place.Pass.fuzzy() {
+		return h.Hunk
+	}
+	out := h.Hunk
+	out.Lines = slices.Clone(h.Lines)
+	k := 0
+	for i, l := range out.Lines {
+		if l.Kind == LineAdd {
+			continue
+		}
+		if k < h.Place.Len && h.Place.Start+k < t.count() {
+			out.Lines[i].Text = t.line(h.Place.Start + k)
+		}
+		k++
+	}
+	return out
 }
 
 // cutBytes keeps s within budget bytes of UTF-8: a longer s is cut at a character

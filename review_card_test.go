@@ -166,3 +166,20 @@ func TestCardFeedback(t *testing.T) {
 		t.Errorf("settled card %+v", card)
 	}
 }
+
+// C1, M4: after a fuzzy match the card shows the context and '-' lines as the file has
+// them, as the review's diff does, not the model's copy; its '+' lines are the model's.
+func TestCardShowsFileLinesOfFuzzyHunk(t *testing.T) {
+	g := newFixture(t, map[string]string{"f.go": "func f() {   \n\treturn 1  \n}\n"}, patch(
+		"*** Update File: f.go",
+		"@@", " func f() {", "-\treturn 1", "+\treturn 2", " }"))
+	card := g.s.Card(CardOptions{})
+	for _, want := range []string{" func f() {   ", "-\treturn 1  ", "+\treturn 2"} {
+		if !hasLine(card.Diff, want) {
+			t.Errorf("card diff lacks %q:\n%s", want, card.Diff)
+		}
+	}
+	if hasLine(card.Diff, " func f() {") || hasLine(card.Diff, "-\treturn 1") {
+		t.Errorf("card diff shows the model's copy of a fuzzy-matched line:\n%s", card.Diff)
+	}
+}
