@@ -1,11 +1,16 @@
 package applypatch
 
 // chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened:
-// an anchor joins the chain below cur's anchors and a line hint is kept. A bare
-// "@@" on either side opens a hunk of its own, so the one above has no lines.
+// an anchor joins the chain below cur's anchors and a line hint is kept. A bare "@@"
+// after anchors or a hint ends the chain (the hunk's lines follow it), as the OpenAI
+// Agents SDKs write it; any other bare "@@", or an "@@" line after the chain ended,
+// opens a hunk of its own, so the one above has no lines.
 func (p *parser) chain(cur *Hunk, h Hunk, l payloadLine) error {
+	bare, curBare := h.Hint == 0 && h.Anchor == "", cur.Hint == 0 && cur.Anchor == ""
 	switch {
-	case (h.Hint == 0 && h.Anchor == "") || (cur.Hint == 0 && cur.Anchor == ""):
+	case bare && !curBare && !p.ended:
+		p.ended = true
+	case bare || curBare || p.ended:
 		return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
 	case h.Hint > 0 && cur.Hint > 0:
 		return p.errf(l, "the hunk already has the line hint '@@ %d'; give a hunk at most one '@@ N' line", cur.Hint)

@@ -8,8 +8,8 @@ import (
 )
 
 // TestParseChain checks that "@@" lines in a row are one hunk (P8): anchors join the
-// chain outermost first, a line hint joins it; a bare "@@" next to another "@@" line
-// and a second hint are errors.
+// chain outermost first, a line hint joins it; a bare "@@" after the chain ends it
+// (P15); a bare "@@" before one, an "@@" line after it, and a second hint are errors.
 func TestParseChain(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -20,7 +20,11 @@ func TestParseChain(t *testing.T) {
 		{"two anchors", []string{"@@ class A", "@@     def f"}, Hunk{Within: []string{"class A"}, Anchor: "    def f"}, ""},
 		{"three anchors", []string{"@@ a", "@@ b", "@@ c"}, Hunk{Within: []string{"a", "b"}, Anchor: "c"}, ""},
 		{"bare first", []string{"@@", "@@ def f"}, Hunk{}, "the previous '@@' hunk has no lines"},
-		{"bare last", []string{"@@ def f", "@@"}, Hunk{}, "the previous '@@' hunk has no lines"},
+		{"bare ends the chain", []string{"@@ def f", "@@"}, Hunk{Anchor: "def f"}, ""},
+		{"bare ends a longer chain", []string{"@@ class A", "@@ def f", "@@"}, Hunk{Within: []string{"class A"}, Anchor: "def f"}, ""},
+		{"bare ends a hint", []string{"@@ 12", "@@"}, Hunk{Hint: 12}, ""},
+		{"two bare after a chain", []string{"@@ def f", "@@", "@@"}, Hunk{}, "the previous '@@' hunk has no lines"},
+		{"anchor after the chain ended", []string{"@@ def f", "@@", "@@ def g"}, Hunk{}, "the previous '@@' hunk has no lines"},
 		{"hint in the chain", []string{"@@ def f", "@@ 12"}, Hunk{Anchor: "def f", Hint: 12}, ""},
 		{"two hints", []string{"@@ 3", "@@ 12"}, Hunk{}, "already has the line hint '@@ 3'"},
 	} {

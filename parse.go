@@ -183,6 +183,7 @@ type parser struct {
 	lines []payloadLine
 	i     int
 	patch Patch
+	ended bool // a bare "@@" ended the current hunk's chain of "@@" lines
 }
 
 func (p *parser) more() bool        { return p.i < len(p.lines) }
@@ -367,7 +368,7 @@ func (p *parser) updateBody(op *Operation) error {
 				break
 			}
 			op.Hunks = append(op.Hunks, h)
-			cur, closed = &op.Hunks[len(op.Hunks)-1], false
+			cur, closed, p.ended = &op.Hunks[len(op.Hunks)-1], false, false
 			cur.Lines = make([]Line, 0, p.linesAhead(p.i+1))
 		case m != "":
 			return p.badUpdateLine(l, m)
