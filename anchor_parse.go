@@ -14,9 +14,11 @@ func (p *parser) chain(cur *Hunk, h Hunk, l payloadLine) error {
 		return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
 	case h.Hint > 0 && cur.Hint > 0:
 		return p.errf(l, "the hunk already has the line hint '@@ %d'; give a hunk at most one '@@ N' line", cur.Hint)
-	case h.Hint > 0:
+	}
+	if h.Hint > 0 {
 		cur.Hint = h.Hint
-	case h.Anchor != "":
+	}
+	if h.Anchor != "" {
 		if cur.Anchor != "" {
 			cur.Within = append(cur.Within, cur.Anchor)
 		}

@@ -184,6 +184,9 @@ type parser struct {
 	i     int
 	patch Patch
 	ended bool // a bare "@@" ended the current hunk's chain of "@@" lines
+	// numbered holds the payload line of each hunk that a unified-diff header heads:
+	// its numbers are only a hint, so its own lines must say where it goes.
+	numbered map[int]bool
 }
 
 func (p *parser) more() bool        { return p.i < len(p.lines) }
@@ -357,7 +360,7 @@ func (p *parser) updateBody(op *Operation) error {
 			}
 			cur.EOF, closed = true, true
 		case m == "@@" || strings.HasPrefix(m, "@@ "):
-			h, err := p.hunkHeader(l, m)
+			h, numbered, err := p.hunkHeader(l, m)
 			if err != nil {
 				return err
 			}
@@ -365,8 +368,10 @@ func (p *parser) updateBody(op *Operation) error {
 				if err := p.chain(cur, h, l); err != nil {
 					return err
 				}
+				p.number(cur.Line, numbered)
 				break
 			}
+			p.number(h.Line, numbered)
 			op.Hunks = append(op.Hunks, h)
 			cur, closed, p.ended = &op.Hunks[len(op.Hunks)-1], false, false
 			cur.Lines = make([]Line, 0, p.linesAhead(p.i+1))
@@ -448,6 +453,13 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 	if len(op.Hunks) == 0 && op.MoveTo == "" {
 		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
 	}
+	for i := range op.Hunks {
+		if h := &op.Hunks[i]; p.numbered[h.Line] && len(h.oldLines()) == 0 {
+			return p.errf(p.line(h.Line), "this hunk has only '+' lines, so only its unified-diff line numbers "+
+				"would say where it goes, and they are not trusted alone; add the context lines around it, "+
+				"or name the line above it with '@@ TEXT'")
+		}
+	}
 	if op.MoveTo == "" && allLocators(op.Hunks) {
 		return p.errf(hdr, "every hunk of this Update is context only, so it changes nothing; add '-'/'+' lines or remove the section")
 	}
@@ -466,28 +478,49 @@ func allLocators(hs []Hunk) bool {
 // hintText is a line hint: a positive integer without leading zeros.
 var hintText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]*$`) })
 
-// unifiedHeader recognises a unified diff's "@@ -a,b +c,d @@" header.
-var unifiedHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,\d+)? \+\d+(,\d+)? @@`) })
+// unifiedHeader recognises a unified diff's "-a,b +c,d @@ TEXT" after the leading "@@ ":
+// the old start line, then the text after the closing "@@".
+var unifiedHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(.*)$`)
+})
 
 // hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
-func (p *parser) hunkHeader(l payloadLine, m string) (Hunk, error) {
-	h := Hunk{Line: l.n}
+// A unified-diff header ("@@ -12,5 +12,6 @@ TEXT") is read as a line hint for its old
+// start line and an anchor for its text: numbered reports it.
+func (p *parser) hunkHeader(l payloadLine, m string) (h Hunk, numbered bool, err error) {
+	h = Hunk{Line: l.n}
 	rest, _ := strings.CutPrefix(m, "@@")
 	rest = strings.TrimPrefix(rest, " ")
+	if u := unifiedHeader().FindStringSubmatch(rest); u != nil {
+		if h.Hint, err = strconv.Atoi(u[1]); err != nil {
+			return h, true, p.errf(l, "the unified-diff line number is too large; write '@@' alone or '@@ TEXT' naming a line above the hunk")
+		}
+		h.Anchor = strings.TrimPrefix(u[2], " ")
+		return h, true, nil
+	}
 	switch {
 	case rest == "":
-	case unifiedHeader().MatchString(rest):
-		return h, p.errf(l, "unified-diff line numbers are not used here; write '@@' alone, '@@ TEXT' naming a line above the hunk, or '@@ N' for a line hint")
 	case hintText().MatchString(rest):
 		n, err := strconv.Atoi(rest)
 		if err != nil {
-			return h, p.errf(l, "the line hint is too large; use '@@ N' with N a line number of the file, or drop the hint")
+			return h, false, p.errf(l, "the line hint is too large; use '@@ N' with N a line number of the file, or drop the hint")
 		}
 		h.Hint = n
 	default:
 		h.Anchor = rest
 	}
-	return h, nil
+	return h, false, nil
+}
+
+// number records that the hunk headed at payload line n has a unified-diff header.
+func (p *parser) number(n int, numbered bool) {
+	if !numbered {
+		return
+	}
+	if p.numbered == nil {
+		p.numbered = map[int]bool{}
+	}
+	p.numbered[n] = true
 }
 
 // hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context.
