@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/applypatch/applypatch/internal/statetest"
 	"github.com/applypatch/applypatch/internal/wslock"
 )
 
@@ -45,25 +46,7 @@ func holdLock(dir string) int {
 func holdElsewhere(t *testing.T, dir string) int {
 	t.Helper()
 	cmd := command(t, []string{holdEnv + "=" + dir})
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holding process: %q", line)
-	}
-	return cmd.Process.Pid
+	return statetest.StartHolder(t, cmd)
 }
 
 // insertAfterHead is a payload that inserts line after the line HEAD of name.

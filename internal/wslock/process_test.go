@@ -3,7 +3,6 @@
 package wslock
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/applypatch/applypatch/internal/statetest"
 )
 
 // holdEnv makes the test binary hold Dir's lock of the directory it names, instead of
@@ -53,25 +54,7 @@ func holdElsewhere(t *testing.T, dir string) int {
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), holdEnv+"="+dir)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Wait()
-	})
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
-		t.Fatalf("the holding process: %q", line)
-	}
-	return cmd.Process.Pid
+	return statetest.StartHolder(t, cmd)
 }
 
 // TestOtherProcessExcludes: a lock held in another process keeps this one out, names the
