@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // A scope is where a hunk's anchors leave it: the lines its last anchor names,
@@ -206,7 +208,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 	}
 	err := matchErr(matchAnchorNotFound)
 	if parent.anchored() {
-		err.Lines = oneBased(parent.lines())
+		err.Lines = show.OneBased(parent.lines())
 	}
 	return scope{}, err
 }
@@ -253,7 +255,7 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
 		listed := owners[:min(len(owners), listedCandidates)]
 		err := matchErr(matchAnchorAmbiguous)
-		err.Lines, err.More, err.pass = oneBased(listed), len(sc.at)-len(listed), p
+		err.Lines, err.More, err.pass = show.OneBased(listed), len(sc.at)-len(listed), p
 		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
@@ -266,14 +268,14 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 // there are.
 func (v scoped) listed(lo, hi int) ([]int, int, bool) {
 	cands, total, capped := v.list(lo, hi, listedCandidates)
-	return oneBased(cands), total - len(cands), capped
+	return show.OneBased(cands), total - len(cands), capped
 }
 
 // firstFew cuts 0-based candidates to the few an error lists, 1-based, adding the rest to
 // more.
 func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
 	n := min(len(cands), listedCandidates)
-	return oneBased(cands[:n]), more + len(cands) - n, capped
+	return show.OneBased(cands[:n]), more + len(cands) - n, capped
 }
 
 // ambiguous is the error for a scope whose several anchor lines nothing settles: it lists
@@ -282,7 +284,7 @@ func (sc scope) ambiguous(p matchPass) *MatchError {
 	lines := sc.lines()
 	n := min(len(lines), listedCandidates)
 	err := matchErr(matchAnchorAmbiguous)
-	err.Lines, err.More, err.pass = oneBased(lines[:n]), len(lines)-n, p
+	err.Lines, err.More, err.pass = show.OneBased(lines[:n]), len(lines)-n, p
 	return err
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // patchError lists every operation of a payload that cannot be applied, so that a model
@@ -18,15 +20,15 @@ type patchError struct {
 
 func (e *patchError) Error() string {
 	if len(e.errs) == 1 {
-		return clip(e.errs[0].Error(), errorBudget-32) + "\nNothing was applied."
+		return show.Clip(e.errs[0].Error(), show.ErrorBudget-32) + "\nNothing was applied."
 	}
-	head := fmt.Sprintf("%s problems; nothing was applied:", groupThousands(len(e.errs)))
+	head := fmt.Sprintf("%s problems; nothing was applied:", show.Thousands(len(e.errs)))
 	if e.allApplied() {
 		head = fmt.Sprintf("The patch looks already applied: for each of its %s hunks the file lacks the old "+
 			"lines (context and '-') and holds the new ones (context and '+'). Nothing was applied; re-read "+
-			"the files before patching again:", groupThousands(len(e.errs)))
+			"the files before patching again:", show.Thousands(len(e.errs)))
 	}
-	return joinProblems(head, e.errs)
+	return show.JoinProblems(head, e.errs)
 }
 
 // allApplied reports whether every problem is a hunk that looks applied already.
@@ -150,14 +152,14 @@ func tooLarge(path string, why FileReason, size, limit int64) *FileError {
 }
 
 func (e *FileError) Error() string {
-	shown := showPath(e.Path)
+	shown := show.Path(e.Path)
 	switch e.Reason {
 	case FileParentNotDir:
-		return shown + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], showPath(e.Parent))
+		return shown + ": " + fmt.Sprintf(fileReasonText[FileParentNotDir], show.Path(e.Parent))
 	case FileAliased:
-		return shown + ": " + fmt.Sprintf(fileReasonText[FileAliased], showPath(e.Other))
+		return shown + ": " + fmt.Sprintf(fileReasonText[FileAliased], show.Path(e.Other))
 	case FileTooLarge:
-		return shown + ": " + fmt.Sprintf(fileReasonText[cmp.Or(e.why, FileTooLarge)], groupThousands(int(e.size)), groupThousands(int(e.limit)))
+		return shown + ": " + fmt.Sprintf(fileReasonText[cmp.Or(e.why, FileTooLarge)], show.Thousands(int(e.size)), show.Thousands(int(e.limit)))
 	case FileUnauthorized:
 		text := unauthorized[e.Class]
 		if e.Err != nil {
@@ -260,21 +262,21 @@ func (e *ConflictError) Error() string {
 	case ConflictOwner:
 		var b strings.Builder
 		for _, p := range e.Paths {
-			fmt.Fprintf(&b, "%s: %s; ", showPath(p), e.Reasons[p])
+			fmt.Fprintf(&b, "%s: %s; ", show.Path(p), e.Reasons[p])
 		}
-		return fmt.Sprintf(conflictText[ConflictOwner], clip(b.String(), errorBudget-256))
+		return fmt.Sprintf(conflictText[ConflictOwner], show.Clip(b.String(), show.ErrorBudget-256))
 	case ConflictNotInPatch:
 		shown := e.shown
 		if shown == nil {
 			shown = e.Paths
 		}
-		return clip(fmt.Sprintf(conflictText[ConflictNotInPatch], strings.Join(shown, ", ")), errorBudget)
+		return show.Clip(fmt.Sprintf(conflictText[ConflictNotInPatch], strings.Join(shown, ", ")), show.ErrorBudget)
 	}
 	text, ok := conflictText[e.Reason]
 	if !ok {
 		text = conflictText[ConflictChanged]
 	}
-	return clip(fmt.Sprintf(text, strings.Join(showPaths(e.Paths), ", ")), errorBudget)
+	return show.Clip(fmt.Sprintf(text, strings.Join(show.Paths(e.Paths), ", ")), show.ErrorBudget)
 }
 
 // Unwrap returns, for ConflictLocked, why the lock could not be taken.
@@ -304,7 +306,7 @@ type IncompleteRollbackError struct {
 func (e *IncompleteRollbackError) Error() string {
 	paths := make([]string, len(e.Paths))
 	for i, p := range e.Paths {
-		paths[i] = showPath(p)
+		paths[i] = show.Path(p)
 		if r := e.Reasons[p]; r != "" {
 			paths[i] += " (" + r + ")"
 		}
@@ -314,10 +316,10 @@ func (e *IncompleteRollbackError) Error() string {
 		if len(paths) > 0 {
 			msg += "; these paths were not restored: " + strings.Join(paths, ", ")
 		}
-		return clip(msg, errorBudget)
+		return show.Clip(msg, show.ErrorBudget)
 	}
-	return clip(fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
-		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause), errorBudget)
+	return show.Clip(fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
+		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause), show.ErrorBudget)
 }
 
 // Unwrap returns the original failure.
@@ -341,11 +343,11 @@ type ParseError struct {
 func (e *ParseError) Error() string {
 	switch {
 	case e.args:
-		return clip("invalid arguments: "+e.Msg, errorBudget)
+		return show.Clip("invalid arguments: "+e.Msg, show.ErrorBudget)
 	case e.Line == 0:
-		return clip("invalid patch: "+e.Msg, errorBudget)
+		return show.Clip("invalid patch: "+e.Msg, show.ErrorBudget)
 	}
-	return clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, clipLine(e.Text), e.Msg), errorBudget)
+	return show.Clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, show.ClipLine(e.Text), e.Msg), show.ErrorBudget)
 }
 
 // argumentError reports tool arguments that are not exactly {"patchText": PATCH}.
@@ -355,7 +357,7 @@ func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: 
 // something than a limit allows.
 func overLimit(what string, got, limit int, args bool) *ParseError {
 	return &ParseError{Msg: fmt.Sprintf("%s, over the limit of %s; split the change into smaller patches",
-		fmt.Sprintf(what, groupThousands(got)), groupThousands(limit)), args: args}
+		fmt.Sprintf(what, show.Thousands(got)), show.Thousands(limit)), args: args}
 }
 
 // MatchReason says why a hunk could not be placed.
@@ -495,19 +497,19 @@ func (e *MatchError) Error() string {
 			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
 			e.near.Start, e.near.Agree, e.near.Of, e.near.Diff)
 	}
-	return clip(b.String(), errorBudget)
+	return show.Clip(b.String(), show.ErrorBudget)
 }
 
 func (e *MatchError) where() string {
 	switch {
 	case e.Hunk > 0 && e.PayloadLine > 0:
-		return fmt.Sprintf("%s: hunk %d (payload line %d)", showPath(e.Path), e.Hunk, e.PayloadLine)
+		return fmt.Sprintf("%s: hunk %d (payload line %d)", show.Path(e.Path), e.Hunk, e.PayloadLine)
 	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
-		return fmt.Sprintf("%s: hunk %d", showPath(e.Path), e.Hunk)
+		return fmt.Sprintf("%s: hunk %d", show.Path(e.Path), e.Hunk)
 	case e.PayloadLine > 0:
-		return fmt.Sprintf("%s: context-only hunk (payload line %d)", showPath(e.Path), e.PayloadLine)
+		return fmt.Sprintf("%s: context-only hunk (payload line %d)", show.Path(e.Path), e.PayloadLine)
 	}
-	return showPath(e.Path)
+	return show.Path(e.Path)
 }
 
 func (e *MatchError) reason() string {
@@ -535,7 +537,7 @@ func (e *MatchError) reason() string {
 		if e.Outer != "" {
 			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
 				"name a line that exists inside '%s', or drop the anchor.",
-				e.Outer, pluralWord(len(e.Lines), "line", "lines"), joinInts(e.Lines), e.Anchor, e.Outer)
+				e.Outer, show.PluralWord(len(e.Lines), "line", "lines"), show.JoinInts(e.Lines), e.Anchor, e.Outer)
 		}
 		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
 	case matchAnchorAmbiguous:
@@ -543,7 +545,7 @@ func (e *MatchError) reason() string {
 			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
 				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
 				"above it ('@@ class Name' then '@@ %s'), or context lines that make the hunk unique.",
-				e.Anchor, e.places(), e.lines(), pluralWord(len(e.HunkLines)+e.hunkMore, "line", "lines"),
+				e.Anchor, e.places(), e.lines(), show.PluralWord(len(e.HunkLines)+e.hunkMore, "line", "lines"),
 				e.hunkLines(), e.Anchor)
 		}
 		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
@@ -551,11 +553,11 @@ func (e *MatchError) reason() string {
 	case matchAboveAnchor:
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
-			pluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case matchHintPastEnd:
 		n := e.FileLines
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
-			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, pluralWord(n, "line", "lines"), n+1)
+			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, show.PluralWord(n, "line", "lines"), n+1)
 	case MatchOverlap:
 		if e.Revision {
 			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
@@ -570,16 +572,16 @@ func (e *MatchError) reason() string {
 // places is how many candidates there are in all, with thousands grouped.
 func (e *MatchError) places() string {
 	if e.moreCapped {
-		return "more than " + groupThousands(len(e.Lines)+e.More)
+		return "more than " + show.Thousands(len(e.Lines)+e.More)
 	}
-	return groupThousands(len(e.Lines) + e.More)
+	return show.Thousands(len(e.Lines) + e.More)
 }
 
 // lines lists the candidates, then how many more there are.
-func (e *MatchError) lines() string { return withMore(e.Lines, e.More, e.moreCapped) }
+func (e *MatchError) lines() string { return show.WithMore(e.Lines, e.More, e.moreCapped) }
 
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
-func (e *MatchError) hunkLines() string { return withMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
+func (e *MatchError) hunkLines() string { return show.WithMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
 
 // An encodingError refuses a file that is not valid in its encoding, or a result holding
 // a character its encoding cannot represent. Nothing is written: a file is never

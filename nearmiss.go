@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
@@ -236,11 +237,11 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		shown++
 		switch op.Kind {
 		case diff.KindContext:
-			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
+			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, show.ClipLineTo(file[op.B], nearMissWidth))
 		case diff.KindRemove:
-			fmt.Fprintf(&b, "- %6s  %s\n", "", clipLineTo(old[op.A], nearMissWidth))
+			fmt.Fprintf(&b, "- %6s  %s\n", "", show.ClipLineTo(old[op.A], nearMissWidth))
 		case diff.KindAdd:
-			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, clipLineTo(file[op.B], nearMissWidth))
+			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, show.ClipLineTo(file[op.B], nearMissWidth))
 		}
 	}
 	if more > 0 {

@@ -3,10 +3,10 @@ package applypatch
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // pathProblem says what makes a payload path unusable, or "" when nothing does. A
@@ -18,39 +18,11 @@ func pathProblem(name string) string {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(name[i:], "\uFFFD"):
 			return fmt.Sprintf("the path is not valid UTF-8 (byte %d); name the file in UTF-8", i+1)
-		case isControl(r):
+		case show.IsControl(r):
 			return fmt.Sprintf("the path holds the control character %U (byte %d); name the file with printable characters only", r, i+1)
 		}
 	}
 	return ""
-}
-
-// isControl reports the C0 and C1 control characters and DEL.
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
-
-// unusualPath reports whether a path would mislead when shown raw: it is not valid
-// UTF-8, holds a character that is not graphic (a control, a format or bidirectional
-// mark, an invisible space), or starts or ends with white space.
-func unusualPath(name string) bool {
-	if !utf8.ValidString(name) {
-		return true
-	}
-	for _, r := range name {
-		if r != ' ' && !unicode.IsGraphic(r) {
-			return true
-		}
-	}
-	return name != strings.TrimSpace(name)
-}
-
-// showPath returns name as it is safe to show on a terminal or to a model: unchanged when
-// it is plain, quoted in Go syntax (as [strconv.Quote] does, non-ASCII letters kept) when it
-// holds anything unusual, so that no character can hide or rewrite what is shown.
-func showPath(name string) string {
-	if !unusualPath(name) {
-		return name
-	}
-	return strconv.QuoteToGraphic(name)
 }
 
 // checkPatch refuses a *Patch that no payload could have produced: a path with
@@ -63,7 +35,7 @@ func checkPatch(p *Patch) error {
 		op := &p.Ops[i]
 		for _, name := range []string{op.Path, op.MoveTo} {
 			if msg := pathProblem(name); msg != "" {
-				return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): %s", i+1, op.Kind, showPath(op.Path), msg)}
+				return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): %s", i+1, op.Kind, show.Path(op.Path), msg)}
 			}
 		}
 	}
@@ -80,7 +52,7 @@ func checkPatch(p *Patch) error {
 	for i := range p.Ops {
 		if what := opDiffers(&p.Ops[i], &back.Ops[i]); what != "" {
 			return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): its %s would read back differently from its payload text; "+
-				"build it as Parse would (one line per element, no surrounding white space on paths)", i+1, p.Ops[i].Kind, showPath(p.Ops[i].Path), what)}
+				"build it as Parse would (one line per element, no surrounding white space on paths)", i+1, p.Ops[i].Kind, show.Path(p.Ops[i].Path), what)}
 		}
 	}
 	return nil
@@ -107,13 +79,4 @@ func opDiffers(a, b *Operation) string {
 		}
 	}
 	return ""
-}
-
-// showPaths applies showPath to each name.
-func showPaths(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = showPath(n)
-	}
-	return out
 }

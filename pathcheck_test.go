@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/afero"
@@ -41,7 +42,7 @@ func TestShowPath(t *testing.T) {
 		"a\x1bb":            `"a\x1bb"`,
 		"a\xffb":            `"a\xffb"`,
 	} {
-		if got := showPath(name); got != want {
+		if got := show.Path(name); got != want {
 			t.Errorf("showPath(%q) = %s, want %s", name, got, want)
 		}
 	}

@@ -1,10 +1,9 @@
 package applypatch
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
-	"strings"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // Line returns the 1-based baseline line of the placement's start.
@@ -124,7 +123,7 @@ func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placeme
 	if above != nil {
 		listed, total, capped := above.list(0, n, listedCandidates)
 		err := matchErr(matchAboveAnchor)
-		err.Lines, err.More, err.moreCapped, err.AnchorLine = oneBased(listed), total-len(listed), capped, sc.first()+1
+		err.Lines, err.More, err.moreCapped, err.AnchorLine = show.OneBased(listed), total-len(listed), capped, sc.first()+1
 		return placement{}, err
 	}
 	return placement{}, &MatchError{Reason: MatchNotFound}
@@ -165,48 +164,4 @@ func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
 	}
 	pl.cursor = at
 	return placement{Start: at, Pass: sc.pass}, nil
-}
-
-func oneBased(cands []int) []int {
-	out := make([]int, len(cands))
-	for i, c := range cands {
-		out[i] = c + 1
-	}
-	return out
-}
-
-// withMore lists lines, then how many more there are ("over" that many when counting
-// stopped at its budget).
-func withMore(lines []int, more int, capped bool) string {
-	switch {
-	case capped:
-		return joinInts(lines) + " and over " + groupThousands(more) + " more"
-	case more > 0:
-		return joinInts(lines) + " and " + groupThousands(more) + " more"
-	}
-	return joinInts(lines)
-}
-
-// groupThousands writes n with commas between groups of three digits: 199,995.
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ", ")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/spf13/afero"
 )
 
@@ -51,9 +52,9 @@ func (r *Recovery) String() string {
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.Untrusted)) {
 		parts = append(parts, fmt.Sprintf("left %s as it is: it is not a journal of this user's applypatch (%s), so nothing in it was acted on; "+
-			"if you do not know where it came from, remove it with: rm -rf -- %s", showPath(n), r.Untrusted[n], shellQuote(n)))
+			"if you do not know where it came from, remove it with: rm -rf -- %s", show.Path(n), r.Untrusted[n], shellQuote(n)))
 	}
-	return clip(strings.Join(parts, "\n"), errorBudget)
+	return show.Clip(strings.Join(parts, "\n"), show.ErrorBudget)
 }
 
 // did says what recovery did of a trusted journal.
@@ -63,13 +64,13 @@ func (r *Recovery) did() string {
 	if len(r.Restored) == 0 {
 		b.WriteString("no path had been changed")
 	} else {
-		fmt.Fprintf(&b, "restored %s", strings.Join(showPaths(r.Restored), ", "))
+		fmt.Fprintf(&b, "restored %s", strings.Join(show.Paths(r.Restored), ", "))
 	}
 	if r.Removed > 0 {
 		fmt.Fprintf(&b, "; removed %d temporary files and directories it had created", r.Removed)
 	}
 	for _, p := range slices.Sorted(maps.Keys(r.Left)) {
-		fmt.Fprintf(&b, "; left %s: %s", showPath(p), r.Left[p])
+		fmt.Fprintf(&b, "; left %s: %s", show.Path(p), r.Left[p])
 	}
 	return b.String()
 }

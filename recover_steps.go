@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/spf13/afero"
 )
 
@@ -145,7 +146,7 @@ func (e *journalEntry) shown() string {
 }
 
 // showName makes a journal's name safe to show: it is only ever reported, never used.
-func showName(s string) string { return strings.ToValidUTF8(clip(s, 512), "?") }
+func showName(s string) string { return strings.ToValidUTF8(show.Clip(s, 512), "?") }
 
 // undoCreate removes a path the commit created, if it holds exactly what the commit
 // wrote: the same bytes and mode, as a file.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // Status is the outcome of a call.
@@ -100,9 +102,9 @@ func (r *Result) header() string {
 	if r.Status == StatusRevision {
 		return "Patch revision requested"
 	}
-	h := "Applied patch: " + plural(r.Applied, "change")
+	h := "Applied patch: " + show.Plural(r.Applied, "change")
 	if r.checked() {
-		h = "Patch applies cleanly: " + plural(r.Applied, "change") + " (nothing written: check only)"
+		h = "Patch applies cleanly: " + show.Plural(r.Applied, "change") + " (nothing written: check only)"
 	}
 	if r.Revised > 0 {
 		h += fmt.Sprintf(" (%d revised by the user during review)", r.Revised)
@@ -121,15 +123,15 @@ func (r *Result) Summary() string {
 	if r.Applied == 0 {
 		b.WriteString("revision requested")
 	} else {
-		b.WriteString(plural(len(r.Files), "file") + " · ")
+		b.WriteString(show.Plural(len(r.Files), "file") + " · ")
 		if r.Applied == r.Total {
-			b.WriteString(plural(r.Applied, "change"))
+			b.WriteString(show.Plural(r.Applied, "change"))
 		} else {
 			fmt.Fprintf(&b, "%d/%d changes", r.Applied, r.Total)
 		}
 	}
 	if r.Comments > 0 {
-		b.WriteString(" · " + plural(r.Comments, "comment") + " sent")
+		b.WriteString(" · " + show.Plural(r.Comments, "comment") + " sent")
 	}
 	if r.Applied > 0 {
 		a, d := r.lineCounts()
@@ -183,7 +185,7 @@ func (r *Result) preview() string {
 		}
 	}
 	if more > 0 {
-		out = append(out, "… "+plural(more, "more change"))
+		out = append(out, "… "+show.Plural(more, "more change"))
 	}
 	return strings.Join(out, "\n")
 }
@@ -205,9 +207,9 @@ func chunks(diff string) [][]string {
 
 // fileHeading renders a file's heading in the body: "M PATH · +A −D".
 func fileHeading(f FileResult) string {
-	name := showPath(f.Path)
+	name := show.Path(f.Path)
 	if f.MovePath != "" {
-		name += " → " + showPath(f.MovePath)
+		name += " → " + show.Path(f.MovePath)
 	}
 	return fmt.Sprintf("%s %s · +%d −%d", statusLetter[f.Kind], name, f.Added, f.Removed)
 }
@@ -220,14 +222,6 @@ func (r *Result) lineCounts() (added, deleted int) {
 		deleted += f.Removed
 	}
 	return added, deleted
-}
-
-// plural renders "1 change" or "N changes".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // editedNote and addedNote explain a person's revision to the model.
@@ -316,7 +310,7 @@ func (c *change) report(r *Result, pr *Proposal) {
 		c.reportWhole(r)
 	}
 	if c.Feedback != "" {
-		r.note(feedbackLine(showPath(c.Op.Path), 0, c.Feedback))
+		r.note(feedbackLine(show.Path(c.Op.Path), 0, c.Feedback))
 	}
 	if c.hasSelection() {
 		r.Files = append(r.Files, c.fileResult(pr))
@@ -326,11 +320,11 @@ func (c *change) report(r *Result, pr *Proposal) {
 // reportHunks reports an Update hunk by hunk, numbering changing hunks from 1.
 func (c *change) reportHunks(r *Result) {
 	if c.revisedSelection() {
-		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", show.Path(c.Op.Path)))
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
-	path := showPath(c.Op.Path)
+	path := show.Path(c.Op.Path)
 	applied := r.verb() + ": " + path + " hunk " // the start of every applied hunk's line
 	num := 0
 	for _, h := range c.Hunks {
@@ -355,26 +349,26 @@ func (c *change) reportHunks(r *Result) {
 // reportWhole reports an Add, a Delete or a Move, which apply whole.
 func (c *change) reportWhole(r *Result) {
 	if !c.Selected {
-		r.note(rejectedLine(showPath(c.Op.Path), 0))
+		r.note(rejectedLine(show.Path(c.Op.Path), 0))
 		return
 	}
 	switch {
 	case c.Op.Kind == OpAdd && c.Revised:
-		r.item("User edited during review (authoritative): " + showPath(c.Op.Path))
+		r.item("User edited during review (authoritative): " + show.Path(c.Op.Path))
 		r.item(addedNote)
 	case c.revisedSelection():
-		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", showPath(c.Op.Path)))
+		r.item(fmt.Sprintf("User edited during review (authoritative): %s (whole file revised)", show.Path(c.Op.Path)))
 		r.item(editedNote)
 		r.item(c.revisedDiff())
 	}
 	if c.Op.MoveTo != "" {
-		r.item(fmt.Sprintf("%s: %s -> %s", r.verb(), showPath(c.Op.Path), showPath(c.Op.MoveTo)))
+		r.item(fmt.Sprintf("%s: %s -> %s", r.verb(), show.Path(c.Op.Path), show.Path(c.Op.MoveTo)))
 	} else {
-		r.item(r.verb() + ": " + showPath(c.Op.Path))
+		r.item(r.verb() + ": " + show.Path(c.Op.Path))
 	}
 	for _, h := range c.Hunks {
 		if h.Place.Pass.fuzzy() && !h.isLocator() {
-			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", showPath(c.Op.Path), h.Place.Pass))
+			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", show.Path(c.Op.Path), h.Place.Pass))
 			break
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // A Reviewer is a host's front end: a terminal, an editor, a web page, a policy. Review
@@ -257,7 +259,7 @@ func (s *Session) writable(t Target) error {
 func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	switch {
 	case t.File < 0 || t.File > len(s.pr.changes):
-		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("the patch has %s", plural(len(s.pr.changes), "operation")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("the patch has %s", show.Plural(len(s.pr.changes), "operation")))
 	case t.Hunk < 0 || (t.File == 0 && t.Hunk != 0):
 		return nil, nil, reviewErr(reviewUnknownTarget, t, "hunks count from 1, within a file")
 	}
@@ -273,7 +275,7 @@ func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	}
 	hs := c.changing()
 	if t.Hunk > len(hs) {
-		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, plural(len(hs), "changing hunk")))
+		return nil, nil, reviewErr(reviewUnknownTarget, t, fmt.Sprintf("%s has %s", c.Op.Path, show.Plural(len(hs), "changing hunk")))
 	}
 	return c, hs[t.Hunk-1], nil
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/text/width"
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // selectionGlyphs draw how much of a row is selected: nothing, some or all of it.
@@ -314,11 +314,11 @@ const labelColumns = 48
 // its first baseline line, else "~N".
 func (c *change) label(h *hunkChange) string {
 	if h.Anchor != "" {
-		return truncateColumns(chainLabel(h.chain()), labelColumns)
+		return show.TruncateColumns(chainLabel(h.chain()), labelColumns)
 	}
 	if c.text != nil {
 		if sec := section(c.text, h.Place.Start); sec != "" {
-			return truncateColumns(sec, labelColumns)
+			return show.TruncateColumns(sec, labelColumns)
 		}
 	}
 	return fmt.Sprintf("~%d", h.Place.Start+1)
@@ -334,39 +334,6 @@ func section(t *text, start int) string {
 		}
 	}
 	return ""
-}
-
-// truncateColumns cuts s to at most n display columns, the last being "…" when it cuts.
-// East Asian wide and fullwidth characters take two columns.
-func truncateColumns(s string, n int) string {
-	if columns(s) <= n {
-		return s
-	}
-	used := 0
-	for i, r := range s {
-		w := runeColumns(r)
-		if used+w > n-1 {
-			return s[:i] + "…"
-		}
-		used += w
-	}
-	return s
-}
-
-func columns(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeColumns(r)
-	}
-	return n
-}
-
-func runeColumns(r rune) int {
-	switch width.LookupRune(r).Kind() {
-	case width.EastAsianWide, width.EastAsianFullwidth:
-		return 2
-	}
-	return 1
 }
 
 // displayCount is the number of lines displayLines returns.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/afero"
@@ -105,8 +106,8 @@ func TestSectionLabels(t *testing.T) {
 			if got != tc.want {
 				t.Errorf("label = %q, want %q", got, tc.want)
 			}
-			if columns(got) > labelColumns {
-				t.Errorf("label is %d columns wide", columns(got))
+			if show.Columns(got) > labelColumns {
+				t.Errorf("label is %d columns wide", show.Columns(got))
 			}
 		})
 	}

@@ -3,6 +3,8 @@ package applypatch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/show"
 )
 
 // A View is one consistent snapshot of a review: everything a front end draws, taken at
@@ -68,9 +70,9 @@ func (v *View) header() string {
 	if v.Total == 1 {
 		word = "change"
 	}
-	h := fmt.Sprintf("ApplyPatch · %s · %d/%d %s · +%d −%d", plural(v.Files, "file"), v.Selected, v.Total, word, v.Added, v.Removed)
+	h := fmt.Sprintf("ApplyPatch · %s · %d/%d %s · +%d −%d", show.Plural(v.Files, "file"), v.Selected, v.Total, word, v.Added, v.Removed)
 	if v.Comments > 0 {
-		h += " · " + plural(v.Comments, "comment")
+		h += " · " + show.Plural(v.Comments, "comment")
 	}
 	return h
 }
@@ -79,13 +81,13 @@ func (v *View) header() string {
 func (v *View) action() string {
 	switch {
 	case v.Selected > 0:
-		l := fmt.Sprintf("Apply %s in %s", plural(v.Selected, "change"), plural(v.FilesSelected, "file"))
+		l := fmt.Sprintf("Apply %s in %s", show.Plural(v.Selected, "change"), show.Plural(v.FilesSelected, "file"))
 		if v.Comments > 0 {
-			l += " · send " + plural(v.Comments, "comment")
+			l += " · send " + show.Plural(v.Comments, "comment")
 		}
 		return l
 	case v.Comments > 0:
-		return "Request revision · " + plural(v.Comments, "comment")
+		return "Request revision · " + show.Plural(v.Comments, "comment")
 	}
 	return "Reject patch"
 }
