@@ -198,7 +198,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		sc := scope{pass: max(parent.pass, p)}
 		for _, c := range cands {
-			section := pl.t.count()
+			section := pl.t.Count()
 			if i := sort.SearchInts(named, c+1); i < len(named) {
 				section = named[i]
 			}
@@ -217,7 +217,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 	var out []int
 	for _, c := range cands {
-		if normalize[p](pl.t.line(c)) == want {
+		if normalize[p](pl.t.Line(c)) == want {
 			out = append(out, c)
 		}
 	}
@@ -229,7 +229,7 @@ func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 // or after the cursor, nearest the line hint. No step empties the set or
 // overrides a unique start. It returns the one start, or the error that refuses them.
 func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *MatchError) {
-	lo, hi := sc.first()+1, pl.t.count()
+	lo, hi := sc.first()+1, pl.t.Count()
 	v := sc.view(ms, lo, hi)
 	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
 		err := sc.ambiguous(p)

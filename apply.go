@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"unsafe"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // Result returns the bytes the change leaves at its destination with the current
@@ -33,7 +35,7 @@ func (c *change) derive() ([]byte, error) {
 		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return nil, err
 	}
-	out, encErr := c.codec.encode(s)
+	out, encErr := c.codec.Encode(s)
 	if encErr != nil {
 		return nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: encErr}
 	}
@@ -47,7 +49,7 @@ func (c *change) derive() ([]byte, error) {
 func (c *change) content() (*content, error) {
 	sel := c.selectedHunks()
 	if c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
-		c.codec == nil || c.codec.enc != nil || c.derived.of(sel) {
+		c.codec == nil || c.codec.Enc != nil || c.derived.of(sel) {
 		data, err := c.derive()
 		return heldContent(data), err
 	}
@@ -57,7 +59,7 @@ func (c *change) content() (*content, error) {
 		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return nil, err
 	}
-	return &content{t: c.text, regs: regs, bom: c.codec.bom}, nil
+	return &content{t: c.text, regs: regs, bom: c.codec.BOM}, nil
 }
 
 // validate reports what derive would refuse, building the result only where finding it
@@ -65,7 +67,7 @@ func (c *change) content() (*content, error) {
 // character the file's encoding cannot hold needs the encoded bytes. Resolve validates,
 // and the result is built once, when a commit or a caller asks for it.
 func (c *change) validate() error {
-	if c.codec != nil && c.codec.enc != nil {
+	if c.codec != nil && c.codec.Enc != nil {
 		_, err := c.derive()
 		return err
 	}
@@ -158,7 +160,7 @@ func (c *change) selectedHunks() []placedHunk {
 // ends with a terminator. A hunk's context only placed it: what it changes is its
 // region, from its first '-' or '+' line to its last. Regions may touch and context may
 // be shared, but two hunks may not change the same lines, nor insert inside each other.
-func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
+func applyHunks(t *lines.Text, hunks []placedHunk) ([]byte, *MatchError) {
 	regs := regionsOf(hunks)
 	if err := overlapping(regs); err != nil {
 		return nil, err
@@ -170,33 +172,33 @@ func applyHunks(t *text, hunks []placedHunk) ([]byte, *MatchError) {
 
 // writeResult writes t with the regions, which do not overlap, applied, as applyHunks
 // describes, and returns the first error of w; it stops writing there.
-func writeResult(w io.Writer, t *text, regs []region) error {
+func writeResult(w io.Writer, t *lines.Text, regs []region) error {
 	var err error
 	put := func(s string) {
 		if err == nil && s != "" {
 			_, err = w.Write(unsafe.Slice(unsafe.StringData(s), len(s))) // writers only read it
 		}
 	}
-	var last eol // the terminator written last
-	end := func(line string, e eol) {
+	var last lines.EOL // the terminator written last
+	end := func(line string, e lines.EOL) {
 		put(line)
 		e = unmerged(last, line, e)
-		put(eolBytes[e])
+		put(lines.EOLBytes[e])
 		last = e
 	}
 	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
-		if lo < hi && unmerged(last, t.line(lo), t.eol(lo)) != t.eol(lo) {
-			end("", eolCR) // an empty line after a written lone CR; inside a run the file keeps them apart
+		if lo < hi && unmerged(last, t.Line(lo), t.EOL(lo)) != t.EOL(lo) {
+			end("", lines.EOLCR) // an empty line after a written lone CR; inside a run the file keeps them apart
 			lo++
 		}
 		if lo == hi {
 			return
 		}
-		put(t.raw(lo, hi))
-		last = t.eol(hi - 1)
-		if last == eolNone {
-			last = t.style
-			put(eolBytes[last])
+		put(t.Raw(lo, hi))
+		last = t.EOL(hi - 1)
+		if last == lines.EOLNone {
+			last = t.Style
+			put(lines.EOLBytes[last])
 		}
 	}
 	done := 0 // baseline lines emitted
@@ -211,20 +213,20 @@ func writeResult(w io.Writer, t *text, regs []region) error {
 			case LineRemove:
 				done++
 			case LineAdd:
-				end(l.Text, t.style)
+				end(l.Text, t.Style)
 			}
 		}
 	}
-	keep(done, t.count())
+	keep(done, t.Count())
 	return err
 }
 
 // unmerged is the terminator of a line written after one that ended in last: its own,
 // except that an empty line ending in LF after a lone CR would read back as one CRLF,
 // losing the empty line, so it ends in a lone CR too.
-func unmerged(last eol, line string, e eol) eol {
-	if last == eolCR && line == "" && e == eolLF {
-		return eolCR
+func unmerged(last lines.EOL, line string, e lines.EOL) lines.EOL {
+	if last == lines.EOLCR && line == "" && e == lines.EOLLF {
+		return lines.EOLCR
 	}
 	return e
 }
@@ -309,8 +311,8 @@ func oldCount(lines []Line) int {
 
 // estimateSize is the result's size when no line ending grows: the text's own size plus
 // the inserted lines.
-func estimateSize(t *text, hunks []placedHunk) int {
-	n := len(t.s) + len(eolBytes[t.style]) // room for a missing final newline
+func estimateSize(t *lines.Text, hunks []placedHunk) int {
+	n := t.Len() + len(lines.EOLBytes[t.Style]) // room for a missing final newline
 	for _, h := range hunks {
 		for _, l := range h.Lines {
 			if l.Kind == LineAdd {

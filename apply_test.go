@@ -3,6 +3,8 @@ package applypatch
 import (
 	"errors"
 	"testing"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // TestApplyOverlap checks the rule for hunks that meet: they may share context lines
@@ -44,7 +46,7 @@ func TestApplyOverlap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			after, err := applyAll(splitText(tc.file), p.Ops[0].Hunks)
+			after, err := applyAll(lines.Split(tc.file), p.Ops[0].Hunks)
 			if tc.after != "" {
 				if err != nil {
 					t.Fatalf("apply: %v", err)

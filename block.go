@@ -3,6 +3,8 @@ package applypatch
 import (
 	"path"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // blocks knows where the block each line opens ends: for an indented language, the
@@ -11,7 +13,7 @@ import (
 // next heading of the same or a higher level. It is computed for the whole file in one
 // pass, on first use.
 type blocks struct {
-	t        *text
+	t        *lines.Text
 	markdown bool
 	end      []int32 // end[i] is the last line of line i's block; i when it has none
 }
@@ -19,7 +21,7 @@ type blocks struct {
 // blockEnd returns the last line (0-based, inclusive) of the block line at opens.
 func (b *blocks) blockEnd(at int) int {
 	if b.end == nil {
-		lines := b.t.strings()
+		lines := b.t.Strings()
 		b.end = indentBlocks(lines)
 		if b.markdown {
 			headingBlocks(lines, b.end)

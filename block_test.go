@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
 )
 
@@ -64,10 +65,10 @@ client:
 func TestBlockEnds(t *testing.T) {
 	for _, tt := range blockSnippets {
 		t.Run(tt.name, func(t *testing.T) {
-			b := blocks{t: splitText(tt.file), markdown: tt.markdown}
+			b := blocks{t: lines.Split(tt.file), markdown: tt.markdown}
 			for line, want := range tt.ends {
 				if got := b.blockEnd(line-1) + 1; got != want {
-					t.Errorf("block of line %d %q ends at line %d, want %d", line, b.t.line(line-1), got, want)
+					t.Errorf("block of line %d %q ends at line %d, want %d", line, b.t.Line(line-1), got, want)
 				}
 			}
 		})
@@ -135,7 +136,7 @@ func FuzzResolveBlockAnchor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, file string, s, n uint8) {
 		file = strings.ToValidUTF8(strings.ReplaceAll(file, "\x00", "0"), "?")
 		file = strings.TrimPrefix(file, "\ufeff")
-		lines := splitText(file).strings()
+		lines := lines.Split(file).Strings()
 		if len(lines) < 2 || len(lines) > 300 { // the oracle is cubic
 			return
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // content is what a write step puts in its file: bytes held in memory, or an Update's
@@ -15,7 +17,7 @@ import (
 type content struct {
 	held []byte // the bytes, when t is nil
 	// t is the baseline's text with the regions applied after the byte-order mark bom.
-	t    *text
+	t    *lines.Text
 	regs []region
 	bom  []byte
 	id   string // the journal's identity of the bytes (wroteID), once computed
@@ -35,7 +37,7 @@ func (c *content) writeTo(w io.Writer) error {
 		return err
 	}
 	pool := &smallWriters
-	if len(c.t.s)+len(c.bom)+4096 > smallWriteBuffer {
+	if c.t.Len()+len(c.bom)+4096 > smallWriteBuffer {
 		pool = &largeWriters
 	}
 	bw := pool.Get().(*bufio.Writer)

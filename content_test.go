@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // TestDerivedContentIsHeldContent: a commit writes an Update's result as it derives it
@@ -25,10 +27,10 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			s = strings.TrimRight(s, "\r\n") // no final terminator
 		}
-		txt := splitText(s)
+		txt := lines.Split(s)
 		var sel []placedHunk
-		for at := rng.IntN(3); at < txt.count(); at += 1 + rng.IntN(6) {
-			h := Hunk{Lines: []Line{{Kind: LineRemove, Text: txt.line(at)}, {Kind: LineAdd, Text: fmt.Sprint("new ", at)}}}
+		for at := rng.IntN(3); at < txt.Count(); at += 1 + rng.IntN(6) {
+			h := Hunk{Lines: []Line{{Kind: LineRemove, Text: txt.Line(at)}, {Kind: LineAdd, Text: fmt.Sprint("new ", at)}}}
 			if rng.IntN(2) == 0 {
 				h.Lines = h.Lines[1:] // an insertion
 			}
@@ -38,7 +40,7 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 		if merr != nil {
 			t.Fatal(merr)
 		}
-		bom := [][]byte{nil, bomUTF8}[rng.IntN(2)]
+		bom := [][]byte{nil, lines.BOMUTF8}[rng.IntN(2)]
 		want = append(bytes.Clone(bom), want...)
 		c := &content{t: txt, regs: regionsOf(sel), bom: bom}
 		var got bytes.Buffer

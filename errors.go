@@ -583,53 +583,6 @@ func (e *MatchError) lines() string { return show.WithMore(e.Lines, e.More, e.mo
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return show.WithMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
 
-// An encodingError refuses a file that is not valid in its encoding, or a result holding
-// a character its encoding cannot represent. Nothing is written: a file is never
-// rewritten lossily. It arrives wrapped in a [*FileError] of reason FileUndecodable
-// naming the path.
-type encodingError struct {
-	// Encoding names the file's encoding: "UTF-8", "UTF-16LE", "ISO-8859-1", …
-	Encoding string
-	// Line is the 1-based line of the first invalid byte, or of the first character that
-	// cannot be encoded; 0 when it cannot be told.
-	Line int
-	// Rune is the character the encoding cannot hold, for a result that cannot be
-	// written; 0 for a file whose bytes are not valid.
-	Rune rune
-	// Declared is set when the host declared the encoding for the path.
-	Declared bool
-	// ByteOrderMark is set when the encoding came from the byte-order mark the file starts
-	// with, which takes precedence over any declared encoding.
-	ByteOrderMark bool
-}
-
-func (e *encodingError) Error() string {
-	subject := "the file"
-	if e.Rune != 0 {
-		subject = "the result"
-	}
-	if e.Line > 0 {
-		subject = fmt.Sprintf("line %d of %s", e.Line, subject)
-	}
-	switch {
-	case e.Rune != 0:
-		return fmt.Sprintf("%s has %q (U+%04X), which %s cannot encode; "+
-			"use characters the file's encoding holds", subject, e.Rune, e.Rune, e.Encoding)
-	case e.ByteOrderMark:
-		where := ""
-		if e.Line > 0 {
-			where = fmt.Sprintf(" line %d", e.Line)
-		}
-		return fmt.Sprintf("the file starts with a %s byte-order mark, but%s is not valid %s; "+
-			"fix the file or remove the mark", e.Encoding, where, e.Encoding)
-	case e.Declared:
-		return fmt.Sprintf("%s is not valid %s, the encoding the host declared for it; "+
-			"it was left as it is. Check the declared encoding", subject, e.Encoding)
-	}
-	return fmt.Sprintf("%s is not valid %s; it was left as it is. "+
-		"The host must declare the file's encoding before it can be patched", subject, e.Encoding)
-}
-
 // A rolledBackError is a commit that failed and left the tree as it was: nothing was
 // applied. When Wrote is set it had started writing, and its rollback restored every
 // path it had written. Err is the failure; errors.Is and errors.As see through to it.

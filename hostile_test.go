@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	textlines "github.com/applypatch/applypatch/internal/lines"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -50,7 +51,7 @@ func resolveText(t testing.TB, file, payload string) (*Proposal, error) {
 // by binary search: each hunk verifies a handful of starts, not every candidate.
 func TestHintTieBreakWork(t *testing.T) {
 	const n, h = 200_000, 2000
-	text := splitText(identicalFile(n))
+	text := textlines.Split(identicalFile(n))
 	p, err := Parse(hintedPayload(n, h))
 	if err != nil {
 		t.Fatal(err)
@@ -182,9 +183,9 @@ func TestMatchSetAgreesWithFind(t *testing.T) {
 		for i := range old {
 			old[i] = words[r.IntN(len(words))]
 		}
-		text := splitText(strings.Join(lines, "\n") + "\n")
+		text := textlines.Split(strings.Join(lines, "\n") + "\n")
 		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: LineRemove, Text: old[0]}}}, {Lines: linesOf(old)}})
-		n := text.count()
+		n := text.Count()
 		for _, p := range passes {
 			for _, eof := range []int{-1, n - len(old)} {
 				want := x.find(old, p, eof)

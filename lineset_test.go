@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	textlines "github.com/applypatch/applypatch/internal/lines"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -37,7 +38,7 @@ func TestKeyIndexFindsWhatTheWholeIndexFinds(t *testing.T) {
 			hunks, olds = append(hunks, h), append(olds, old)
 		}
 		_, keyed := indexText(file, hunks)
-		whole := newLineIndex(splitText(file), hunks)
+		whole := newLineIndex(textlines.Split(file), hunks)
 		for _, old := range olds {
 			a, b := keyed.matchSetOf(old, passExact, -1), whole.matchSetOf(old, passExact, -1)
 			if got, want := fmt.Sprint(listAll(a, n)), fmt.Sprint(listAll(b, n)); got != want {
@@ -55,31 +56,31 @@ func listAll(ms *matchSet, n int) []int {
 // TestLineSetNumbersWantedLines: the line index's table finds every line it was given
 // and no other, however many share a hash slot or pass its filter.
 func TestLineSetNumbersWantedLines(t *testing.T) {
-	ls := newLineSet(3) // grows past its first size
+	ls := textlines.NewSet(3) // grows past its first size
 	var keys []string
 	for i := range 5000 {
 		k := fmt.Sprint("k", i*7)
-		if got := ls.add(k); got != i {
+		if got := ls.Add(k); got != i {
 			t.Fatalf("add(%q) = %d, want %d", k, got, i)
 		}
 		keys = append(keys, k)
 	}
-	if got := ls.add("k7"); got != 1 {
+	if got := ls.Add("k7"); got != 1 {
 		t.Fatalf("adding a key again numbered it %d, want 1", got)
 	}
 	for i, k := range keys {
-		if got := ls.find(k); got != i {
+		if got := ls.Find(k); got != i {
 			t.Fatalf("find(%q) = %d, want %d", k, got, i)
 		}
 	}
 	for i := range 50000 {
 		if i%7 != 0 || i >= 35000 {
-			if got := ls.find(fmt.Sprint("k", i)); got != -1 {
+			if got := ls.Find(fmt.Sprint("k", i)); got != -1 {
 				t.Fatalf("find(k%d) = %d, want -1", i, got)
 			}
 		}
 	}
-	if ls.find("") != -1 {
+	if ls.Find("") != -1 {
 		t.Fatal("the empty line was found in a set without it")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // matchPass is the rung of the matching ladder that placed a hunk. Each rung
@@ -127,7 +129,7 @@ func firstNonASCII(s string) int {
 // candidates hold those of the fuzzy passes between, which are told apart by comparing
 // the hunk's few lines. Anchors get a prefix list per pass, built on demand.
 type lineIndex struct {
-	t       *text
+	t       *lines.Text
 	hunks   []Hunk   // whose context and removed lines are wanted
 	anchors []string // the hunks' "@@" anchors, raw
 	levels  [len(passes)]*level
@@ -143,10 +145,10 @@ type lineIndex struct {
 // level is the index of one pass.
 type level struct {
 	pass matchPass
-	t    *text
+	t    *lines.Text
 	// wanted numbers the wanted lines, normalised; occ[k] holds the positions of the file
 	// lines equal to wanted line k after normalisation, in file order.
-	wanted *lineSet
+	wanted *lines.Set
 	occ    [][]int32
 	// prefixed holds the file lines that may start with an anchor, ordered by normalised
 	// text (ties by position) for prefix lookups; built on the first anchor lookup.
@@ -162,7 +164,7 @@ type prefixed struct {
 }
 
 // newLineIndex indexes a file for the given hunks.
-func newLineIndex(t *text, hunks []Hunk) *lineIndex {
+func newLineIndex(t *lines.Text, hunks []Hunk) *lineIndex {
 	x := &lineIndex{t: t, hunks: hunks}
 	for i := range hunks {
 		x.anchors = append(x.anchors, hunks[i].chain()...)
@@ -181,8 +183,8 @@ func (x *lineIndex) at(p matchPass) *level {
 func buildLevel(x *lineIndex, p matchPass) *level {
 	lv := newLevel(x, p)
 	if lv.wanted != nil {
-		for i := range x.t.count() {
-			lv.see(i, x.t.line(i))
+		for i := range x.t.Count() {
+			lv.see(i, x.t.Line(i))
 		}
 	}
 	return lv
@@ -199,15 +201,15 @@ func newLevel(x *lineIndex, p matchPass) *level {
 	for i := range x.hunks {
 		n += len(x.hunks[i].Lines)
 	}
-	lv.wanted = newLineSet(n)
+	lv.wanted = lines.NewSet(n)
 	for i := range x.hunks {
 		for _, l := range x.hunks[i].Lines {
 			if l.Kind != LineAdd {
-				lv.wanted.add(normalize[p](l.Text))
+				lv.wanted.Add(normalize[p](l.Text))
 			}
 		}
 	}
-	lv.occ = make([][]int32, len(lv.wanted.keys))
+	lv.occ = make([][]int32, lv.wanted.Len())
 	return lv
 }
 
@@ -218,23 +220,23 @@ func (lv *level) see(i int, line string) {
 	if lv.pass != passExact {
 		n = normalize[lv.pass](line)
 	}
-	if k := lv.wanted.find(n); k >= 0 {
+	if k := lv.wanted.Find(n); k >= 0 {
 		lv.occ[k] = append(lv.occ[k], int32(i))
 	}
 }
 
 // indexText splits s into lines and indexes them for the hunks' exact pass in the same
 // pass over s: each line is looked up, among the hunks' key lines, as it is found.
-func indexText(s string, hunks []Hunk) (*text, *lineIndex) {
+func indexText(s string, hunks []Hunk) (*lines.Text, *lineIndex) {
 	x := newLineIndex(nil, hunks)
-	lv := &level{pass: passExact, anchors: x.anchors, wanted: newLineSet(len(hunks))}
+	lv := &level{pass: passExact, anchors: x.anchors, wanted: lines.NewSet(len(hunks))}
 	for i := range hunks {
 		if key, ok := hunkKey(&hunks[i]); ok {
-			lv.wanted.add(key)
+			lv.wanted.Add(key)
 		}
 	}
-	lv.occ = make([][]int32, len(lv.wanted.keys))
-	x.t = splitIndexed(s, lv.wanted, lv.occ)
+	lv.occ = make([][]int32, lv.wanted.Len())
+	x.t = lines.SplitIndexed(s, lv.wanted, lv.occ)
 	lv.t = x.t
 	x.keys = lv
 	return x.t, x
@@ -278,7 +280,7 @@ func (x *lineIndex) keyed(ms *matchSet, old []string, eofStart int) bool {
 	if k < 0 {
 		return false
 	}
-	id := x.keys.wanted.find(old[k])
+	id := x.keys.wanted.Find(old[k])
 	if id < 0 || len(x.keys.occ[id]) > rareKey {
 		return false
 	}
@@ -344,7 +346,7 @@ func (lv *level) narrow(loose []int, want []string) []int {
 // positions returns where normalised text s occurs, in file order; nil when s is not one
 // of the wanted lines, normalised.
 func (lv *level) positions(s string) []int32 {
-	if k := lv.wanted.find(s); k >= 0 {
+	if k := lv.wanted.Find(s); k >= 0 {
 		return lv.occ[k]
 	}
 	return nil
@@ -381,12 +383,12 @@ func (lv *level) find(want []string, eofStart int) []int {
 
 // matchesAt reports whether the file holds want, normalised, from line s.
 func (lv *level) matchesAt(want []string, s int) bool {
-	if s < 0 || s+len(want) > lv.t.count() {
+	if s < 0 || s+len(want) > lv.t.Count() {
 		return false
 	}
 	norm := normalize[lv.pass]
 	for k, w := range want {
-		if norm(lv.t.line(s+k)) != w {
+		if norm(lv.t.Line(s+k)) != w {
 			return false
 		}
 	}
@@ -431,8 +433,8 @@ func (lv *level) buildPrefixed() {
 	for _, a := range anchors {
 		keys[a[:key]] = true
 	}
-	for i := range lv.t.count() {
-		if n := norm(lv.t.line(i)); len(n) >= key && keys[n[:key]] {
+	for i := range lv.t.Count() {
+		if n := norm(lv.t.Line(i)); len(n) >= key && keys[n[:key]] {
 			lv.prefixed = append(lv.prefixed, prefixed{norm: n, pos: int32(i)})
 		}
 	}

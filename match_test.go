@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,7 +25,7 @@ func indexFor(file string, olds [][]string, anchors ...string) *lineIndex {
 	for _, a := range anchors {
 		hunks = append(hunks, Hunk{Anchor: a})
 	}
-	return newLineIndex(splitText(file), hunks)
+	return newLineIndex(lines.Split(file), hunks)
 }
 
 // matchSetOf is matches into a set of its own.

@@ -54,8 +54,8 @@ func (pl *placer) nearMiss(old []string) *nearMiss {
 		best += d
 	}
 	n := min(len(old), nearMissCompare)
-	lo, hi := max(best, 0), min(max(best, 0)+n, pl.t.count())
-	diff, agree := nearDiff(old[:n], pl.t.span(lo, hi), lo)
+	lo, hi := max(best, 0), min(max(best, 0)+n, pl.t.Count())
+	diff, agree := nearDiff(old[:n], pl.t.Span(lo, hi), lo)
 	if n < len(old) {
 		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
 	}
@@ -89,8 +89,8 @@ func (pl *placer) wordVotes(want []string) map[int]float64 {
 		return nil
 	}
 	common := map[string]bool{}
-	for p := range pl.t.count() {
-		l := pl.t.line(p)
+	for p := range pl.t.Count() {
+		l := pl.t.Line(p)
 		for _, w := range words(fold(l)) {
 			ps, ok := wanted[w]
 			if !ok || common[w] || (len(ps) > 0 && ps[len(ps)-1] == int32(p)) {
@@ -156,8 +156,8 @@ func (pl *placer) bestNear(w string, p int) (float64, int) {
 	best, at := 0.0, 0
 	for d := range 2*nearMissSlack + 1 {
 		d -= nearMissSlack
-		if q := p + d; q >= 0 && q < pl.t.count() {
-			sim := lineSimilarity(w, normalize[passPunctuation](pl.t.line(q))) * (1 - 0.05*float64(nearAbs(d)))
+		if q := p + d; q >= 0 && q < pl.t.Count() {
+			sim := lineSimilarity(w, normalize[passPunctuation](pl.t.Line(q))) * (1 - 0.05*float64(nearAbs(d)))
 			if sim > best || (sim == best && nearAbs(d) < nearAbs(at)) {
 				best, at = sim, d
 			}
@@ -264,7 +264,7 @@ func (pl *placer) appliedAt(h *Hunk) int {
 	var ms matchSet
 	for _, p := range passes {
 		pl.idx.matches(&ms, newSide, p, -1)
-		if at := ms.first(0, pl.t.count()); at >= 0 {
+		if at := ms.first(0, pl.t.Count()); at >= 0 {
 			return at + 1
 		}
 	}

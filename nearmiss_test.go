@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	textlines "github.com/applypatch/applypatch/internal/lines"
 	"strings"
 	"testing"
 )
@@ -41,7 +42,7 @@ func TestNearMissBySimilarity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPlacer(splitText(strings.Join(lines, "\n")+"\n"), nil)
+			pl := newPlacer(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
 			nm := pl.nearMiss(tt.old)
 			if nm == nil || nm.Start != tt.want {
 				t.Fatalf("nearMiss = %+v, want start %d", nm, tt.want)
@@ -56,7 +57,7 @@ func TestNearMissBySimilarity(t *testing.T) {
 func TestNearMissBudget(t *testing.T) {
 	lines := nearFile(20000)
 	old := typo(lines)
-	pl := newPlacer(splitText(strings.Join(lines, "\n")+"\n"), nil)
+	pl := newPlacer(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
 	nm := pl.nearMiss(old)
 	if nm == nil || nm.Start != 1 {
 		t.Fatalf("nearMiss = %+v, want start 1", nm)
@@ -76,7 +77,7 @@ func BenchmarkNearMiss(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			lines := nearFile(n)
 			old := typo(lines)
-			t := splitText(strings.Join(lines, "\n") + "\n")
+			t := textlines.Split(strings.Join(lines, "\n") + "\n")
 			for b.Loop() {
 				newPlacer(t, nil).nearMiss(old)
 			}

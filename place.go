@@ -3,6 +3,7 @@ package applypatch
 import (
 	"sort"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -12,7 +13,7 @@ func (pl placement) line() int { return pl.Start + 1 }
 // placer places the hunks of one Update against its baseline, in payload order, keeping
 // the order cursor of M3.
 type placer struct {
-	t      *text
+	t      *lines.Text
 	idx    *lineIndex
 	blocks blocks
 	cursor int
@@ -24,7 +25,7 @@ type placer struct {
 }
 
 // newPlacer prepares to place hunks in t.
-func newPlacer(t *text, hunks []Hunk) *placer { return placerOf(newLineIndex(t, hunks)) }
+func newPlacer(t *lines.Text, hunks []Hunk) *placer { return placerOf(newLineIndex(t, hunks)) }
 
 // placerOf prepares to place hunks with an index of their text.
 func placerOf(idx *lineIndex) *placer {
@@ -87,7 +88,7 @@ func trailingEmpty(h *Hunk) int {
 // anchored to the end, then anywhere.
 func (pl *placer) search(h *Hunk, old []string, sc scope) (placement, *MatchError) {
 	if h.EOF {
-		if got, err := pl.ladder(h, old, sc, pl.t.count()-len(old)); err == nil || !err.missing() {
+		if got, err := pl.ladder(h, old, sc, pl.t.Count()-len(old)); err == nil || !err.missing() {
 			return got, err
 		}
 	}
@@ -100,7 +101,7 @@ func (pl *placer) search(h *Hunk, old []string, sc scope) (placement, *MatchErro
 // it: below the anchor, inside one of its blocks, else one of its sections, then at
 // or after the cursor, then nearest the line hint.
 func (pl *placer) ladder(h *Hunk, old []string, sc scope, eofStart int) (placement, *MatchError) {
-	n := pl.t.count()
+	n := pl.t.Count()
 	if eofStart < 0 && h.EOF && len(old) > n {
 		return placement{}, &MatchError{Reason: MatchNotFound}
 	}
@@ -147,7 +148,7 @@ func (pl *placer) afterCursor(cands []int) []int {
 // insertion places a hunk of '+' lines only: below its anchor, before its hinted
 // line, or at the end of the file.
 func (pl *placer) insertion(h *Hunk, sc scope) (placement, *MatchError) {
-	n := pl.t.count()
+	n := pl.t.Count()
 	at := n
 	switch {
 	case !sc.unique():

@@ -3,6 +3,7 @@ package applypatch
 import (
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -159,7 +160,7 @@ func updateBody(body string) string {
 }
 
 // placeAll places every hunk as Resolve does and returns what happened to each.
-func placeAll(t *text, hunks []Hunk) []landing {
+func placeAll(t *lines.Text, hunks []Hunk) []landing {
 	pl := newPlacer(t, hunks)
 	var out []landing
 	for i := range hunks {
@@ -174,7 +175,7 @@ func placeAll(t *text, hunks []Hunk) []landing {
 }
 
 // applyAll applies every changing hunk at its placement.
-func applyAll(t *text, hunks []Hunk) (string, error) {
+func applyAll(t *lines.Text, hunks []Hunk) (string, error) {
 	pl := newPlacer(t, hunks)
 	var sel []placedHunk
 	num := 0
@@ -212,14 +213,14 @@ func TestPlace(t *testing.T) {
 				t.Fatal(err)
 			}
 			hunks := p.Ops[0].Hunks
-			got := placeAll(splitText(tc.file), hunks)
+			got := placeAll(lines.Split(tc.file), hunks)
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(landing{})); diff != "" {
 				t.Errorf("landings (-want +got):\n%s", diff)
 			}
 			if tc.after == "" {
 				return
 			}
-			after, err := applyAll(splitText(tc.file), hunks)
+			after, err := applyAll(lines.Split(tc.file), hunks)
 			if err != nil {
 				t.Fatalf("apply: %v", err)
 			}

@@ -3,6 +3,7 @@ package applypatch
 import (
 	"io/fs"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
 )
 
@@ -88,8 +89,8 @@ type change struct {
 	// parentErr and destParentErr are set when a parent of the path an Add or a Move
 	// creates is a file on disk: an error unless an earlier operation removes it.
 	parentErr, destParentErr error
-	text                     *text
-	codec                    *codec
+	text                     *lines.Text
+	codec                    *lines.Codec
 	derived                  derivedResult
 	// spare holds the regions validate found, whose room the content of a write step
 	// takes, so that a large Update's regions are allocated once.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
@@ -144,7 +145,7 @@ func (pr *Proposal) addCodec(c *change) bool {
 	if enc == nil || enc == unicode.UTF8 {
 		return false
 	}
-	c.codec = &codec{enc: enc, name: name}
+	c.codec = &lines.Codec{Enc: enc, Name: name}
 	return true
 }
 
@@ -332,26 +333,26 @@ func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 
 // decodeBase decodes a change's baseline as text: a binary file, or one not valid
 // in its encoding, is a *FileError.
-func (pr *Proposal) decodeBase(c *change) (*text, *codec, error) {
+func (pr *Proposal) decodeBase(c *change) (*lines.Text, *lines.Codec, error) {
 	s, cd, err := pr.decodeString(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	return splitText(s), cd, nil
+	return lines.Split(s), cd, nil
 }
 
 // decodeString is decodeBase before the text is split into lines.
-func (pr *Proposal) decodeString(c *change) (string, *codec, error) {
+func (pr *Proposal) decodeString(c *change) (string, *lines.Codec, error) {
 	enc, name := pr.declared(c.name)
-	s, cd, err := decode(c.Base.Bytes, enc, name)
+	s, cd, err := lines.Decode(c.Base.Bytes, enc, name)
 	switch {
-	case errors.Is(err, errBinary):
+	case errors.Is(err, lines.ErrBinary):
 		return "", nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
 		return "", nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
 	}
-	if len(s) > maxText {
-		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), maxText)
+	if len(s) > lines.MaxText {
+		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), lines.MaxText)
 	}
 	return s, cd, nil
 }

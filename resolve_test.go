@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 )
@@ -179,8 +180,8 @@ func FuzzResolve(f *testing.F) {
 		// Text only (T1), without a byte-order mark, which is not part of the first line (T3).
 		file = strings.ToValidUTF8(strings.ReplaceAll(file, "\x00", "0"), "?")
 		file = strings.TrimPrefix(file, "\ufeff")
-		txt := splitText(file)
-		lines := txt.strings()
+		txt := lines.Split(file)
+		lines := txt.Strings()
 		if len(lines) == 0 {
 			return
 		}
@@ -306,20 +307,20 @@ func landsInPlace(want []expectation, cuts []cut) bool {
 // checkResult checks the derived bytes: the file with each cut's first line replaced by
 // its inserted line, kept lines with their own terminators (a last line without one
 // gains the file's style), inserted lines with the style (T2, T4, M5).
-func checkResult(t *testing.T, c *change, txt *text, cuts []cut) {
+func checkResult(t *testing.T, c *change, txt *lines.Text, cuts []cut) {
 	t.Helper()
 	var b strings.Builder
-	for i, l := range txt.strings() {
+	for i, l := range txt.Strings() {
 		k := slices.IndexFunc(cuts, func(c cut) bool { return c.start == i })
-		e := txt.eol(i)
-		if e == eolNone {
-			e = txt.style
+		e := txt.EOL(i)
+		if e == lines.EOLNone {
+			e = txt.Style
 		}
 		if k >= 0 {
-			b.WriteString(insertedLine(k) + eolBytes[txt.style])
+			b.WriteString(insertedLine(k) + lines.EOLBytes[txt.Style])
 			continue
 		}
-		b.WriteString(l + eolBytes[e])
+		b.WriteString(l + lines.EOLBytes[e])
 	}
 	got, err := c.result()
 	if err != nil {

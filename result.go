@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -494,7 +495,7 @@ func baselineLines(b []byte) []string {
 	if len(b) == 0 {
 		return nil
 	}
-	return splitText(string(b)).strings()
+	return lines.Split(string(b)).Strings()
 }
 
 // tally counts selected and total changes.

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // Default byte budgets of a card's diff and notice, in bytes of UTF-8.
@@ -166,7 +168,7 @@ func (pr *Proposal) selectedPatch() *Patch {
 // asInFile is the hunk with its context and '-' lines as the file has them where it was
 // placed: after a fuzzy match they differ from the model's copy, and a card shows what
 // the review's diff shows. Its '+' lines are the model's, as written.
-func (h *hunkChange) asInFile(t *text) Hunk {
+func (h *hunkChange) asInFile(t *lines.Text) Hunk {
 	if t == nil || !h.Place.Pass.fuzzy() {
 		return h.Hunk
 	}
@@ -177,8 +179,8 @@ func (h *hunkChange) asInFile(t *text) Hunk {
 		if l.Kind == LineAdd {
 			continue
 		}
-		if k < h.Place.Len && h.Place.Start+k < t.count() {
-			out.Lines[i].Text = t.line(h.Place.Start + k)
+		if k < h.Place.Len && h.Place.Start+k < t.Count() {
+			out.Lines[i].Text = t.Line(h.Place.Start + k)
 		}
 		k++
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // revisionContext is the number of context lines around each derived hunk.
@@ -278,7 +279,7 @@ func (s *Session) sides(c *change) (base, proposed string, err error) {
 			return "", "", err
 		}
 	}
-	base = t.join()
+	base = t.Join()
 	switch {
 	case c.Op.Kind == OpDelete && (c.Selected || c.Feedback != ""):
 		return base, "", nil
@@ -297,29 +298,18 @@ func (s *Session) sides(c *change) (base, proposed string, err error) {
 	return base, string(out), nil
 }
 
-// join puts a text back together with its own line terminators.
-func (t *text) join() string {
-	var b strings.Builder
-	b.Grow(estimateSize(t, nil))
-	for i := range t.count() {
-		b.WriteString(t.line(i))
-		b.WriteString(eolBytes[t.eol(i)])
-	}
-	return b.String()
-}
-
 // logicalLines splits text into lines without terminators; LF, CRLF and a lone CR each
 // end a line, and a final terminator does not start an empty line. Comparing logical
 // lines keeps line-ending changes from counting as edits.
-func logicalLines(s string) []string { return splitText(s).strings() }
+func logicalLines(s string) []string { return lines.Split(s).Strings() }
 
 // hunksFromEdit derives the hunks that turn a baseline into edited lines: a
 // 3-line-context diff, rendered as bare "@@" hunks, read back by the payload parser and
 // placed against the baseline like any model hunk, so each matches by construction. A
 // hunk whose content also occurs elsewhere gets a line hint ("@@ N") that pins it. No
 // difference gives no hunks.
-func hunksFromEdit(t *text, edited []string) ([]*hunkChange, error) {
-	derived := diff.Hunks(t.strings(), edited, revisionContext)
+func hunksFromEdit(t *lines.Text, edited []string) ([]*hunkChange, error) {
+	derived := diff.Hunks(t.Strings(), edited, revisionContext)
 	if len(derived) == 0 {
 		return nil, nil
 	}
@@ -380,8 +370,8 @@ type changeState struct {
 	selected bool
 	feedback string
 	revised  bool
-	text     *text
-	codec    *codec
+	text     *lines.Text
+	codec    *lines.Codec
 }
 
 func (c *change) save() changeState {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
 )
 
@@ -373,7 +374,7 @@ func TestHunksFromEditRoundTrip(t *testing.T) {
 
 // roundTrip derives hunks from base to edited and applies them to base.
 func roundTrip(base, edited string) (string, int, error) {
-	tx := splitText(base)
+	tx := lines.Split(base)
 	hs, err := hunksFromEdit(tx, logicalLines(edited))
 	if err != nil {
 		return "", 0, err
@@ -434,7 +435,7 @@ func FuzzAdopt(f *testing.F) {
 		// The file is compared as text: one in UTF-16 is re-encoded, so its bytes are
 		// not the edited text's (T3).
 		raw, _ := afero.ReadFile(fsys, "/ws/f.txt")
-		got, _, derr := decode(raw, nil, "")
+		got, _, derr := lines.Decode(raw, nil, "")
 		if derr != nil {
 			t.Fatalf("the result %q cannot be read back: %v", raw, derr)
 		}

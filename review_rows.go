@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -326,9 +327,9 @@ func (c *change) label(h *hunkChange) string {
 
 // section finds a diff-style section heading: walking up from line start (included), the
 // first non-empty line that does not start with a space, a tab or a closing bracket.
-func section(t *text, start int) string {
-	for i := min(start, t.count()-1); i >= 0; i-- {
-		l := t.line(i)
+func section(t *lines.Text, start int) string {
+	for i := min(start, t.Count()-1); i >= 0; i-- {
+		l := t.Line(i)
 		if l != "" && !strings.ContainsRune(" \t)]}", rune(l[0])) {
 			return strings.TrimRight(l, " \t")
 		}
@@ -339,7 +340,7 @@ func section(t *text, start int) string {
 // displayCount is the number of lines displayLines returns.
 func (pr *Proposal) displayCount(c *change) int {
 	if c.text != nil {
-		return c.text.count()
+		return c.text.Count()
 	}
 	return len(pr.displayLines(c))
 }
@@ -348,10 +349,10 @@ func (pr *Proposal) displayCount(c *change) int {
 // file's encoding allows, else split as they are.
 func (pr *Proposal) displayLines(c *change) []string {
 	if c.text != nil {
-		return c.text.strings()
+		return c.text.Strings()
 	}
 	if t, _, err := pr.decodeBase(c); err == nil {
-		return t.strings()
+		return t.Strings()
 	}
 	return baselineLines(c.Base.Bytes)
 }

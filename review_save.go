@@ -8,6 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
 )
 
@@ -345,19 +346,19 @@ func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error
 
 // placedAt reports whether a hunk's lines lie in the text where its placement says, at
 // its recorded pass.
-func placedAt(t *text, h *hunkChange) bool {
+func placedAt(t *lines.Text, h *hunkChange) bool {
 	p := h.Place
 	old := h.oldLines()
 	if p.Pass < passExact || p.Pass > passPunctuation || p.Trimmed < 0 || p.Trimmed > trailingEmpty(&h.Hunk) || p.Trimmed > len(old) {
 		return false
 	}
 	old = old[:len(old)-p.Trimmed]
-	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > t.count() {
+	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > t.Count() {
 		return false
 	}
 	norm := normalize[p.Pass]
 	for i, l := range old {
-		if norm(t.line(p.Start+i)) != norm(l) {
+		if norm(t.Line(p.Start+i)) != norm(l) {
 			return false
 		}
 	}

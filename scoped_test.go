@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	textlines "github.com/applypatch/applypatch/internal/lines"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -53,7 +54,7 @@ func TestChooseAgreesWithNaive(t *testing.T) {
 		if r.IntN(3) == 0 {
 			h.Hint = 1 + r.IntN(len(lines))
 		}
-		text := splitText(strings.Join(lines, "\n") + "\n")
+		text := textlines.Split(strings.Join(lines, "\n") + "\n")
 		pl := newPlacer(text, []Hunk{h})
 		pl.cursor = r.IntN(len(lines))
 		sc, err := pl.anchors(&h)
@@ -91,7 +92,7 @@ func TestAnchoredHintWork(t *testing.T) {
 	for range blocks {
 		b.WriteString("func f() {\n" + strings.Repeat("\t}\n", size-1))
 	}
-	text := splitText(b.String())
+	text := textlines.Split(b.String())
 	var hunks []Hunk
 	for k := 1; k < blocks; k += 2 {
 		hunks = append(hunks, Hunk{Anchor: "func f() {", Hint: k*size + 3,
@@ -123,7 +124,7 @@ func TestAnchorAmbiguityBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := Hunk{Anchor: "key:", Lines: []Line{{LineRemove, "x"}, {LineAdd, "y"}}}
-			pl := newPlacer(splitText(strings.Repeat(tc.unit, 5000)), []Hunk{h})
+			pl := newPlacer(textlines.Split(strings.Repeat(tc.unit, 5000)), []Hunk{h})
 			_, err := pl.place(&h)
 			if err == nil || err.kind() != matchAnchorAmbiguous {
 				t.Fatalf("error %v, want AnchorAmbiguous", err)

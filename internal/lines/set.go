@@ -1,4 +1,4 @@
-package applypatch
+package lines
 
 import (
 	"encoding/binary"
@@ -7,12 +7,12 @@ import (
 	"unsafe"
 )
 
-// lineSet numbers the distinct lines a file is searched for (the hunks' lines,
+// Set numbers the distinct lines a file is searched for (the hunks' lines,
 // normalised) and finds a file line's number in it: most lines of a 200,000-line file,
 // which are none of the hunks', are turned away by a small filter that stays in cache,
 // from a cheap mix of the line's length and its first and last eight bytes, before the
 // line is hashed whole and the table is touched.
-type lineSet struct {
+type Set struct {
 	seed maphash.Seed
 	keys []string
 	// filter is a Bloom filter of the keys with two probes from quickHash: it never
@@ -31,26 +31,29 @@ type lineSet struct {
 // filterBitsPerKey sizes the filter: with two probes, under 1% of other lines pass.
 const filterBitsPerKey = 16
 
-// newLineSet makes a set with room for n keys.
-func newLineSet(n int) *lineSet {
+// Len is the number of keys in the set.
+func (ls *Set) Len() int { return len(ls.keys) }
+
+// NewSet makes a set with room for n keys.
+func NewSet(n int) *Set {
 	n = max(n, 4)
 	fsize := 1 << bits.Len(uint(n*filterBitsPerKey-1))
 	ssize := 1 << bits.Len(uint(2*n-1))
-	return &lineSet{seed: maphash.MakeSeed(), keys: make([]string, 0, n),
+	return &Set{seed: maphash.MakeSeed(), keys: make([]string, 0, n),
 		filter: make([]uint64, fsize/64), fmask: uint64(fsize - 1),
 		slots: make([]int32, ssize), tags: make([]uint32, ssize), smask: uint64(ssize - 1)}
 }
 
-// add adds s, if new, and returns its number.
-func (ls *lineSet) add(s string) int {
+// Add adds s, if new, and returns its number.
+func (ls *Set) Add(s string) int {
 	h := maphash.String(ls.seed, s)
-	i, found := ls.probe(s, h)
+	i, found := ls.Probe(s, h)
 	if found {
 		return int(ls.slots[i]) - 1
 	}
 	if 2*(len(ls.keys)+1) > len(ls.slots) {
 		ls.grow()
-		i, _ = ls.probe(s, h)
+		i, _ = ls.Probe(s, h)
 	}
 	ls.keys = append(ls.keys, s)
 	ls.slots[i], ls.tags[i] = int32(len(ls.keys)), uint32(h>>32)
@@ -61,32 +64,32 @@ func (ls *lineSet) add(s string) int {
 	return len(ls.keys) - 1
 }
 
-// find returns the number of s, or -1 when it is not in the set.
-func (ls *lineSet) find(s string) int {
-	if !ls.mayHold(quickHash(s)) {
+// Find returns the number of s, or -1 when it is not in the set.
+func (ls *Set) Find(s string) int {
+	if !ls.MayHold(quickHash(s)) {
 		return -1
 	}
-	return ls.lookup(s)
+	return ls.Lookup(s)
 }
 
-// mayHold reports whether the filter lets a line of quickHash q through: false means
+// MayHold reports whether the filter lets a line of quickHash q through: false means
 // the line is none of the keys. Small enough to be inlined into a loop over a file's
 // lines, most of which it turns away.
-func (ls *lineSet) mayHold(q uint64) bool {
+func (ls *Set) MayHold(q uint64) bool {
 	a, b := q&ls.fmask, (q>>32)&ls.fmask
 	return ls.filter[a/64]&(1<<(a%64)) != 0 && ls.filter[b/64]&(1<<(b%64)) != 0
 }
 
-// lookup is find past the filter: the number of s in the table, or -1.
-func (ls *lineSet) lookup(s string) int {
-	if i, found := ls.probe(s, maphash.String(ls.seed, s)); found {
+// Lookup is [Set.Find] past the filter: the number of s in the table, or -1.
+func (ls *Set) Lookup(s string) int {
+	if i, found := ls.Probe(s, maphash.String(ls.seed, s)); found {
 		return int(ls.slots[i]) - 1
 	}
 	return -1
 }
 
-// probe returns the slot holding s, or the empty slot where it would go.
-func (ls *lineSet) probe(s string, h uint64) (int, bool) {
+// Probe returns the slot holding s, or the empty slot where it would go.
+func (ls *Set) Probe(s string, h uint64) (int, bool) {
 	tag := uint32(h >> 32)
 	for i := h & ls.smask; ; i = (i + 1) & ls.smask {
 		id := ls.slots[i]
@@ -100,12 +103,12 @@ func (ls *lineSet) probe(s string, h uint64) (int, bool) {
 }
 
 // grow doubles the table; keys keep their numbers.
-func (ls *lineSet) grow() {
+func (ls *Set) grow() {
 	n := 2 * len(ls.slots)
 	ls.slots, ls.tags, ls.smask = make([]int32, n), make([]uint32, n), uint64(n-1)
 	for k, s := range ls.keys {
 		h := maphash.String(ls.seed, s)
-		i, _ := ls.probe(s, h)
+		i, _ := ls.Probe(s, h)
 		ls.slots[i], ls.tags[i] = int32(k+1), uint32(h>>32)
 	}
 }
