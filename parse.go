@@ -1,20 +1,21 @@
 package applypatch
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/applypatch/applypatch/internal/envelope"
 )
 
 // Payload markers and section headers.
 const (
-	markerBegin  = "*** Begin Patch"
-	markerEnd    = "*** End Patch"
-	markerEOF    = "*** End of File"
-	markerEnv    = "*** Environment ID:"
+	markerEOF = "*** End of File"
+
 	headerAdd    = "*** Add File: "
 	headerUpdate = "*** Update File: "
 	headerDelete = "*** Delete File: "
@@ -24,12 +25,6 @@ const (
 // validHeaders is shown to the reader of every error about a section header.
 const validHeaders = "valid section headers are '*** Add File: PATH', '*** Update File: PATH' " +
 	"(optionally followed by '*** Move to: PATH') and '*** Delete File: PATH'"
-
-// payloadLine is one line of the payload with its 1-based number, CR before LF removed.
-type payloadLine struct {
-	n    int
-	text string
-}
 
 // Parse reads a payload: "*** Begin Patch", Add, Update (with optional Move) and Delete
 // sections, "*** End Patch". It accepts the leniencies models need (surrounding whitespace
@@ -49,17 +44,11 @@ func Parse(payload string) (*Patch, error) {
 // parse is Parse for a patch that never reaches a caller, which checkPatch need not
 // know again (see ResolvePayload).
 func parse(payload string) (*Patch, error) {
-	lines := splitPayload(payload)
-	lines, err := unwrapHeredoc(lines)
+	body, end, err := envelope.Open(payload)
 	if err != nil {
-		return nil, err
-	}
-	if lines, err = unwrapFence(lines); err != nil {
-		return nil, err
-	}
-	body, end, err := envelope(lines)
-	if err != nil {
-		return nil, err
+		var e *envelope.Error
+		errors.As(err, &e)
+		return nil, &ParseError{Line: e.Line, Text: e.Text, Msg: e.Msg}
 	}
 	p := &parser{lines: body}
 	if err := p.sections(); err != nil {
@@ -77,110 +66,9 @@ func parse(payload string) (*Patch, error) {
 	return patch, nil
 }
 
-// splitPayload splits on LF, dropping one CR before each LF. A lone CR is not a
-// line break in a payload.
-func splitPayload(s string) []payloadLine {
-	out := make([]payloadLine, 0, strings.Count(s, "\n")+1)
-	for n := 1; ; n++ {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			return append(out, payloadLine{n: n, text: strings.TrimSuffix(s, "\r")})
-		}
-		out = append(out, payloadLine{n: n, text: strings.TrimSuffix(s[:i], "\r")})
-		s = s[i+1:]
-	}
-}
-
-// trimBlank drops blank lines at both ends.
-func trimBlank(lines []payloadLine) []payloadLine {
-	for len(lines) > 0 && strings.TrimSpace(lines[0].text) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].text) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-// heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
-// "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
-var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
-})
-
-// unwrapHeredoc strips a shell heredoc wrapper.
-func unwrapHeredoc(lines []payloadLine) ([]payloadLine, error) {
-	lines = trimBlank(lines)
-	if len(lines) == 0 {
-		return nil, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
-	}
-	first := lines[0]
-	m := heredocOpen().FindStringSubmatch(strings.TrimSpace(first.text))
-	if m == nil {
-		return lines, nil
-	}
-	if m[1] != m[3] {
-		return nil, &ParseError{Line: first.n, Text: first.text,
-			Msg: "the heredoc delimiter's quotes do not match; send the patch without the shell wrapper"}
-	}
-	last := lines[len(lines)-1]
-	if len(lines) < 2 || strings.TrimSpace(last.text) != m[2] {
-		return nil, &ParseError{Line: last.n, Text: last.text,
-			Msg: fmt.Sprintf("the heredoc opened on line %d is not closed by a line %q; "+
-				"send the patch without the shell wrapper, or close it", first.n, m[2])}
-	}
-	return lines[1 : len(lines)-1], nil
-}
-
-// envelope checks "*** Begin Patch" … "*** End Patch" and returns the lines
-// between them, without an Environment ID line, and the End line.
-func envelope(lines []payloadLine) ([]payloadLine, payloadLine, error) {
-	lines = trimBlank(lines)
-	if len(lines) == 0 {
-		return nil, payloadLine{}, &ParseError{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
-	}
-	if first := lines[0]; strings.TrimSpace(first.text) != markerBegin {
-		return nil, payloadLine{}, &ParseError{Line: first.n, Text: first.text,
-			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
-	}
-	last := lines[len(lines)-1]
-	if len(lines) < 2 || strings.TrimSpace(last.text) != markerEnd {
-		return nil, payloadLine{}, endError(lines)
-	}
-	body := lines[1 : len(lines)-1]
-	if i := firstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].text), markerEnv) {
-		body = body[i+1:]
-	}
-	return body, last, nil
-}
-
-// firstNonBlank returns the index of the first line that is not blank, or len(lines).
-func firstNonBlank(lines []payloadLine) int {
-	for i, l := range lines {
-		if strings.TrimSpace(l.text) != "" {
-			return i
-		}
-	}
-	return len(lines)
-}
-
-// endError explains a missing or misplaced "*** End Patch".
-func endError(lines []payloadLine) error {
-	for i := len(lines) - 1; i > 0; i-- {
-		if strings.TrimSpace(lines[i].text) == markerEnd {
-			extra := lines[i+1]
-			return &ParseError{Line: extra.n, Text: extra.text,
-				Msg: "text follows '*** End Patch'; send only the patch, with nothing after its last line"}
-		}
-	}
-	last := lines[len(lines)-1]
-	return &ParseError{Line: last.n, Text: last.text,
-		Msg: "the last line of the patch must be '*** End Patch'; the payload may have been cut off, so nothing was applied"}
-}
-
 // parser walks the lines between the envelope markers.
 type parser struct {
-	lines []payloadLine
+	lines []envelope.Line
 	i     int
 	patch Patch
 	ended bool // a bare "@@" ended the current hunk's chain of "@@" lines
@@ -189,10 +77,10 @@ type parser struct {
 	numbered map[int]bool
 }
 
-func (p *parser) more() bool        { return p.i < len(p.lines) }
-func (p *parser) peek() payloadLine { return p.lines[p.i] }
-func (p *parser) errf(l payloadLine, format string, args ...any) error {
-	return &ParseError{Line: l.n, Text: l.text, Msg: fmt.Sprintf(format, args...)}
+func (p *parser) more() bool          { return p.i < len(p.lines) }
+func (p *parser) peek() envelope.Line { return p.lines[p.i] }
+func (p *parser) errf(l envelope.Line, format string, args ...any) error {
+	return &ParseError{Line: l.N, Text: l.Text, Msg: fmt.Sprintf(format, args...)}
 }
 
 // sectionHeaders maps a header prefix to the kind of section it starts.
@@ -221,7 +109,7 @@ func header(text string) (OpKind, string, bool) {
 func (p *parser) sections() error {
 	for p.more() {
 		l := p.peek()
-		text := strings.TrimSpace(l.text)
+		text := strings.TrimSpace(l.Text)
 		if text == "" {
 			p.i++
 			continue
@@ -240,7 +128,7 @@ func (p *parser) sections() error {
 			return p.errf(l, "the path ends with a slash, so it names a directory; name the file, e.g. '%sNAME'", target)
 		}
 		p.i++
-		op := Operation{Kind: kind, Path: target, Line: l.n}
+		op := Operation{Kind: kind, Path: target, Line: l.N}
 		var err error
 		switch kind {
 		case OpAdd:
@@ -259,7 +147,7 @@ func (p *parser) sections() error {
 }
 
 // notAHeader explains a line where a section header was expected.
-func (p *parser) notAHeader(l payloadLine, text string) error {
+func (p *parser) notAHeader(l envelope.Line, text string) error {
 	switch {
 	case strings.HasPrefix(text, "*** "):
 		return p.errf(l, "unknown header; %s", validHeaders)
@@ -274,10 +162,10 @@ func (p *parser) addBody(op *Operation) error {
 	op.Lines = []string{}
 	for p.more() {
 		l := p.peek()
-		if isHeaderLine(l.text) {
+		if isHeaderLine(l.Text) {
 			return nil
 		}
-		text, ok := strings.CutPrefix(l.text, "+")
+		text, ok := strings.CutPrefix(l.Text, "+")
 		if !ok {
 			return p.errf(l, "every line of an Add File section must start with '+' (a lone '+' is an empty line)")
 		}
@@ -297,10 +185,10 @@ func isHeaderLine(text string) bool {
 func (p *parser) deleteBody(op *Operation) error {
 	for p.more() {
 		l := p.peek()
-		if isHeaderLine(l.text) {
+		if isHeaderLine(l.Text) {
 			return nil
 		}
-		if strings.TrimSpace(l.text) != "" {
+		if strings.TrimSpace(l.Text) != "" {
 			return p.errf(l, "a Delete File section has no body; remove this line, or start a new section")
 		}
 		p.i++
@@ -321,7 +209,7 @@ func updateMarker(text string) string {
 func (p *parser) updateBody(op *Operation) error {
 	if p.more() {
 		l := p.peek()
-		if m := updateMarker(l.text); strings.HasPrefix(m+" ", headerMove) {
+		if m := updateMarker(l.Text); strings.HasPrefix(m+" ", headerMove) {
 			op.MoveTo = strings.TrimSpace(strings.TrimPrefix(m, strings.TrimSpace(headerMove)))
 			if op.MoveTo == "" {
 				return p.errf(l, "'*** Move to:' names no path; write it as '*** Move to: PATH'")
@@ -346,7 +234,7 @@ func (p *parser) updateBody(op *Operation) error {
 	}
 	for p.more() {
 		l := p.peek()
-		m := updateMarker(l.text)
+		m := updateMarker(l.Text)
 		switch {
 		case m != "" && isHeaderLine(m):
 			return p.endUpdate(op, cur)
@@ -379,18 +267,18 @@ func (p *parser) updateBody(op *Operation) error {
 			return p.badUpdateLine(l, m)
 		default:
 			if closed && cur != nil {
-				if strings.TrimSpace(l.text) == "" { // blank lines after "*** End of File"
+				if strings.TrimSpace(l.Text) == "" { // blank lines after "*** End of File"
 					p.i++
 					continue
 				}
 				return p.errf(l, "a new hunk must start with '@@' (or '@@ TEXT') after '*** End of File'")
 			}
-			if cur == nil && l.text == "" && p.markerAhead() { // a separator, not a hunk
+			if cur == nil && l.Text == "" && p.markerAhead() { // a separator, not a hunk
 				p.i++
 				continue
 			}
 			if cur == nil { // the first hunk may omit its "@@"
-				op.Hunks = append(op.Hunks, Hunk{Line: l.n, Lines: make([]Line, 0, p.linesAhead(p.i))})
+				op.Hunks = append(op.Hunks, Hunk{Line: l.N, Lines: make([]Line, 0, p.linesAhead(p.i))})
 				cur, closed = &op.Hunks[0], false
 			}
 			ln, err := p.hunkLine(l)
@@ -409,7 +297,7 @@ func (p *parser) updateBody(op *Operation) error {
 func (p *parser) hunksAhead() int {
 	n := 0
 	for _, l := range p.lines[p.i:] {
-		switch m := updateMarker(l.text); {
+		switch m := updateMarker(l.Text); {
 		case m != "" && isHeaderLine(m):
 			return n
 		case strings.HasPrefix(m, "@@"):
@@ -423,7 +311,7 @@ func (p *parser) hunksAhead() int {
 func (p *parser) linesAhead(i int) int {
 	n := 0
 	for _, l := range p.lines[i:] {
-		if updateMarker(l.text) != "" {
+		if updateMarker(l.Text) != "" {
 			break
 		}
 		n++
@@ -437,7 +325,7 @@ func (p *parser) linesAhead(i int) int {
 // they would be a locator that a file with blank lines makes ambiguous.
 func (p *parser) markerAhead() bool {
 	for j := p.i; j < len(p.lines); j++ {
-		if t := p.lines[j].text; t != "" {
+		if t := p.lines[j].Text; t != "" {
 			return updateMarker(t) != ""
 		}
 	}
@@ -487,8 +375,8 @@ var unifiedHeader = sync.OnceValue(func() *regexp.Regexp {
 // hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
 // A unified-diff header ("@@ -12,5 +12,6 @@ TEXT") is read as a line hint for its old
 // start line and an anchor for its text: numbered reports it.
-func (p *parser) hunkHeader(l payloadLine, m string) (h Hunk, numbered bool, err error) {
-	h = Hunk{Line: l.n}
+func (p *parser) hunkHeader(l envelope.Line, m string) (h Hunk, numbered bool, err error) {
+	h = Hunk{Line: l.N}
 	rest, _ := strings.CutPrefix(m, "@@")
 	rest = strings.TrimPrefix(rest, " ")
 	if u := unifiedHeader().FindStringSubmatch(rest); u != nil {
@@ -524,19 +412,19 @@ func (p *parser) number(n int, numbered bool) {
 }
 
 // hunkLine reads one ' ', '-' or '+' line; a bare empty line is empty context.
-func (p *parser) hunkLine(l payloadLine) (Line, error) {
-	if l.text == "" {
+func (p *parser) hunkLine(l envelope.Line) (Line, error) {
+	if l.Text == "" {
 		return Line{Kind: LineContext}, nil
 	}
-	switch k := LineKind(l.text[0]); k {
+	switch k := LineKind(l.Text[0]); k {
 	case LineContext, LineRemove, LineAdd:
-		return Line{Kind: k, Text: l.text[1:]}, nil
+		return Line{Kind: k, Text: l.Text[1:]}, nil
 	}
-	return Line{}, p.badUpdateLine(l, l.text)
+	return Line{}, p.badUpdateLine(l, l.Text)
 }
 
 // badUpdateLine explains a line an Update body cannot hold.
-func (p *parser) badUpdateLine(l payloadLine, m string) error {
+func (p *parser) badUpdateLine(l envelope.Line, m string) error {
 	if strings.HasPrefix(m+" ", headerMove) {
 		return p.errf(l, "'*** Move to:' must come directly after the '*** Update File:' line, before the first hunk")
 	}
@@ -587,4 +475,4 @@ func (p *parser) checkPaths() error {
 }
 
 // line returns the payload line numbered n, which lies between the envelope markers.
-func (p *parser) line(n int) payloadLine { return p.lines[n-p.lines[0].n] }
+func (p *parser) line(n int) envelope.Line { return p.lines[n-p.lines[0].N] }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/envelope"
 )
 
 // Kind says what an [Operation] does to its path.
@@ -148,11 +150,11 @@ func Format(p *Patch) string {
 		}
 		b.WriteString(eol)
 	}
-	w(markerBegin)
+	w(envelope.Begin)
 	for i := range p.Ops {
 		formatOp(&p.Ops[i], w)
 	}
-	w(markerEnd)
+	w(envelope.End)
 	return b.String()
 }
 

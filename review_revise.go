@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/envelope"
 	"github.com/applypatch/applypatch/internal/lines"
 )
 
@@ -350,7 +351,7 @@ func placeAt(pl *placer, h *Hunk, start int) (placement, bool) {
 // derivedPayload renders diff hunks as a payload of bare "@@" hunks.
 func derivedPayload(hunks []diff.Hunk) string {
 	var b strings.Builder
-	b.WriteString(markerBegin + "\n" + headerUpdate + "revision\n")
+	b.WriteString(envelope.Begin + "\n" + headerUpdate + "revision\n")
 	for _, h := range hunks {
 		b.WriteString("@@\n")
 		for _, l := range h.Lines {
@@ -359,7 +360,7 @@ func derivedPayload(hunks []diff.Hunk) string {
 			b.WriteByte('\n')
 		}
 	}
-	b.WriteString(markerEnd + "\n")
+	b.WriteString(envelope.End + "\n")
 	return b.String()
 }
 

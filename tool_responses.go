@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/envelope"
 )
 
 // Operation types of the OpenAI Responses API's apply_patch tool.
@@ -37,11 +39,11 @@ func parseOperation(kind, path, diff string) (*Patch, error) {
 	if err := checkOperation(kind, path, diff); err != nil {
 		return nil, err
 	}
-	payload := markerBegin + "\n" + header + path + "\n"
+	payload := envelope.Begin + "\n" + header + path + "\n"
 	if diff != "" {
 		payload += diff + "\n"
 	}
-	p, err := Parse(payload + markerEnd)
+	p, err := Parse(payload + envelope.End)
 	if err != nil {
 		return nil, diffError(err, strings.Count(diff, "\n")+1)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/envelope"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 )
@@ -95,7 +96,7 @@ func TestToolDefinition(t *testing.T) {
 		}
 	}
 	// The description's own example must be a payload the parser accepts.
-	example := def.Description[strings.Index(def.Description, markerBegin) : strings.Index(def.Description, markerEnd)+len(markerEnd)]
+	example := def.Description[strings.Index(def.Description, envelope.Begin) : strings.Index(def.Description, envelope.End)+len(envelope.End)]
 	if _, err := Parse(example); err != nil {
 		t.Errorf("the description's example does not parse: %v", err)
 	}

@@ -1,4 +1,4 @@
-package applypatch
+package envelope
 
 import (
 	"fmt"
@@ -16,29 +16,29 @@ var fenceClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // unwrapFence strips a Markdown code fence around the envelope: the fence line
 // directly before "*** Begin Patch" and a closing fence, at least as long, directly after
-// "*** End Patch", blank lines aside. Anything else is left for envelope to refuse; a
+// "*** End Patch", blank lines aside. Anything else is left for unwrap to refuse; a
 // fence that opens the envelope but does not close it is refused here, since the text
 // after it may be prose.
-func unwrapFence(lines []payloadLine) ([]payloadLine, error) {
+func unwrapFence(lines []Line) ([]Line, error) {
 	lines = trimBlank(lines)
 	if len(lines) < 2 {
 		return lines, nil
 	}
 	first := lines[0]
-	m := fenceOpen().FindStringSubmatch(strings.TrimSpace(first.text))
+	m := fenceOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
 	if m == nil {
 		return lines, nil
 	}
 	inner := trimBlank(lines[1:])
-	if len(inner) == 0 || strings.TrimSpace(inner[0].text) != markerBegin {
+	if len(inner) == 0 || strings.TrimSpace(inner[0].Text) != Begin {
 		return lines, nil // not a fence around the envelope: envelope refuses it
 	}
 	last := inner[len(inner)-1]
-	t := strings.TrimSpace(last.text)
+	t := strings.TrimSpace(last.Text)
 	if !fenceClose().MatchString(t) || len(t) < len(m[1]) {
-		return nil, &ParseError{Line: last.n, Text: last.text,
+		return nil, &Error{Line: last.N, Text: last.Text,
 			Msg: fmt.Sprintf("the code fence opened on line %d must be closed by a line of at least %d backticks "+
-				"directly after '*** End Patch'; send only the patch, with nothing after its last line", first.n, len(m[1]))}
+				"directly after '*** End Patch'; send only the patch, with nothing after its last line", first.N, len(m[1]))}
 	}
-	return inner[:len(inner)-1], nil // envelope checks what ends it
+	return inner[:len(inner)-1], nil // unwrap checks what ends it
 }

@@ -1,0 +1,153 @@
+// Package envelope finds the "*** Begin Patch" … "*** End Patch" envelope in what a model
+// sent: it allows surrounding blank lines, a shell heredoc wrapper, a Markdown code fence
+// and CRLF line ends, and keeps each line's payload number for the errors that quote it.
+//
+// It never reads inside the envelope: sections and hunks are the parser's, and anything
+// it cannot tell apart from prose around the patch it refuses rather than guesses.
+package envelope
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// The envelope's markers.
+const (
+	Begin         = "*** Begin Patch"
+	End           = "*** End Patch"
+	EnvironmentID = "*** Environment ID:"
+)
+
+// Line is one line of the payload with its 1-based number, CR before LF removed.
+type Line struct {
+	N    int
+	Text string
+}
+
+// split splits on LF, dropping one CR before each LF. A lone CR is not a
+// line break in a payload.
+func split(s string) []Line {
+	out := make([]Line, 0, strings.Count(s, "\n")+1)
+	for n := 1; ; n++ {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, Line{N: n, Text: strings.TrimSuffix(s, "\r")})
+		}
+		out = append(out, Line{N: n, Text: strings.TrimSuffix(s[:i], "\r")})
+		s = s[i+1:]
+	}
+}
+
+// trimBlank drops blank lines at both ends.
+func trimBlank(lines []Line) []Line {
+	for len(lines) > 0 && strings.TrimSpace(lines[0].Text) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1].Text) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
+// "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
+var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+})
+
+// unwrapHeredoc strips a shell heredoc wrapper.
+func unwrapHeredoc(lines []Line) ([]Line, error) {
+	lines = trimBlank(lines)
+	if len(lines) == 0 {
+		return nil, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+	}
+	first := lines[0]
+	m := heredocOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
+	if m == nil {
+		return lines, nil
+	}
+	if m[1] != m[3] {
+		return nil, &Error{Line: first.N, Text: first.Text,
+			Msg: "the heredoc delimiter's quotes do not match; send the patch without the shell wrapper"}
+	}
+	last := lines[len(lines)-1]
+	if len(lines) < 2 || strings.TrimSpace(last.Text) != m[2] {
+		return nil, &Error{Line: last.N, Text: last.Text,
+			Msg: fmt.Sprintf("the heredoc opened on line %d is not closed by a line %q; "+
+				"send the patch without the shell wrapper, or close it", first.N, m[2])}
+	}
+	return lines[1 : len(lines)-1], nil
+}
+
+// unwrap checks "*** Begin Patch" … "*** End Patch" and returns the lines
+// between them, without an Environment ID line, and the End line.
+func unwrap(lines []Line) ([]Line, Line, error) {
+	lines = trimBlank(lines)
+	if len(lines) == 0 {
+		return nil, Line{}, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+	}
+	if first := lines[0]; strings.TrimSpace(first.Text) != Begin {
+		return nil, Line{}, &Error{Line: first.N, Text: first.Text,
+			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
+	}
+	last := lines[len(lines)-1]
+	if len(lines) < 2 || strings.TrimSpace(last.Text) != End {
+		return nil, Line{}, endError(lines)
+	}
+	body := lines[1 : len(lines)-1]
+	if i := FirstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].Text), EnvironmentID) {
+		body = body[i+1:]
+	}
+	return body, last, nil
+}
+
+// FirstNonBlank returns the index of the first line that is not blank, or len(lines).
+func FirstNonBlank(lines []Line) int {
+	for i, l := range lines {
+		if strings.TrimSpace(l.Text) != "" {
+			return i
+		}
+	}
+	return len(lines)
+}
+
+// endError explains a missing or misplaced "*** End Patch".
+func endError(lines []Line) error {
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.TrimSpace(lines[i].Text) == End {
+			extra := lines[i+1]
+			return &Error{Line: extra.N, Text: extra.Text,
+				Msg: "text follows '*** End Patch'; send only the patch, with nothing after its last line"}
+		}
+	}
+	last := lines[len(lines)-1]
+	return &Error{Line: last.N, Text: last.Text,
+		Msg: "the last line of the patch must be '*** End Patch'; the payload may have been cut off, so nothing was applied"}
+}
+
+// An Error says what is wrong with the envelope: the 1-based payload line and its text
+// (0 and "" when the payload is empty) and what to do about it.
+type Error struct {
+	Line int
+	Text string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Open finds the patch in what a model sent: it drops a shell heredoc wrapper and a
+// Markdown code fence around the envelope, checks "*** Begin Patch" … "*** End Patch"
+// and returns the lines between them, without an Environment ID line, and the End line.
+// Each line keeps its payload number and loses one CR before its LF.
+func Open(payload string) (body []Line, end Line, err error) {
+	lines, err := unwrapHeredoc(split(payload))
+	if err != nil {
+		return nil, Line{}, err
+	}
+	if lines, err = unwrapFence(lines); err != nil {
+		return nil, Line{}, err
+	}
+	return unwrap(lines)
+}
