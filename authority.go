@@ -5,6 +5,8 @@ import (
 	"io/fs"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 )
 
 // Mode is the approval mode of a call. Every mode runs the same fence, validation
@@ -64,12 +66,12 @@ func (pr *Proposal) fence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer f.res.Remember()() // paths sharing parents look each up once
+	defer f.Resolver().Remember()() // paths sharing parents look each up once
 	var errs []error
 	var paths []ClassifiedPath
 	seen := map[string]string{} // resolved name → authored path
 	claim := func(authored string, kind OpKind) (string, Class) {
-		cp, err := f.classify(authored, kind)
+		cp, _, err := classifyPath(f, authored, kind)
 		switch other, dup := seen[cp.Name]; {
 		case err != nil:
 			errs = append(errs, err)
@@ -136,14 +138,14 @@ func (pr *Proposal) needsReview() bool {
 	workspace, covered := false, true
 	for _, c := range pr.changes {
 		workspace = workspace || c.Class == ClassWorkspace || c.MoveClass == ClassWorkspace
-		covered = covered && f.allowed(c.name, c.Class) && (c.Op.MoveTo == "" || f.allowed(c.moveName, c.MoveClass))
+		covered = covered && f.Allowed(c.name, fence.Class(c.Class)) && (c.Op.MoveTo == "" || f.Allowed(c.moveName, fence.Class(c.MoveClass)))
 	}
 	return workspace && !covered
 }
 
 // fencer returns the proposal's fence, building it when the proposal was made without
 // one (a proposal restored from JSON).
-func (pr *Proposal) fencer() (*fence, error) {
+func (pr *Proposal) fencer() (*fence.Fence, error) {
 	if pr.fenced != nil {
 		return pr.fenced, nil
 	}
@@ -161,7 +163,7 @@ func (pr *Proposal) fencer() (*fence, error) {
 // files is the filesystem the proposal reads baselines from and commits to.
 func (pr *Proposal) files() afero.Fs {
 	if f, err := pr.fencer(); err == nil {
-		return f.files
+		return f.Files()
 	}
 	return pr.fsys
 }
@@ -176,12 +178,12 @@ func (pr *Proposal) recheck(steps []*step) error {
 		return err
 	}
 	if len(steps) > 1 {
-		defer f.res.Remember()() // one look at each shared parent per check
+		defer f.Resolver().Remember()() // one look at each shared parent per check
 	}
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if _, err := f.recheck(st.path, st.name, st.base.isLink()); err != nil {
+		if _, err := recheckPath(f, st.path, st.name, st.base.isLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}
@@ -210,7 +212,7 @@ func (pr *Proposal) recheckStep(st *step) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := f.recheck(st.path, st.name, st.base.isLink())
+	info, err := recheckPath(f, st.path, st.name, st.base.isLink())
 	if err != nil {
 		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
 	}

@@ -23,7 +23,7 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 	var paths []ClassifiedPath
 	var errs []error
 	add := func(authored string, kind OpKind) {
-		cp, err := f.classify(authored, kind)
+		cp, _, err := classifyPath(f, authored, kind)
 		if err != nil {
 			errs = append(errs, err)
 			return

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"reflect"
 
+	"github.com/spf13/afero"
+
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
-	"github.com/spf13/afero"
 )
 
 // Commit writes the proposal's selected changes as one transaction, in payload order:
@@ -89,7 +90,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if pr.read == nil {
 		pr.read = stamps{} // a proposal restored from JSON
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.real,
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.Real(),
 		seen: pr.read, captured: pr.readLocked, key: key, fence: f}
 	if err := tx.run(ctx); err != nil {
 		return withRecovery(errorResult(err), rec), err

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/fs/rootfs"
 )
 
 // deepPayload returns K Adds under a directory depth levels deep.
@@ -43,7 +44,7 @@ func TestDeepPathsLookups(t *testing.T) {
 		if err := pr.fence(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		looked := pr.fenced.res.Lookups()
+		looked := pr.fenced.Resolver().Lookups()
 		if bound := existing + 1 + 50 + 8; looked > bound {
 			t.Errorf("%d existing levels: %d lookups, want at most %d", existing, looked, bound)
 		}

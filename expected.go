@@ -2,11 +2,7 @@ package applypatch
 
 import (
 	"maps"
-	"path/filepath"
 	"slices"
-
-	"github.com/applypatch/applypatch/internal/pathwalk"
-	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
@@ -36,12 +32,12 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 	for _, key := range slices.Sorted(maps.Keys(pr.opts.Expected)) {
 		name, ok := byPath[key]
 		if !ok {
-			res, err := f.res.Resolve(f.real, key)
+			res, err := f.Resolver().Resolve(f.Real(), key)
 			name, ok = res.Name, err == nil && names[res.Name]
 		}
 		if !ok {
 			unknown.Paths = append(unknown.Paths, key)
-			unknown.shown = append(unknown.shown, f.show(key))
+			unknown.shown = append(unknown.shown, f.Show(key))
 			continue
 		}
 		out[name] = append(out[name], pr.opts.Expected[key])
@@ -76,20 +72,6 @@ func (pr *Proposal) checkExpected() error {
 		return stale
 	}
 	return nil
-}
-
-// show is a host-supplied path as an error may show it: a relative one as given, an
-// absolute one inside the workspace relative to it, and no other host path.
-func (f *fence) show(key string) string {
-	if !pathwalk.Rooted(key) {
-		return key
-	}
-	for _, root := range []string{f.root, f.real} {
-		if rel, ok := splitfs.Within(root, filepath.Clean(key)); ok {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return "a path outside the workspace"
 }
 
 // Snapshots returns the state Resolve captured at each path the proposal changes, keyed

@@ -2,15 +2,11 @@ package applypatch
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"path/filepath"
 
-	"github.com/applypatch/applypatch/internal/fserr"
-	"github.com/applypatch/applypatch/internal/pathpattern"
-	"github.com/applypatch/applypatch/internal/pathwalk"
-	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
@@ -33,18 +29,6 @@ const (
 	// named directly or reached through a link; refused in every mode.
 	ClassForbidden Class = "forbidden"
 )
-
-// defaultProtected returns (a copy of) the path patterns that need authority when
-// Options.Protected is nil: ".git" anywhere, since a write to .git/hooks is code
-// execution.
-func defaultProtected() []string { return []string{".git"} }
-
-// defaultForbidden returns (a copy of) the credential path patterns refused in every
-// mode, whatever Options.Forbidden adds. A pattern without a slash matches a path
-// component anywhere; one with a slash matches consecutive components.
-func defaultForbidden() []string {
-	return []string{".ssh", ".gnupg", ".aws/credentials", ".netrc", ".git-credentials", ".docker/config.json"}
-}
 
 // A ClassifiedPath is one path of a payload, resolved and classified.
 type ClassifiedPath struct {
@@ -69,142 +53,45 @@ type ClassifiedPath struct {
 	Name string `json:"-"`
 }
 
-// A fence resolves payload paths against the workspace and classifies them.
-// The same fence resolves a path when it is classified, when it is resolved for review
-// and again just before it is written.
-type fence struct {
-	res *pathwalk.Resolver
-	// root is the workspace as given, cleaned; real is the same directory with every
-	// link on the way followed, which is what resolved names are compared with.
-	root, real                  string
-	protected, forbidden, allow pathpattern.Set
-	// files carries reads and writes: the host's Fs, or a splitfs.FS over Options.WorkspaceFs.
-	files afero.Fs
+// newFence builds the fence of a call from its options.
+func newFence(fsys afero.Fs, o *Options) (*fence.Fence, error) {
+	return fence.New(fsys, fence.Config{Root: o.workspace(), Protected: o.Protected,
+		Forbidden: o.Forbidden, Allow: o.Allow, WorkspaceFs: o.WorkspaceFs})
 }
 
-// newFence checks the options' patterns and resolves the workspace root.
-func newFence(fsys afero.Fs, o *Options) (*fence, error) {
-	protected := o.Protected
-	if protected == nil {
-		protected = defaultProtected()
-	}
-	f := &fence{res: pathwalk.New(fsys), root: filepath.Clean(o.workspace()), files: fsys}
-	var err error
-	if f.protected, err = compilePatterns("Protected", protected); err != nil {
-		return nil, err
-	}
-	if f.forbidden, err = compilePatterns("Forbidden", append(defaultForbidden(), o.Forbidden...)); err != nil {
-		return nil, err
-	}
-	if f.allow, err = compilePatterns("Allow", o.Allow); err != nil {
-		return nil, err
-	}
-	real, err := f.res.Resolve(".", f.root)
-	if err != nil {
-		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", fserr.Sanitize(err, f.root, "workspace"))
-	}
-	f.real = real.Name
-	if o.WorkspaceFs != nil {
-		f.files = splitfs.New(fsys, o.WorkspaceFs, f.real)
-	}
-	return f, nil
-}
-
-// classify resolves one authored path and classifies where it lands.
-func (f *fence) classify(authored string, kind OpKind) (ClassifiedPath, error) {
-	cp, _, err := f.classifyResolved(authored, kind)
-	return cp, err
-}
-
-// classifyResolved is classify, also returning what the final name's lookup found when
-// it exists and is not a link.
-func (f *fence) classifyResolved(authored string, kind OpKind) (ClassifiedPath, fs.FileInfo, error) {
+// classifyPath resolves one authored path and classifies where it lands, as an entry of
+// its directory for a Delete (a link is removed, not followed), else to its final target.
+// It also returns what the final name's lookup found when it exists and is not a link.
+func classifyPath(f *fence.Fence, authored string, kind OpKind) (ClassifiedPath, fs.FileInfo, error) {
 	cp := ClassifiedPath{Path: authored, Kind: kind}
-	res, err := f.resolve(authored, kind)
+	res, err := f.Classify(authored, kind == OpDelete)
 	if err != nil {
-		return cp, nil, err
+		return cp, nil, fenceError(err)
 	}
-	cp.Name, cp.Link = res.Name, res.Linked
-	cp.Class, cp.Outside = f.classOf(authored, res.Name)
-	cp.Allowed = f.allowed(cp.Name, cp.Class)
+	cp.Name, cp.Link, cp.Class, cp.Outside, cp.Allowed = res.Name, res.Link, Class(res.Class), res.Outside, res.Allowed
 	return cp, res.Info, nil
 }
 
-// resolve resolves one authored path: as an entry of its directory for a Delete (a link
-// is removed, not followed), else to its final target.
-func (f *fence) resolve(authored string, kind OpKind) (pathwalk.Resolution, error) {
-	resolve := f.res.Resolve
-	if kind == OpDelete {
-		resolve = f.res.ResolveEntry
-	}
-	res, err := resolve(f.real, authored)
-	if err != nil {
-		return res, &FileError{Path: authored, Reason: FileUnreadable, why: fileUnresolvable, Err: fserr.Sanitize(err, "", authored)}
-	}
-	return res, nil
-}
-
-// classOf classifies a resolved name. Forbidden and protected patterns are matched on
-// the whole absolute path, both where it lands and as it was written, so neither a link
-// into .git, nor a .git that is itself a link, nor a workspace inside .git, nor an outside
-// path into another .git escapes them. It also reports whether the name lies
-// outside the workspace, which a protected path may do as well.
-func (f *fence) classOf(authored, name string) (Class, bool) {
-	lexical := filepath.Clean(authored)
-	if !pathwalk.Rooted(authored) {
-		lexical = filepath.Join(f.root, authored)
-	}
-	_, inside := splitfs.Within(f.real, name)
-	landed, written := slashComponents(name), slashComponents(lexical)
+// fenceError words what the fence found as the public error: a path that cannot be
+// resolved, or one that now lands elsewhere.
+func fenceError(err error) error {
+	var unresolvable *fence.Unresolvable
+	var redirected *fence.Redirected
 	switch {
-	case f.forbidden.Anywhere(landed) || f.forbidden.Anywhere(written):
-		return ClassForbidden, !inside
-	case inJournal(landed) || inJournal(written):
-		return ClassForbidden, !inside
-	case f.protected.Anywhere(landed) || f.protected.Anywhere(written):
-		return ClassProtected, !inside
-	case !inside:
-		return ClassOutside, true
+	case errors.As(err, &unresolvable):
+		return &FileError{Path: unresolvable.Path, Reason: FileUnreadable, why: fileUnresolvable, Err: unresolvable.Err}
+	case errors.As(err, &redirected):
+		return &FileError{Path: redirected.Path, Class: Class(redirected.Class), Reason: FileRedirected}
 	}
-	return ClassWorkspace, false
+	return err
 }
 
-// allowed reports whether an allow rule covers a resolved name: a rule is matched with the
-// path relative to the workspace for a name inside it, and with the absolute name for one
-// outside. Nothing covers a forbidden path.
-func (f *fence) allowed(name string, class Class) bool {
-	if class == ClassForbidden || len(f.allow) == 0 {
-		return false
-	}
-	if rel, ok := splitfs.Within(f.real, name); ok {
-		return f.allow.Leading(slashComponents(rel))
-	}
-	return f.allow.Leading(slashComponents(name))
+// recheckPath resolves an authored path again just before it is written and reports
+// whether it still lands on name (see [fence.Fence.Recheck]).
+func recheckPath(f *fence.Fence, authored, name string, entry bool) (fs.FileInfo, error) {
+	info, err := f.Recheck(authored, name, entry)
+	return info, fenceError(err)
 }
-
-// recheck resolves an authored path again and reports whether it still lands on name:
-// as an entry of its directory for the removal of a link (entry), else to its target.
-// It returns what the lookup of name found, when name exists and is not a link: the
-// same as a Stat of it, taken by the walk that just proved where the path leads.
-func (f *fence) recheck(authored, name string, entry bool) (fs.FileInfo, error) {
-	kind := OpKind("")
-	if entry {
-		kind = OpDelete
-	}
-	res, err := f.resolve(authored, kind)
-	if err != nil {
-		return nil, err
-	}
-	if res.Name != name {
-		// Only a path that lands elsewhere needs classifying again: the class of the
-		// same name reached by the same authored path is the one it had.
-		class, _ := f.classOf(authored, res.Name)
-		return nil, &FileError{Path: authored, Class: class, Reason: FileRedirected}
-	}
-	return res.Info, nil
-}
-
-func slashComponents(name string) []string { return pathpattern.Components(filepath.ToSlash(name)) }
 
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
 var errNoFence = errors.New("applypatch: the proposal has no filesystem")

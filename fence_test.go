@@ -92,7 +92,7 @@ func TestClassOfPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		path := strings.ReplaceAll(tt.path, "${BASE}", base)
-		cp, err := f.classify(path, OpAdd)
+		cp, _, err := classifyPath(f, path, OpAdd)
 		if err != nil {
 			t.Errorf("classify(%q): %v", tt.path, err)
 			continue
@@ -121,7 +121,7 @@ func TestProtectedOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cp, _ := f.classify(tt.path, OpAdd); cp.Class != tt.want {
+		if cp, _, _ := classifyPath(f, tt.path, OpAdd); cp.Class != tt.want {
 			t.Errorf("Protected=%q: %s is %v, want %v", tt.protected, tt.path, cp.Class, tt.want)
 		}
 	}
@@ -393,7 +393,7 @@ func TestRelativeWorkspace(t *testing.T) {
 			"a.txt": ClassWorkspace, "../outside/o.txt": ClassOutside, "../../../x": ClassOutside,
 			"sub/../../x": ClassOutside, "out/o.txt": ClassOutside, "./sub/./b.txt": ClassWorkspace,
 		} {
-			if cp, err := f.classify(path, OpAdd); err != nil || cp.Class != want {
+			if cp, _, err := classifyPath(f, path, OpAdd); err != nil || cp.Class != want {
 				t.Errorf("workspace %q: %s is %v (%v), want %v", ws, path, cp.Class, err, want)
 			}
 		}

@@ -8,14 +8,15 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/fence"
 )
 
-// A journal directory is named journalPrefix, a dash, the commit's id, a dash and a tag:
+// A journal directory is named fence.JournalPrefix, a dash, the commit's id, a dash and a tag:
 // the start of the MAC of the id under the journal key. A directory planted under a name
 // of that shape cannot carry a tag that verifies, and cannot take the name of a commit
 // to come either, since each commit draws a fresh id.
 const (
-	journalPrefix = ".applypatch-journal"
 	journalIDLen  = 12 // hex digits of newTempID
 	journalTagLen = 16 // hex digits of the name's tag
 )
@@ -37,7 +38,7 @@ var (
 
 // journalName is the directory name of the journal of the commit with the given id.
 func journalName(key []byte, id string) string {
-	return journalPrefix + "-" + id + "-" + nameTag(key, id)
+	return fence.JournalPrefix + "-" + id + "-" + nameTag(key, id)
 }
 
 // nameTag is the tag of a journal directory's name.
@@ -48,7 +49,7 @@ func nameTag(key []byte, id string) string {
 // journalID returns the commit id a journal directory's name carries, and whether the
 // name's tag verifies under key.
 func journalID(key []byte, name string) (string, bool) {
-	rest, ok := strings.CutPrefix(name, journalPrefix+"-")
+	rest, ok := strings.CutPrefix(name, fence.JournalPrefix+"-")
 	if !ok || len(rest) != journalIDLen+1+journalTagLen || rest[journalIDLen] != '-' {
 		return "", false
 	}

@@ -3,8 +3,10 @@ package applypatch
 import (
 	"io/fs"
 
-	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // A placement says where a hunk landed in its file's baseline.
@@ -58,7 +60,7 @@ type Proposal struct {
 
 	fsys   afero.Fs
 	opts   Options
-	fenced *fence // the resolver and classes of F1–F4, built by Resolve
+	fenced *fence.Fence // the resolver and classes of F1–F4, built by Resolve
 	// read holds what each baseline's file said of itself when its bytes were read;
 	// readLocked is set when they were read under the commit's lock ([Apply]), so the
 	// capture is the commit's check of the whole batch.

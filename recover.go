@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
-	"github.com/spf13/afero"
 )
 
 // A Recovery reports what [Recover] found and did.
@@ -151,7 +153,7 @@ func pendingFor(fsys afero.Fs, opts *Options) *Recovery {
 	if err != nil {
 		return r
 	}
-	for _, j := range findJournals(f.files, f.real, key) {
+	for _, j := range findJournals(f.Files(), f.Real(), key) {
 		switch {
 		case j.why != "":
 			r.untrusted(j)
@@ -172,23 +174,23 @@ func (r *Recovery) untrusted(j foundJournal) {
 
 // recoverJournal undoes each interrupted commit whose journal, verified under key, is in
 // the workspace root, and reports the others. The caller holds the workspace's lock.
-func recoverJournal(f *fence, key []byte) (*Recovery, error) {
+func recoverJournal(f *fence.Fence, key []byte) (*Recovery, error) {
 	r := &Recovery{Left: map[string]string{}}
-	for _, j := range findJournals(f.files, f.real, key) {
+	for _, j := range findJournals(f.Files(), f.Real(), key) {
 		if j.why != "" {
 			r.untrusted(j)
 			continue
 		}
 		r.Found = true
-		dir := filepath.Join(f.real, j.name)
+		dir := filepath.Join(f.Real(), j.name)
 		if j.rec != nil {
-			rc := &recovery{fsys: f.files, f: f, dir: dir, rec: j.rec, r: r}
+			rc := &recovery{fsys: f.Files(), f: f, dir: dir, rec: j.rec, r: r}
 			if err := rc.run(); err != nil {
 				return r, recoveryError(r, err)
 			}
 		}
 		// Without a complete record the commit never wrote: only the journal is left.
-		if err := removeOwnJournal(f.files, dir, r); err != nil {
+		if err := removeOwnJournal(f.Files(), dir, r); err != nil {
 			return r, recoveryError(r, err)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 )
 
 // A found journal is one entry of the workspace root named like a journal: trusted
@@ -35,7 +37,7 @@ func findJournals(fsys afero.Fs, root string, key []byte) []foundJournal {
 	sort.Strings(names)
 	var out []foundJournal
 	for _, n := range names {
-		if strings.HasPrefix(strings.ToLower(n), journalPrefix) {
+		if strings.HasPrefix(strings.ToLower(n), fence.JournalPrefix) {
 			out = append(out, vetJournal(fsys, root, key, n))
 		}
 	}

@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
-	"github.com/spf13/afero"
 )
 
 // recovery is one run of recovery over a verified journal record.
 type recovery struct {
 	fsys afero.Fs
-	f    *fence
+	f    *fence.Fence
 	dir  string // the journal directory
 	rec  *journalRecord
 	r    *Recovery
@@ -111,19 +113,19 @@ func (rc *recovery) resolve(rel string, granted bool) (string, string) {
 		return "", reasonUnclean
 	}
 	local := filepath.FromSlash(rel)
-	name := filepath.Join(rc.f.real, local)
-	res, err := rc.f.res.ResolveEntry(rc.f.real, local)
+	name := filepath.Join(rc.f.Real(), local)
+	res, err := rc.f.Resolver().ResolveEntry(rc.f.Real(), local)
 	switch {
 	case err != nil:
 		return "", "it cannot be reached now: " + fserr.Sanitize(err, name, rel).Error()
 	case res.Name != name:
 		return "", reasonLinked
 	}
-	class, outside := rc.f.classOf(local, name)
+	class, outside := rc.f.ClassOf(local, name)
 	switch {
 	case outside:
 		return "", reasonOutside
-	case class == ClassForbidden, class == ClassProtected && !granted:
+	case class == fence.ClassForbidden, class == fence.ClassProtected && !granted:
 		return "", reasonFenced
 	}
 	return name, ""
@@ -359,7 +361,7 @@ func (rc *recovery) removeEmptyDir(dir string) {
 
 // show names a file inside the workspace for a report, relative to it.
 func (rc *recovery) show(name string) string {
-	if rel, err := filepath.Rel(rc.f.real, name); err == nil {
+	if rel, err := filepath.Rel(rc.f.Real(), name); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.Base(name)

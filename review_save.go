@@ -303,7 +303,7 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 	if err != nil {
 		return "", "", err
 	}
-	cp, err := f.classify(path, "")
+	cp, _, err := classifyPath(f, path, "")
 	switch {
 	case err != nil:
 		return "", "", err

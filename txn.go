@@ -16,9 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
-	"github.com/spf13/afero"
 )
 
 // stepKind is what one planned step does.
@@ -159,7 +161,7 @@ type txn struct {
 	jr   *journal
 	// key seals the journal; fence classifies its names (nil in tests of the machinery).
 	key   []byte
-	fence *fence
+	fence *fence.Fence
 	dirs  []created // directories created, outermost first
 	temps []created // temporary files not yet renamed or removed
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path

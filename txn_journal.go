@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
-	"github.com/spf13/afero"
 )
 
 // journalFile is the record, in the journal directory, of a commit that may have written:
@@ -89,7 +91,7 @@ func (tx *txn) beginJournal(before []state) (err error) {
 	j := &journal{fsys: tx.fsys, key: tx.key, id: id, backups: map[*step]*journalEntry{}}
 	j.dir = filepath.Join(tx.root, journalName(tx.key, id))
 	if err := tx.fsys.Mkdir(j.dir, 0o700); err != nil {
-		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, journalPrefix))
+		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, fence.JournalPrefix))
 	}
 	defer func() {
 		if err != nil {
@@ -127,8 +129,8 @@ func (tx *txn) entryOf(st *step, before state) journalEntry {
 	if rel, ok := splitfs.Within(tx.root, st.name); ok && rel != "." {
 		e.Name = filepath.ToSlash(rel)
 		if tx.fence != nil {
-			class, _ := tx.fence.classOf(rel, st.name)
-			e.Granted = class == ClassProtected
+			class, _ := tx.fence.ClassOf(rel, st.name)
+			e.Granted = class == fence.ClassProtected
 		}
 	} else {
 		e.Outside = true
@@ -197,7 +199,7 @@ func (j *journal) write() error {
 		err = syncDir(j.fsys, filepath.Dir(j.dir))
 	}
 	if err != nil {
-		return fmt.Errorf("the commit journal could not be written: %w", fserr.Sanitize(err, name, journalPrefix))
+		return fmt.Errorf("the commit journal could not be written: %w", fserr.Sanitize(err, name, fence.JournalPrefix))
 	}
 	return nil
 }
@@ -212,7 +214,7 @@ func (j *journal) seal() error {
 		err = nil
 	}
 	if err != nil && !absent(err) {
-		return fmt.Errorf("the commit journal could not be removed: %w", fserr.Sanitize(err, name, journalPrefix))
+		return fmt.Errorf("the commit journal could not be removed: %w", fserr.Sanitize(err, name, fence.JournalPrefix))
 	}
 	return nil
 }

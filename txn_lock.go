@@ -6,10 +6,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/applypatch/applypatch/internal/wslock"
-	"github.com/spf13/afero"
 )
 
 // workspaceLocker is a filesystem that supplies the workspace lock itself (see the
@@ -21,26 +23,26 @@ type workspaceLocker interface {
 // lockWorkspace takes the lock of the fence's workspace for one commit or recovery,
 // waiting no longer than Options.LockTimeout and telling Options.LockWait when the wait
 // lasts.
-func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) (func(), error) {
+func lockWorkspace(ctx context.Context, fsys afero.Fs, f *fence.Fence, opts *Options) (func(), error) {
 	ctx, cancel := lockContext(ctx, opts.LockTimeout)
 	defer cancel()
-	ctx, stop := wslock.Watch(ctx, f.real, opts.LockWait)
+	ctx, stop := wslock.Watch(ctx, f.Real(), opts.LockWait)
 	defer stop()
 	return takeLock(ctx, fsys, f, opts)
 }
 
 // takeLock takes the workspace's lock from whichever supplies it (see the Options doc).
-func takeLock(ctx context.Context, fsys afero.Fs, f *fence, opts *Options) (func(), error) {
+func takeLock(ctx context.Context, fsys afero.Fs, f *fence.Fence, opts *Options) (func(), error) {
 	if l, ok := opts.WorkspaceFs.(workspaceLocker); ok {
 		return l.LockWorkspace(ctx, "/")
 	}
 	if l, ok := fsys.(workspaceLocker); ok {
-		return l.LockWorkspace(ctx, f.real)
+		return l.LockWorkspace(ctx, f.Real())
 	}
 	if _, ok := fsys.(*afero.OsFs); ok {
-		return lockOsDir(ctx, f.real)
+		return lockOsDir(ctx, f.Real())
 	}
-	return wslock.Acquire(ctx, lockKey(fsys), f.real)
+	return wslock.Acquire(ctx, lockKey(fsys), f.Real())
 }
 
 // lockContext bounds a wait for the lock by timeout, when it is positive.
@@ -88,7 +90,7 @@ func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) 
 	if err != nil {
 		return unlock, err
 	}
-	end := splitfs.Batch(f.files)
+	end := splitfs.Batch(f.Files())
 	return func() {
 		end()
 		unlock()

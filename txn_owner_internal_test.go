@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/fence"
 )
 
 // TestOwnerThatCannotBeKeptIsRefused: a process that runs as another user than a
@@ -43,7 +45,7 @@ func TestOwnerThatCannotBeKeptIsRefused(t *testing.T) {
 			t.Errorf("%s written: %q", n, b)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, journalPrefix)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, fence.JournalPrefix)); !os.IsNotExist(err) {
 		t.Errorf("journal left: %v", err)
 	}
 }
