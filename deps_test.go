@@ -1,0 +1,107 @@
+package applypatch_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// module is this module's path; the table below names its packages relative to it.
+const module = "github.com/applypatch/applypatch"
+
+// allowedImports is the layering, as the packages of this module each package may
+// import ("" is the root package). Machinery sits below the facade and imports only
+// downward: no internal package imports the root except those above it (the CLI and the
+// scripted reviewer), the matcher never reaches the fence or the transaction, and the
+// leaves import nothing of the module. A package missing from the table fails the test,
+// so a new one is placed in the layering on purpose.
+var allowedImports = map[string][]string{
+	// Level 0: leaves.
+	"internal/show":        nil,
+	"internal/fserr":       nil,
+	"internal/sysstat":     nil,
+	"internal/prefault":    nil,
+	"internal/diff":        nil,
+	"internal/wslock":      nil,
+	"internal/splitfs":     nil,
+	"internal/pathpattern": nil,
+	"internal/envelope":    nil,
+	// Level 1.
+	"internal/lines":    {"internal/prefault"},
+	"internal/pathwalk": {"internal/sysstat"},
+	// Level 2.
+	"internal/fence": {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
+	// The facade.
+	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/fserr", "internal/lines",
+		"internal/prefault", "internal/show", "internal/splitfs", "internal/wslock"},
+	// Public helpers beside the facade.
+	"fs/rootfs":  {"internal/sysstat", "internal/wslock"},
+	"fs/faultfs": {"internal/splitfs"},
+	// Above the facade.
+	"internal/reviewscript": {""},
+	"internal/cli":          {"", "fs/rootfs", "internal/prefault", "internal/reviewscript", "internal/wslock"},
+	"cmd/applypatch":        {"internal/cli"},
+	// Test helpers.
+	"internal/linktree":    nil,
+	"internal/statetest":   nil,
+	"internal/realpayload": nil,
+}
+
+// TestLayering checks every package's imports of this module against allowedImports,
+// as go list reports them for the build of this platform.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "./...").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	seen := map[string]bool{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		name := relative(p.ImportPath)
+		seen[name] = true
+		allowed, ok := allowedImports[name]
+		if !ok {
+			t.Errorf("package %q is not in allowedImports: place it in the layering", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if imp != module && !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			if dep := relative(imp); !slices.Contains(allowed, dep) {
+				t.Errorf("%q imports %q, which the layering does not allow", show(name), show(dep))
+			}
+		}
+	}
+	for name := range allowedImports {
+		if !seen[name] {
+			t.Errorf("allowedImports names %q, which is no package of the module", name)
+		}
+	}
+}
+
+// relative is an import path of this module relative to it, "" for the root.
+func relative(importPath string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(importPath, module), "/")
+}
+
+// show names a package in a failure: the root as "applypatch".
+func show(name string) string {
+	if name == "" {
+		return "applypatch"
+	}
+	return name
+}
