@@ -280,7 +280,7 @@ func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Op
 	if limit := opts.Limits.withDefaults().Payload; len(payload) > limit {
 		return nil, overLimit("the patch has %s bytes", len(payload), limit, false)
 	}
-	p, err := parse(payload)
+	p, err := Parse(payload)
 	if err != nil {
 		return nil, err
 	}

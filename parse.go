@@ -31,16 +31,6 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // that could apply something the model did not mean: prose around the envelope, a missing
 // End marker, unknown headers, lines outside a section, and two operations on one path.
 func Parse(payload string) (*Patch, error) {
-	patch, err := parse(payload)
-	if err == nil {
-		rememberParsed(patch, payload)
-	}
-	return patch, err
-}
-
-// parse is Parse for a patch that never reaches a caller, which checkPatch need not
-// know again (see ResolvePayload).
-func parse(payload string) (*Patch, error) {
 	body, end, err := envelope.Open(payload)
 	if err != nil {
 		var e *envelope.Error

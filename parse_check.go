@@ -2,14 +2,8 @@ package applypatch
 
 import (
 	"fmt"
-	"hash/maphash"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
-	"unsafe"
-	"weak"
 
 	"github.com/applypatch/applypatch/internal/show"
 )
@@ -30,190 +24,149 @@ func pathProblem(name string) string {
 	return ""
 }
 
-// checkPatch refuses a *Patch that no payload could have produced: a path with
-// a control character or invalid UTF-8, or any field that [Format] cannot write so that
+// checkPatch refuses a *Patch that no payload could have produced: a path with a
+// control character or invalid UTF-8, or any field that [Format] cannot write so that
 // [Parse] reads it back the same (a line holding a line break, a path with surrounding
-// white space, an anchor that reads as a line hint, two operations on one path…). A
-// patch Parse returned passes unchanged.
+// white space, an anchor that reads as a line hint, two operations on one path…). It
+// checks each field directly, in one pass over the patch: no payload text is written or
+// read, so a patch Parse returned costs a scan of its strings.
 func checkPatch(p *Patch) error {
+	if len(p.Ops) == 0 {
+		return &ParseError{Msg: "the patch has no operations; add at least one Add, Update or Delete"}
+	}
+	seen := map[string]int{} // cleaned path → 1-based operation that names it
 	for i := range p.Ops {
 		op := &p.Ops[i]
+		fail := func(format string, args ...any) error {
+			return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): ", i+1, op.Kind, show.Path(op.Path)) + fmt.Sprintf(format, args...)}
+		}
 		for _, name := range []string{op.Path, op.MoveTo} {
 			if msg := pathProblem(name); msg != "" {
-				return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): %s", i+1, op.Kind, show.Path(op.Path), msg)}
+				return fail("%s", msg)
 			}
 		}
-	}
-	if parsedUnchanged(p) {
-		return nil
-	}
-	back, err := Parse(Format(p))
-	if err != nil {
-		return &ParseError{Msg: "the patch cannot be written as payload text: " + err.Error()}
-	}
-	if len(back.Ops) != len(p.Ops) {
-		return &ParseError{Msg: fmt.Sprintf("the patch has %d operations, but its payload text reads as %d", len(p.Ops), len(back.Ops))}
-	}
-	for i := range p.Ops {
-		if what := opDiffers(&p.Ops[i], &back.Ops[i]); what != "" {
-			return &ParseError{Msg: fmt.Sprintf("operation %d (%s %s): its %s would read back differently from its payload text; "+
-				"build it as Parse would (one line per element, no surrounding white space on paths)", i+1, p.Ops[i].Kind, show.Path(p.Ops[i].Path), what)}
+		if msg := opProblem(op); msg != "" {
+			return fail("%s; build it as Parse would", msg)
+		}
+		for _, name := range []string{op.Path, op.MoveTo} {
+			if name == "" {
+				continue
+			}
+			if prev, dup := seen[cleanPath(name)]; dup {
+				return fail("the path %s is already touched by operation %d; put all changes to one file in one operation", show.Path(name), prev)
+			}
+			seen[cleanPath(name)] = i + 1
 		}
 	}
 	return nil
 }
 
-// opDiffers names the first field of a that b does not hold, payload lines aside.
-func opDiffers(a, b *Operation) string {
-	switch {
-	case a.Kind != b.Kind:
-		return "kind"
-	case a.Path != b.Path:
-		return "path"
-	case a.MoveTo != b.MoveTo:
-		return "destination"
-	case !slices.Equal(a.Lines, b.Lines):
-		return "content"
-	case len(a.Hunks) != len(b.Hunks):
-		return "hunk count"
+// opProblem says what field of an operation no section of a payload can hold, or "".
+func opProblem(op *Operation) string {
+	if msg := payloadPathProblem("path", op.Path); msg != "" {
+		return msg
 	}
-	for k := range a.Hunks {
-		ha, hb := &a.Hunks[k], &b.Hunks[k]
-		if ha.Anchor != hb.Anchor || !slices.Equal(ha.Within, hb.Within) || ha.Hint != hb.Hint || ha.EOF != hb.EOF || !slices.Equal(ha.Lines, hb.Lines) {
-			return fmt.Sprintf("hunk %d", k+1)
+	switch op.Kind {
+	case OpAdd:
+		if len(op.Hunks) > 0 || op.MoveTo != "" {
+			return "an Add has no hunks and no destination; its content is Lines"
+		}
+		for k, l := range op.Lines {
+			if strings.ContainsRune(l, '\n') {
+				return fmt.Sprintf("line %d of its content holds a line break; give one element per line", k+1)
+			}
+		}
+		return ""
+	case OpDelete:
+		if len(op.Lines) > 0 || len(op.Hunks) > 0 || op.MoveTo != "" {
+			return "a Delete has no content, hunks or destination"
+		}
+		return ""
+	case OpUpdate:
+		return updateProblem(op)
+	}
+	return fmt.Sprintf("its kind %q is none of %q, %q and %q", op.Kind, OpAdd, OpUpdate, OpDelete)
+}
+
+// payloadPathProblem says why a path cannot be written on a section header line, or "".
+func payloadPathProblem(what, name string) string {
+	switch {
+	case name == "":
+		return "its " + what + " is empty"
+	case name != strings.TrimSpace(name):
+		return "its " + what + " has surrounding white space, which a header line cannot hold"
+	case namesDir(name):
+		return "its " + what + " ends with a slash, so it names a directory"
+	}
+	return ""
+}
+
+// updateProblem says what field of an Update no payload can hold, or "".
+func updateProblem(op *Operation) string {
+	switch {
+	case len(op.Lines) > 0:
+		return "an Update has no Lines; its changes are Hunks"
+	case op.MoveTo == "" && len(op.Hunks) == 0:
+		return "an Update without a destination needs at least one hunk"
+	case op.MoveTo == "" && allLocators(op.Hunks):
+		return "every hunk is context only, so it changes nothing"
+	}
+	if op.MoveTo != "" {
+		if msg := payloadPathProblem("destination", op.MoveTo); msg != "" {
+			return msg
+		}
+		if cleanPath(op.MoveTo) == cleanPath(op.Path) {
+			return "its destination is its own path; leave MoveTo empty for an update in place"
+		}
+	}
+	for k := range op.Hunks {
+		if msg := hunkProblem(&op.Hunks[k]); msg != "" {
+			return fmt.Sprintf("hunk %d: %s", k+1, msg)
 		}
 	}
 	return ""
 }
 
-// parsedPatches remembers the patches Parse returned, each with the fingerprint of what
-// it held then, so that checkPatch knows a patch as Parse's own without writing it as
-// payload text and parsing that again: a patch still holding what Parse put in it is
-// read back the same by construction. A patch changed since (by a caller, in Go) no
-// longer has its fingerprint and gets the whole check. Entries go with their patches.
-var parsedPatches sync.Map // weak.Pointer[Patch] → parsedEntry
-
-// parsedEntry is what is remembered of a parsed patch: its fingerprint and the payload
-// it was parsed from, which the entry keeps alive (see fingerprint).
-type parsedEntry struct {
-	sum     uint64
-	payload string
-}
-
-// fingerprintSeed is chosen at random per process, so no payload can be made to collide.
-var fingerprintSeed = maphash.MakeSeed()
-
-// rememberParsed records a patch Parse returns from payload.
-func rememberParsed(p *Patch, payload string) {
-	key := weak.Make(p)
-	parsedPatches.Store(key, parsedEntry{sum: fingerprint(p, payload), payload: payload})
-	runtime.AddCleanup(p, func(k weak.Pointer[Patch]) { parsedPatches.Delete(k) }, key)
-}
-
-// parsedUnchanged reports whether p is a patch Parse returned, holding what it held then.
-func parsedUnchanged(p *Patch) bool {
-	v, ok := parsedPatches.Load(weak.Make(p))
-	if !ok {
-		return false
+// hunkProblem says what field of a hunk no "@@" chunk can hold, or "".
+func hunkProblem(h *Hunk) string {
+	switch {
+	case len(h.Lines) == 0:
+		return "it has no lines"
+	case h.Hint < 0:
+		return fmt.Sprintf("its line hint %d is negative; 0 means none", h.Hint)
+	case len(h.Within) > 0 && h.Anchor == "":
+		return "it has outer anchors (Within) but no Anchor"
 	}
-	e := v.(parsedEntry)
-	return e.sum == fingerprint(p, e.payload)
-}
-
-// fingerprint hashes every field of a patch, each string with its length, so that no
-// two different patches are told apart only by where one string ends. A string whose
-// bytes lie inside payload, as Parse's strings do, is hashed as its place there (offset
-// and length), not its bytes: strings are immutable and the remembered entry keeps
-// payload alive, so no other content can ever be at that place, and the same place
-// means the same bytes. Any other string is hashed by its bytes, under another tag: a
-// string replaced by an equal one from elsewhere changes the fingerprint, which costs
-// the whole check, never a wrong pass.
-func fingerprint(p *Patch, payload string) uint64 {
-	f := &fingerprinter{payload: payload}
-	f.h.SetSeed(fingerprintSeed)
-	if len(payload) > 0 {
-		f.base = uintptr(unsafe.Pointer(unsafe.StringData(payload)))
-	}
-	f.num(len(p.Ops))
-	for i := range p.Ops {
-		op := &p.Ops[i]
-		f.str(string(op.Kind))
-		f.str(op.Path)
-		f.str(op.MoveTo)
-		f.num(op.Line)
-		f.num(len(op.Lines))
-		for _, l := range op.Lines {
-			f.str(l)
-		}
-		f.num(len(op.Hunks))
-		for k := range op.Hunks {
-			hk := &op.Hunks[k]
-			f.str(hk.Anchor)
-			f.num(len(hk.Within))
-			for _, w := range hk.Within {
-				f.str(w)
-			}
-			f.num(hk.Hint)
-			if hk.EOF {
-				f.num(1)
-			} else {
-				f.num(0)
-			}
-			f.num(hk.Line)
-			f.num(len(hk.Lines))
-			for _, l := range hk.Lines {
-				f.num(int(l.Kind))
-				f.str(l.Text)
-			}
+	for _, a := range h.chain() {
+		if msg := anchorProblem(a); msg != "" {
+			return msg
 		}
 	}
-	return f.sum()
-}
-
-// fingerprinter gathers a fingerprint's numbers in words and hashes them a block at a
-// time: a patch of 16,000 lines is 64,000 numbers, and a hash call each would cost more
-// than the hashing.
-type fingerprinter struct {
-	h       maphash.Hash
-	payload string
-	base    uintptr // where payload's bytes start; 0 when it has none
-	words   [64]uint64
-	n       int
-}
-
-// Tags of the two ways a string is hashed.
-const (
-	fpAt    = iota // its place in the payload
-	fpBytes        // its length and bytes
-)
-
-func (f *fingerprinter) num(n int) {
-	f.words[f.n] = uint64(n)
-	if f.n++; f.n == len(f.words) {
-		f.flush()
+	for k, l := range h.Lines {
+		switch {
+		case l.Kind != LineContext && l.Kind != LineRemove && l.Kind != LineAdd:
+			return fmt.Sprintf("line %d has the kind %q; use LineContext, LineRemove or LineAdd", k+1, rune(l.Kind))
+		case strings.ContainsRune(l.Text, '\n'):
+			return fmt.Sprintf("line %d holds a line break; give one element per line", k+1)
+		}
 	}
+	return ""
 }
 
-func (f *fingerprinter) flush() {
-	f.h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&f.words[0])), f.n*8))
-	f.n = 0
-}
-
-func (f *fingerprinter) str(s string) {
-	if at := uintptr(unsafe.Pointer(unsafe.StringData(s))); len(s) > 0 && len(s) <= len(f.payload) &&
-		f.base != 0 && at >= f.base && at-f.base <= uintptr(len(f.payload)-len(s)) {
-		f.num(fpAt)
-		f.num(int(at - f.base))
-		f.num(len(s))
-		return
+// anchorProblem says why an anchor cannot be written as an "@@ TEXT" line that reads
+// back as the same anchor, or "".
+func anchorProblem(a string) string {
+	switch {
+	case a == "":
+		return "an anchor of its chain is empty"
+	case strings.ContainsRune(a, '\n'):
+		return "an anchor holds a line break"
+	case strings.TrimRight(a, " \t") != a:
+		return fmt.Sprintf("the anchor %q ends with white space, which an '@@' line cannot hold", a)
+	case hintText().MatchString(a):
+		return fmt.Sprintf("the anchor %q reads as a line hint; set Hint instead", a)
+	case unifiedHeader().MatchString(a):
+		return fmt.Sprintf("the anchor %q reads as a unified-diff hunk header", a)
 	}
-	f.num(fpBytes)
-	f.num(len(s))
-	f.flush()
-	f.h.WriteString(s)
-}
-
-func (f *fingerprinter) sum() uint64 {
-	f.flush()
-	return f.h.Sum64()
+	return ""
 }
