@@ -37,7 +37,7 @@ func (c *change) derive() ([]byte, error) {
 	}
 	out, encErr := c.codec.Encode(s)
 	if encErr != nil {
-		return nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: encErr}
+		return nil, undecodable(c.Op.Path, encErr)
 	}
 	c.derived = derivedResult{hunks: hunkSet(sel), data: out}
 	return out, nil

@@ -349,7 +349,7 @@ func (pr *Proposal) decodeString(c *change) (string, *lines.Codec, error) {
 	case errors.Is(err, lines.ErrBinary):
 		return "", nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
 	case err != nil:
-		return "", nil, &FileError{Path: c.Op.Path, Reason: FileUndecodable, Err: err}
+		return "", nil, undecodable(c.Op.Path, err)
 	}
 	if len(s) > lines.MaxText {
 		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), lines.MaxText)
