@@ -108,4 +108,68 @@
 // several goroutines. Commits on one filesystem are serialised; hosts must not change the
 // same files concurrently through other means during a commit (a change is detected and
 // left alone, but not prevented).
+//
+// # Non-goals
+//
+// The package applies the patches coding agents write, and deliberately does no more:
+//
+//   - It is not a unified-diff applier or a replacement for git apply or patch. It reads
+//     the "*** Begin Patch" envelope, and through [Tool.CallResponses] the single
+//     operations of the Responses API's apply_patch_call; a unified-diff
+//     "@@ -12,5 +12,6 @@" header is read only as a line hint and an anchor inside that
+//     format. Git's headers, binary patches, mode changes, copies and new symbolic links
+//     cannot be expressed.
+//   - It does not guess. A hunk is placed by its lines, never by line numbers alone or by
+//     taking the first of several matches, and a hunk whose lines are not found on any rung
+//     of the ladder is refused; the closest region is shown, not used.
+//   - It does not merge. A file that changed after its baseline was captured is a
+//     conflict that writes nothing; there is no three-way merge.
+//   - It does not patch binary files or files larger than [Limits].FileBytes; both are
+//     refused.
+//
+// # Caveats
+//
+// The workspace lock excludes only those who take it: this package's commits and
+// recoveries, in this process or another. An editor, a formatter or a checkout writing
+// the same files is not held back. The check of each baseline just before its write
+// detects most such writes (the commit then rolls back with a [*ConflictError]), but not
+// one that lands between that check and the write it guards.
+//
+// afero has no openat, so on a plain [afero.Fs] the workspace fence is check-then-use:
+// each path is resolved and classified, then opened by name, and a concurrent local
+// process that swaps a directory for a symbolic link in between can redirect the write.
+// On an operating-system workspace, [Options].WorkspaceFs set to an fs/rootfs filesystem
+// closes that window: every read and write inside the workspace goes through an
+// [os.Root], which resolves each name one component at a time from an open directory and
+// refuses one that leaves it. Paths outside the workspace, which need authority first,
+// are still read and written through the Fs given.
+//
+// Atomicity and durability are the filesystem's. A file is replaced by renaming a
+// temporary file over it, which local POSIX filesystems do atomically; a network
+// filesystem such as NFS may not make the rename atomic for other clients, honour fsync,
+// or carry the workspace's flock between machines. The journal is always synced before
+// the first write, but the written files are not unless [Options].Sync is set: a process
+// killed midway leaves a tree that recovery puts back, while a machine that loses power
+// soon after a commit may come back with that commit undone by recovery, or with a file
+// it wrote empty where the filesystem does not order data before a rename.
+//
+// A replaced file is a new file that gets the old one's owner, group and mode: other hard
+// links to the old file keep the old bytes, and its extended attributes (a POSIX ACL
+// among them) are not carried over.
+//
+// Journals are sealed with a key, and only a journal sealed with the key in use is
+// recovered. Unless the host passes [Options].JournalKey, the key for a filesystem other
+// than [afero.MemMapFs] is the user's, kept in $XDG_STATE_HOME/applypatch/ and created
+// there by the first call that looks for a journal, a dry run included: a file written
+// outside the workspace. A journal sealed with another key (another user's, another
+// XDG_STATE_HOME's, a container's) is reported and left, and does not block later
+// commits, so the files its commit had written stay as it left them until it is recovered
+// with its own key. An [afero.MemMapFs], directly or under wrappers that name it with
+// Unwrap, gets a key of the process instead; a host's own in-memory filesystem is taken
+// to be durable and gets the user's key.
+//
+// A saved review is not sealed. [RestoreSession] checks it against the workspace (each
+// path's class, each baseline's hash, where each hunk's old lines lie), not against
+// tampering: its added lines and revised content are taken as saved. A host that lets the
+// saved form out of its hands authenticates it itself.
 package applypatch
