@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -241,4 +242,22 @@ func (r *Result) item(s string) { r.Items = append(r.Items, s) }
 func (r *Result) note(s string) {
 	r.Items = append(r.Items, s)
 	r.Notes = append(r.Notes, s)
+}
+
+// UnmarshalJSON decodes a FileResult, taking the destination of a move from "movePath" or
+// from "move-path", the key earlier versions wrote.
+func (f *FileResult) UnmarshalJSON(b []byte) error {
+	type plain FileResult
+	var v struct {
+		plain
+		Legacy string `json:"move-path"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = FileResult(v.plain)
+	if f.MovePath == "" {
+		f.MovePath = v.Legacy
+	}
+	return nil
 }
