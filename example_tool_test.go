@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/applypatch/applypatch"
 	"github.com/spf13/afero"
@@ -73,4 +74,20 @@ func ExampleTool_ask() {
 	// Rejected: NOTES.md
 	// Feedback: NOTES.md: keep notes out of the repository
 	// ApplyPatch: 1 file · 1/2 changes · 1 comment sent (+1 -1)
+}
+
+// A host on the OpenAI Responses API may offer the tool as a freeform (custom) tool whose
+// input a Lark grammar constrains, and hand each custom_tool_call item to CallResponses.
+func ExampleTool_FreeformDefinition() {
+	tool := &applypatch.Tool{FS: afero.NewMemMapFs(), Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
+	def := tool.FreeformDefinition()
+	fmt.Println(def.Name, strings.HasPrefix(def.Grammar, "start:"))
+
+	item, _ := json.Marshal(map[string]string{"type": "custom_tool_call", "call_id": "call_2", "name": "apply_patch",
+		"input": "*** Begin Patch\n*** Add File: notes.txt\n+remember the milk\n*** End Patch\n"})
+	out, _, _ := tool.CallResponses(context.Background(), item)
+	fmt.Println(string(out))
+	// Output:
+	// apply_patch true
+	// {"type":"custom_tool_call_output","call_id":"call_2","output":"Applied patch: 1 change\nApplied: notes.txt"}
 }

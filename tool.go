@@ -51,12 +51,15 @@ const toolSchema = `{"type":"object",` +
 	`"properties":{"patchText":{"type":"string","description":"The whole patch, from \"*** Begin Patch\" to \"*** End Patch\"."}},` +
 	`"required":["patchText"],"additionalProperties":false}`
 
-// A ToolDefinition is what a host registers with a model: name, description and the JSON
-// schema of the arguments.
+// A ToolDefinition is what a host registers with a model: name, description and either
+// the JSON schema of the arguments (a function tool, [Tool.Definition]) or the grammar of
+// the input (a freeform tool, [Tool.FreeformDefinition]).
 type ToolDefinition struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// Grammar is, for the freeform tool, the Lark grammar its input follows.
+	Grammar string `json:"grammar,omitempty"`
 }
 
 // errNoFS is the error of a call on a [Tool] without a filesystem.

@@ -144,18 +144,30 @@ const (
 	responsesFailed    = "failed"
 )
 
-// CallResponses handles one apply_patch_call item of the OpenAI Responses API: it
-// parses the operation, runs the same pipeline as [Tool.Call], and returns the
-// apply_patch_call_output item to send back as the next request's input, the structured
-// result and the error, if any. The item is JSON:
+// CallResponses handles one tool call item of the OpenAI Responses API: an
+// apply_patch_call of the built-in tool, or a custom_tool_call of the freeform tool
+// ([Tool.FreeformDefinition]). It parses the call, runs the same pipeline as [Tool.Call],
+// and returns the output item to send back as the next request's input, the structured
+// result and the error, if any. For an apply_patch_call the item is JSON:
 //
 //	{"type": "apply_patch_call_output", "call_id": ..., "status": ..., "output": ...}
 //
 // with the call's call_id; status is "completed" when the call applied or asked for a
 // revision and "failed" when it wrote nothing because of an error; output is the text the
-// model reads ([Result.Text]).
+// model reads ([Result.Text]). For a custom_tool_call it is
+//
+//	{"type": "custom_tool_call_output", "call_id": ..., "output": ...}
+//
+// whose output says the same, an error's text starting with "Error: ".
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (json.RawMessage, *Result, error) {
-	out, res, err := t.callResponses(ctx, item)
+	var out any
+	var res *Result
+	var err error
+	if t.checkArgsSize(item) == nil && itemType(item) == "custom_tool_call" {
+		out, res, err = t.callCustom(ctx, item)
+	} else {
+		out, res, err = t.callResponses(ctx, item) // which refuses an oversized item
+	}
 	b, _ := json.Marshal(out) // a struct of strings always encodes
 	return b, res, err
 }
