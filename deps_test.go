@@ -49,6 +49,7 @@ var allowedImports = map[string][]string{
 	"internal/linktree":    nil,
 	"internal/statetest":   nil,
 	"internal/realpayload": nil,
+	"internal/difftool":    nil,
 }
 
 // TestLayering checks every package's imports of this module against allowedImports,
