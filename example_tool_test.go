@@ -91,3 +91,27 @@ func ExampleTool_FreeformDefinition() {
 	// apply_patch true
 	// {"type":"custom_tool_call_output","call_id":"call_2","output":"Applied patch: 1 change\nApplied: notes.txt"}
 }
+
+// A response that edits several files applies as one change: here one call's hunk is not
+// in its file, so neither file is written and each call is told why.
+func ExampleTool_Respond() {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/project/a.txt", []byte("one\ntwo\n"), 0o644)
+	afero.WriteFile(fsys, "/project/b.txt", []byte("three\n"), 0o644)
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{Workspace: "/project", Mode: applypatch.ModeEdits}}
+	items := []json.RawMessage{
+		json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_1", "operation": {"type": "update_file", "path": "a.txt", "diff": "@@\n-two\n+TWO\n"}}`),
+		json.RawMessage(`{"type": "apply_patch_call", "call_id": "call_2", "operation": {"type": "update_file", "path": "b.txt", "diff": "@@\n-four\n+FOUR\n"}}`),
+	}
+	outs, _, _ := tool.Respond(context.Background(), items)
+	var first struct{ Status, Output string }
+	json.Unmarshal(outs[0], &first)
+	fmt.Println(first.Status)
+	fmt.Println(first.Output)
+	b, _ := afero.ReadFile(fsys, "/project/a.txt")
+	fmt.Printf("%q\n", b)
+	// Output:
+	// failed
+	// Error: not applied: the calls of one response apply together or not at all, and call call_2 (b.txt) failed; fix it and send every call of the response again.
+	// "one\ntwo\n"
+}

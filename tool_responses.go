@@ -115,6 +115,9 @@ type responsesCall struct {
 	CallID    string             `json:"call_id"`
 	Status    string             `json:"status,omitempty"`
 	Operation responsesOperation `json:"operation"`
+	// Caller says who made the call (the model directly, or a program it runs); it is
+	// echoed on the output.
+	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
 // A responsesOperation is the operation of a ResponsesCall: create_file, update_file or
@@ -132,10 +135,11 @@ func (op responsesOperation) patch() (*Patch, error) {
 
 // responsesOutput is the apply_patch_call_output item a host sends back.
 type responsesOutput struct {
-	Type   string `json:"type"`
-	CallID string `json:"call_id"`
-	Status string `json:"status"`
-	Output string `json:"output"`
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Status string          `json:"status"`
+	Output string          `json:"output"`
+	Caller json.RawMessage `json:"caller,omitempty"`
 }
 
 // Statuses of a responsesOutput.
@@ -159,6 +163,12 @@ const (
 //	{"type": "custom_tool_call_output", "call_id": ..., "output": ...}
 //
 // whose output says the same, an error's text starting with "Error: ".
+//
+// A create_file's diff is the new file's lines, each "+" line ending with a newline in the
+// file written, the last included, as an Add of a payload does: a text file ends with a
+// newline. (The Agents SDKs' reference helper writes none after the last line; a model
+// that wants a file without one says so with no other means, so none is honoured.)
+// Calls of one response that must apply together go to [Tool.Respond] instead.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (json.RawMessage, *Result, error) {
 	var out any
 	var res *Result
@@ -199,7 +209,7 @@ func (t *Tool) callResponses(ctx context.Context, item json.RawMessage) (*respon
 			return t.proposePatch(ctx, p)
 		})
 	}
-	out := &responsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text()}
+	out := &responsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text(), Caller: call.Caller}
 	if res.Status == StatusError {
 		out.Status = responsesFailed
 	}

@@ -3,12 +3,13 @@
 //
 // Usage:
 //
-//	OPENAI_API_KEY=… openai [-C DIR] [-model NAME] [-function] [-mode edits|full-auto] TASK
+//	OPENAI_API_KEY=… openai [-C DIR] [-model NAME] [-tool freeform|builtin|function] [-mode edits|full-auto] TASK
 //
-// By default the model is offered the Responses API's built-in apply_patch tool, whose
-// apply_patch_call items carry one file operation each; -function offers apply_patch as a
-// function tool instead, described by applypatch's own definition (the *** Begin Patch
-// format, several files a call). Either way every patch is fenced to -C, placed hunk by
+// By default the model is offered apply_patch as a freeform tool whose input, the patch
+// itself, a Lark grammar constrains; -tool builtin offers the Responses API's built-in
+// apply_patch tool, whose apply_patch_call items carry one file operation each, and -tool
+// function a function tool described by applypatch's own definition. The patch calls of
+// one response apply together or not at all. Every patch is fenced to -C, placed hunk by
 // hunk or refused, and written as one transaction; the model sees the result text. The
 // client reads OPENAI_API_KEY and OPENAI_BASE_URL from the environment.
 package main
@@ -68,16 +69,23 @@ func recoverWorkspace(ctx context.Context, tool *applypatch.Tool, log io.Writer)
 // modes maps the -mode values; ask needs a person, which this command has no way to ask.
 var modes = map[string]applypatch.Mode{"edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto}
 
+// offers maps the -tool values.
+var offers = map[string]Offer{"freeform": OfferFreeform, "builtin": OfferBuiltin, "function": OfferFunction}
+
 // setup reads the command line into an agent on the -C workspace, confined by os.Root.
 func setup(args []string, stderr io.Writer) (agent *Agent, task string, closeFn func() error, err error) {
 	fl := flag.NewFlagSet("openai", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	dir := fl.String("C", ".", "the workspace `DIR`ectory")
 	model := fl.String("model", "gpt-5.1", "the model")
-	function := fl.Bool("function", false, "offer apply_patch as a function tool instead of the built-in tool")
+	offer := fl.String("tool", "freeform", "how apply_patch is offered: freeform (a Lark-constrained custom tool), builtin or function")
 	mode := fl.String("mode", "edits", "approval mode: edits or full-auto")
 	if err := fl.Parse(args); err != nil {
 		return nil, "", nil, err
+	}
+	o, ok := offers[*offer]
+	if !ok {
+		return nil, "", nil, fmt.Errorf("-tool must be freeform, builtin or function, not %q", *offer)
 	}
 	m, ok := modes[*mode]
 	if !ok {
@@ -95,6 +103,6 @@ func setup(args []string, stderr io.Writer) (agent *Agent, task string, closeFn 
 		return nil, "", nil, fmt.Errorf("-C %s: %w", *dir, errors.Unwrap(err))
 	}
 	tool := &applypatch.Tool{FS: afero.NewOsFs(), Options: applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: m}}
-	agent = &Agent{Client: openai.NewClient(), Model: *model, Tool: tool, Function: *function, Log: stderr}
+	agent = &Agent{Client: openai.NewClient(), Model: *model, Tool: tool, Offer: o, Log: stderr}
 	return agent, strings.Join(fl.Args(), " "), confined.Close, nil
 }
