@@ -59,6 +59,9 @@ type parser struct {
 	i     int
 	patch Patch
 	ended bool // a bare "@@" ended the current hunk's chain of "@@" lines
+	// partial reads an Update whose end has not arrived yet (see Stream): what only the
+	// whole section can say (it has hunks, one of them changes something) is not checked.
+	partial bool
 	// numbered holds the payload line of each hunk that a unified-diff header heads:
 	// its numbers are only a hint, so its own lines must say where it goes.
 	numbered map[int]bool

@@ -152,7 +152,7 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 	if cur != nil && len(cur.Lines) == 0 {
 		return p.errf(p.line(cur.Line), "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
 	}
-	if len(op.Hunks) == 0 && op.MoveTo == "" {
+	if len(op.Hunks) == 0 && op.MoveTo == "" && !p.partial {
 		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
 	}
 	for i := range op.Hunks {
@@ -162,7 +162,7 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 				"or name the line above it with '@@ TEXT'")
 		}
 	}
-	if op.MoveTo == "" && allLocators(op.Hunks) {
+	if op.MoveTo == "" && allLocators(op.Hunks) && !p.partial {
 		return p.errf(hdr, "every hunk of this Update is context only, so it changes nothing; add '-'/'+' lines or remove the section")
 	}
 	return nil
