@@ -183,7 +183,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if _, err := recheckPath(f, st.path, st.name, st.base.isLink()); err != nil {
+		if _, err := recheckPath(f, st.path, st.name, st.base.IsLink()); err != nil {
 			paths = append(paths, st.path)
 			errs = append(errs, err)
 		}
@@ -212,7 +212,7 @@ func (pr *Proposal) recheckStep(st *step) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := recheckPath(f, st.path, st.name, st.base.isLink())
+	info, err := recheckPath(f, st.path, st.name, st.base.IsLink())
 	if err != nil {
 		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
 	}

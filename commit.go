@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
 )
@@ -88,9 +89,9 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		return errorResult(err), err
 	}
 	if pr.read == nil {
-		pr.read = stamps{} // a proposal restored from JSON
+		pr.read = filestate.Stamps{} // a proposal restored from JSON
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expected, root: f.Real(),
+	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expects(expected), root: f.Real(),
 		seen: pr.read, captured: pr.readLocked, key: key, fence: f}
 	if err := tx.run(ctx); err != nil {
 		return withRecovery(errorResult(err), rec), err

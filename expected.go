@@ -3,6 +3,8 @@ package applypatch
 import (
 	"maps"
 	"slices"
+
+	"github.com/applypatch/applypatch/internal/filestate"
 )
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
@@ -61,9 +63,10 @@ func (pr *Proposal) checkExpected() error {
 		return err
 	}
 	stale := &ConflictError{Reason: ConflictChanged}
+	want := expects(expected)
 	for _, st := range plan {
 		b := st.base
-		if !(state{exists: b.Exists, dir: b.Dir, mode: b.Mode, data: b.Bytes}).satisfiesAll(expected[st.name]) {
+		if !(filestate.State{Exists: b.Exists, Dir: b.Dir, Mode: b.Mode, Data: b.Bytes}).SatisfiesAll(want[st.name]) {
 			stale.Paths = appendNew(stale.Paths, st.path)
 			stale.Expected = appendNew(stale.Expected, st.path)
 		}
@@ -74,13 +77,28 @@ func (pr *Proposal) checkExpected() error {
 	return nil
 }
 
+// expects converts the host's snapshots, by resolved name, to what the check reads: once
+// per call.
+func expects(m map[string][]Snapshot) map[string][]filestate.Expect {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]filestate.Expect, len(m))
+	for name, snaps := range m {
+		for _, s := range snaps {
+			out[name] = append(out[name], filestate.Expect(s))
+		}
+	}
+	return out
+}
+
 // Snapshots returns the state Resolve captured at each path the proposal changes, keyed
 // by the path as authored: the Options.Expected of a later call that must find the files
 // exactly as this one saw them (a host that asks a person, then applies what they saw).
 func (pr *Proposal) Snapshots() map[string]Snapshot {
 	out := make(map[string]Snapshot, len(pr.changes))
 	for _, c := range pr.changes {
-		out[c.Op.Path] = c.Base.snapshot()
+		out[c.Op.Path] = snapshotOf(c.Base)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/spf13/afero"
 )
 
@@ -177,8 +178,8 @@ func checkPrivate(fi fs.FileInfo, err error) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return errors.New("it is a symbolic link")
 	}
-	if own := ownerOf(fi); own.known && own.uid != processIdentity().uid {
-		return fmt.Errorf("it belongs to user %d, not to this process's user", own.uid)
+	if own := filestate.OwnerOf(fi); own.Known && own.UID != filestate.ProcessIdentity().UID {
+		return fmt.Errorf("it belongs to user %d, not to this process's user", own.UID)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("its mode %04o lets others read or write it; make it 0700 (a directory) or 0600 (a file)", fi.Mode().Perm())

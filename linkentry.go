@@ -1,18 +1,17 @@
 package applypatch
 
 import (
-	"io/fs"
-
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/spf13/afero"
 )
 
 // captureEntry reads a change's baseline: for a Delete whose path is a symbolic link,
 // the link itself (its target text, with fs.ModeSymlink in the mode), since that is what
 // is removed; otherwise what the path holds, links followed.
-func (pr *Proposal) captureEntry(c *change) (baseline, error) {
+func (pr *Proposal) captureEntry(c *change) (filestate.Baseline, error) {
 	if c.Op.Kind == OpDelete {
-		if st := readLinkState(pr.files(), c.name); st.err == nil && st.exists {
-			return baseline{Exists: true, Mode: st.mode, Bytes: st.data}, nil
+		if st := filestate.ReadLink(pr.files(), c.name); st.Err == nil && st.Exists {
+			return filestate.Baseline{Exists: true, Mode: st.Mode, Bytes: st.Data}, nil
 		}
 	}
 	return pr.capture(c.name, c.Op.Path)
@@ -20,33 +19,13 @@ func (pr *Proposal) captureEntry(c *change) (baseline, error) {
 
 // readStep reads what a step's path holds now: the link itself for the removal of a
 // link, else what the path holds.
-func (tx *txn) readStep(st *step) state {
-	if st.base.isLink() {
-		if cur := readLinkState(tx.fsys, st.name); cur.err != nil || cur.exists {
+func (tx *txn) readStep(st *step) filestate.State {
+	if st.base.IsLink() {
+		if cur := filestate.ReadLink(tx.fsys, st.name); cur.Err != nil || cur.Exists {
 			return cur
 		}
 	}
 	return tx.readAgainst(st.name, st.base)
-}
-
-// readLinkState reads a symbolic link as a state: its target text as the data, its mode
-// with fs.ModeSymlink. A path that is no link (or a filesystem without links) reads as
-// absent, so the caller reads it as a file.
-func readLinkState(fsys afero.Fs, name string) state {
-	ls, ok := fsys.(afero.Lstater)
-	rl, ok2 := fsys.(afero.LinkReader)
-	if !ok || !ok2 {
-		return state{}
-	}
-	fi, lstatted, err := ls.LstatIfPossible(name)
-	if err != nil || !lstatted || fi.Mode()&fs.ModeSymlink == 0 {
-		return state{}
-	}
-	target, err := rl.ReadlinkIfPossible(name)
-	if err != nil {
-		return state{err: err}
-	}
-	return state{exists: true, data: []byte(target), mode: fs.ModeSymlink | fi.Mode().Perm()}
 }
 
 // relink puts a removed symbolic link back, where the filesystem has links.

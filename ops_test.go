@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
 	"github.com/applypatch/applypatch/fs/faultfs"
 	"github.com/applypatch/applypatch/fs/rootfs"
-	"github.com/spf13/afero"
+	"github.com/applypatch/applypatch/internal/filestate"
 )
 
 // Filesystem operations one updated file may cost, counted through faultfs with reads
@@ -154,7 +156,7 @@ func osUpdateTree(t *testing.T, files int) (root, payload string) {
 		fmt.Fprintf(&b, "*** Update File: %s\n@@\n a\n-b\n+B\n c\n", name)
 	}
 	b.WriteString("*** End Patch\n")
-	time.Sleep(2 * racyWindow)
+	time.Sleep(2 * filestate.RacyWindow)
 	return root, b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/lines"
 )
 
@@ -21,22 +22,6 @@ type placement struct {
 	// Trimmed counts trailing empty context lines of the hunk that the file does not
 	// have (a model's blank separator line); they are neither required nor written.
 	Trimmed int
-}
-
-// A baseline is the state of a path captured before review: present or absent, its mode
-// and its bytes.
-type baseline struct {
-	Exists bool        `json:"exists"`
-	Dir    bool        `json:"dir,omitempty"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	// Hash is the hex SHA-256 of the bytes. Resolve leaves it empty, since comparing a
-	// large file costs less than hashing it; Baseline.Sum computes it, and a baseline
-	// restored without its bytes is checked by it.
-	Hash string `json:"hash,omitempty"`
-	// Bytes is the file's content; nil for an absent path or a directory. It must not be
-	// modified. For a symbolic link that a Delete removes, Mode has [fs.ModeSymlink] and
-	// Bytes is the link's target as stored.
-	Bytes []byte `json:"bytes,omitempty"`
 }
 
 // A Snapshot is an expected-before state a host supplies for a path: what it last
@@ -64,7 +49,7 @@ type Proposal struct {
 	// read holds what each baseline's file said of itself when its bytes were read;
 	// readLocked is set when they were read under the commit's lock ([Apply]), so the
 	// capture is the commit's check of the whole batch.
-	read       stamps
+	read       filestate.Stamps
 	readLocked bool
 }
 
@@ -76,7 +61,7 @@ type change struct {
 	// Class is the class of Op.Path; MoveClass of Op.MoveTo.
 	Class, MoveClass Class
 	// Base is the baseline of the path; Dest of the Move destination.
-	Base, Dest baseline
+	Base, Dest filestate.Baseline
 	// Hunks are the Update's hunks with their placements and review state.
 	Hunks []*hunkChange
 	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.

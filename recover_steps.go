@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
 )
@@ -176,7 +177,7 @@ func (rc *recovery) undoCreate(e *journalEntry, name string) error {
 // holdsWritten reports whether a file holds what the step wrote, bytes and mode, and
 // reports it as changed when it does not.
 func (rc *recovery) holdsWritten(e *journalEntry, name string, fi fs.FileInfo) (bool, error) {
-	if e.Wrote == "" || (e.WroteMode != 0 && modeOf(fi) != e.WroteMode) {
+	if e.Wrote == "" || (e.WroteMode != 0 && filestate.ModeOf(fi) != e.WroteMode) {
 		rc.r.Left[e.shown()] = reasonChanged
 		return false, nil
 	}
@@ -214,8 +215,8 @@ func (rc *recovery) undoReplace(e *journalEntry, i int, name string) error {
 	}
 	if !e.Linked {
 		own := e.owner()
-		if chownNeeded(own) {
-			if err := rc.fsys.Chown(backup, own.uid, own.gid); err != nil {
+		if filestate.ChownNeeded(own) {
+			if err := rc.fsys.Chown(backup, own.UID, own.GID); err != nil {
 				return fserr.Sanitize(err, backup, e.Path)
 			}
 		}
@@ -259,13 +260,13 @@ func (rc *recovery) mayPutBack(e *journalEntry, name, backup string, bfi fs.File
 // undoUnlink puts back a symbolic link the commit removed, pointing where it did,
 // unless it is still there or something else took its place since.
 func (rc *recovery) undoUnlink(e *journalEntry, name string) error {
-	cur := readLinkState(rc.fsys, name)
+	cur := filestate.ReadLink(rc.fsys, name)
 	switch {
-	case cur.err != nil:
-		return fserr.Sanitize(cur.err, name, e.Path)
-	case cur.exists && string(cur.data) == e.Target:
+	case cur.Err != nil:
+		return fserr.Sanitize(cur.Err, name, e.Path)
+	case cur.Exists && string(cur.Data) == e.Target:
 		return nil // never removed
-	case cur.exists:
+	case cur.Exists:
 		rc.r.Left[e.shown()] = reasonChanged
 		return nil
 	}
@@ -310,7 +311,7 @@ func (rc *recovery) putBack(backup, name string, e *journalEntry) error {
 // holdsBackup reports whether a path still holds its baseline's bytes and mode, where
 // the backup is a copy (the same file is recognised by SameFile before).
 func (rc *recovery) holdsBackup(e *journalEntry, name string, fi fs.FileInfo, backup string) (bool, error) {
-	if modeOf(fi) != e.Mode {
+	if filestate.ModeOf(fi) != e.Mode {
 		return false, nil
 	}
 	a, err := afero.ReadFile(rc.fsys, name)

@@ -2,46 +2,20 @@ package applypatch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"io"
-	"io/fs"
-	"path"
-	"path/filepath"
-	"strings"
-	"syscall"
-	"time"
 
-	"github.com/applypatch/applypatch/internal/fserr"
-	"github.com/applypatch/applypatch/internal/lines"
-	"github.com/applypatch/applypatch/internal/prefault"
-	"github.com/applypatch/applypatch/internal/splitfs"
 	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/applypatch/applypatch/internal/filestate"
+	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
-// IsLink reports whether the baseline is a symbolic link itself, not the file it points
-// to: the path of a Delete that is a link.
-func (b baseline) isLink() bool { return b.Mode&fs.ModeSymlink != 0 }
-
-// Sum returns the hex SHA-256 of the baseline's bytes: Hash when set, else computed.
-func (b baseline) sum() string {
-	if b.Hash != "" || !b.Exists || b.Dir {
-		return b.Hash
-	}
-	return hashBytes(b.Bytes)
-}
-
-// Snapshot returns the baseline as a snapshot.
-func (b baseline) snapshot() Snapshot {
-	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.sum()}
-}
-
-func hashBytes(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// snapshotOf returns a baseline as a snapshot.
+func snapshotOf(b filestate.Baseline) Snapshot {
+	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Sum()}
 }
 
 // Name returns the resolved name of the change's path in the filesystem. It may disclose
@@ -63,7 +37,7 @@ func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: stamps{}}
+	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: filestate.Stamps{}}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, overLimit("the patch has %s operations", n, pr.opts.Limits.Operations, false)
@@ -149,104 +123,28 @@ func (pr *Proposal) addCodec(c *change) bool {
 	return true
 }
 
-// capture reads the baseline of one path: it opens the path once and learns its kind,
-// mode and size from the open file, so the bytes and the mode are of one file.
-func (pr *Proposal) capture(name, authored string) (baseline, error) {
-	at := time.Now()
-	f, err := pr.files().Open(name)
-	if err != nil {
-		return pr.captureUnopened(name, authored, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return baseline{}, readError(pr.files(), name, authored, err)
-	}
-	return pr.captureOpen(f, fi, authored, name, at)
+// capture reads the baseline of one path (see [filestate.Capture]).
+func (pr *Proposal) capture(name, authored string) (filestate.Baseline, error) {
+	b, err := filestate.Capture(pr.files(), name, authored, pr.opts.Limits.FileBytes, pr.read)
+	return b, stateError(err)
 }
 
-// captureOpen reads the baseline of an open path, opened at at.
-func (pr *Proposal) captureOpen(f afero.File, fi fs.FileInfo, authored, name string, at time.Time) (baseline, error) {
-	if fi.IsDir() {
-		return baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
-	}
-	if fi.Size() > pr.opts.Limits.FileBytes {
-		return baseline{}, tooLarge(authored, 0, fi.Size(), pr.opts.Limits.FileBytes)
-	}
-	_, stamped := changeTime(fi)
-	b, err := readSized(f, fi.Size(), stamped && fi.Mode().IsRegular())
-	if err != nil {
-		return baseline{}, readError(pr.files(), name, authored, err)
-	}
-	if int64(len(b)) == fi.Size() {
-		pr.read.keep(name, fi, at)
-	}
-	return baseline{Exists: true, Mode: modeOf(fi), Bytes: b}, nil
-}
-
-// captureUnopened is the baseline of a path that cannot be opened: absent, a directory
-// that may not be read (which is still a directory), or unreadable.
-func (pr *Proposal) captureUnopened(name, authored string, err error) (baseline, error) {
-	if errors.Is(err, fs.ErrNotExist) {
-		return baseline{}, nil
-	}
-	if fi, serr := pr.files().Stat(name); serr == nil && fi.IsDir() {
-		return baseline{Exists: true, Dir: true, Mode: fi.Mode()}, nil
-	}
-	return baseline{}, readError(pr.files(), name, authored, err)
-}
-
-// readSized reads r to its end into a buffer sized for size bytes and the end of file,
-// so a file that keeps its size is read without growing or copying the buffer. With
-// sized, a regular file whose metadata is stamped, it stops once size bytes are read,
-// without the read that would only find the end: a file that grew since its size was
-// measured has other metadata than the stamp, so the check before its write reads it
-// again and finds it changed.
-func readSized(r io.Reader, size int64, sized bool) ([]byte, error) {
-	b := make([]byte, 0, size+1)
-	prefault.Write(b[:cap(b)])
-	for {
-		if sized && size > 0 && int64(len(b)) == size {
-			return b, nil
+// stateError words what filestate found as the public error: a path that cannot be read
+// (or lies below a file), or a file over the host's limit.
+func stateError(err error) error {
+	var unreadable *filestate.ReadError
+	var large *filestate.TooLarge
+	switch {
+	case errors.As(err, &unreadable):
+		fe := &FileError{Path: unreadable.Path, Reason: FileUnreadable, Err: unreadable.Err}
+		if unreadable.Parent != "" {
+			fe.Reason, fe.Parent = FileParentNotDir, unreadable.Parent
 		}
-		if len(b) == cap(b) { // the file grew since it was measured
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		switch {
-		case errors.Is(err, io.EOF):
-			return b, nil
-		case err != nil:
-			return nil, err
-		}
+		return fe
+	case errors.As(err, &large):
+		return tooLarge(large.Path, 0, large.Size, large.Limit)
 	}
-}
-
-// readError is the error of a path that cannot be read. When a parent of it is a file
-// (ENOTDIR), it names that parent as authored; otherwise it carries the sanitised cause.
-func readError(fsys afero.Fs, name, authored string, err error) *FileError {
-	fe := &FileError{Path: authored, Reason: FileUnreadable, Err: fserr.Sanitize(err, name, authored)}
-	if errors.Is(err, syscall.ENOTDIR) {
-		if parent, ok := fileParent(fsys, name, authored); ok {
-			fe.Reason, fe.Parent = FileParentNotDir, parent
-		}
-	}
-	return fe
-}
-
-// fileParent finds the parent of name that is a file and returns the authored path's
-// parent at the same depth, so that only what the payload wrote is shown.
-func fileParent(fsys afero.Fs, name, authored string) (string, bool) {
-	up := path.Clean(filepath.ToSlash(authored))
-	for dir := filepath.Dir(name); ; dir = filepath.Dir(dir) {
-		if up = path.Dir(up); up == "." || up == "/" || up == ".." || strings.HasSuffix(up, "/..") {
-			return "", false // the authored path has no parent left to name
-		}
-		if fi, err := fsys.Stat(dir); err == nil {
-			return up, !fi.IsDir()
-		}
-	}
+	return err
 }
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/spf13/afero"
@@ -68,14 +69,14 @@ type (
 		Trimmed int       `json:"trimmed,omitempty"`
 	}
 	savedChange struct {
-		Op        savedOp  `json:"op"`
-		Class     Class    `json:"class"`
-		MoveClass Class    `json:"moveClass,omitempty"`
-		Base      baseline `json:"base"`
-		Dest      baseline `json:"dest"`
-		Selected  bool     `json:"selected,omitempty"`
-		Feedback  string   `json:"feedback,omitempty"`
-		Revised   bool     `json:"revised,omitempty"`
+		Op        savedOp            `json:"op"`
+		Class     Class              `json:"class"`
+		MoveClass Class              `json:"moveClass,omitempty"`
+		Base      filestate.Baseline `json:"base"`
+		Dest      filestate.Baseline `json:"dest"`
+		Selected  bool               `json:"selected,omitempty"`
+		Feedback  string             `json:"feedback,omitempty"`
+		Revised   bool               `json:"revised,omitempty"`
 	}
 )
 
@@ -87,7 +88,7 @@ func (pr *Proposal) saved(opts SaveOptions) *savedProposal {
 	for _, c := range pr.changes {
 		sc := savedChange{Op: saveOp(&c.Op, c.Hunks), Class: c.Class, MoveClass: c.MoveClass,
 			Base: c.Base, Dest: c.Dest, Selected: c.Selected, Feedback: c.Feedback, Revised: c.Revised}
-		sc.Base.Hash, sc.Dest.Hash = c.Base.sum(), c.Dest.sum()
+		sc.Base.Hash, sc.Dest.Hash = c.Base.Sum(), c.Dest.Sum()
 		if opts.BaselinesByHash {
 			sc.Base.Bytes, sc.Dest.Bytes = nil, nil
 		}
@@ -268,7 +269,7 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 	}
 	var stale []string
 	for _, b := range []struct {
-		base *baseline
+		base *filestate.Baseline
 		name string
 		path string
 	}{{&c.Base, c.name, op.Path}, {&c.Dest, c.moveName, op.MoveTo}} {
@@ -317,15 +318,15 @@ func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
 
 // restoreBaseline checks a saved baseline against its hash, re-reading the file when only
 // the hash was saved. It reports false for a file whose content moved on.
-func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error) {
+func (pr *Proposal) restoreBaseline(b *filestate.Baseline, name, path string) (bool, error) {
 	if !b.Exists || b.Dir {
 		return true, nil
 	}
-	if b.Bytes == nil && b.Hash == hashBytes(nil) { // an empty file: its bytes are not saved
+	if b.Bytes == nil && b.Hash == filestate.Hash(nil) { // an empty file: its bytes are not saved
 		b.Bytes = []byte{}
 	}
 	if b.Bytes != nil {
-		if hashBytes(b.Bytes) != b.Hash {
+		if filestate.Hash(b.Bytes) != b.Hash {
 			return false, &ReviewError{Reason: ReviewUnrestorable, Detail: path + ": the saved baseline does not match its hash"}
 		}
 		return true, nil
@@ -337,7 +338,7 @@ func (pr *Proposal) restoreBaseline(b *baseline, name, path string) (bool, error
 	if err != nil {
 		return false, &FileError{Path: path, Reason: FileUnreadable, Err: fserr.Sanitize(err, name, path)}
 	}
-	if hashBytes(data) != b.Hash {
+	if filestate.Hash(data) != b.Hash {
 		return false, nil
 	}
 	b.Bytes = data

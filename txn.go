@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
 )
@@ -35,106 +36,41 @@ const (
 // the first write, so it can be checked as a whole and failed at any point in tests.
 type step struct {
 	kind stepKind
-	name string      // resolved name
-	path string      // authored path, for errors and results
-	body *content    // stepWrite: the new bytes
-	mode fs.FileMode // stepWrite: the new mode
-	base baseline    // the state the path must still be in just before the step
+	name string             // resolved name
+	path string             // authored path, for errors and results
+	body *content           // stepWrite: the new bytes
+	mode fs.FileMode        // stepWrite: the new mode
+	base filestate.Baseline // the state the path must still be in just before the step
 	// from is the resolved source of a Move's destination, whose owner it keeps; owner
 	// is the owner and group the written file gets, and its link count.
 	from  string
-	owner fileOwner
-}
-
-// state is what a path holds when read: absent, a directory, or a file's bytes and mode.
-// err is set when the path could not be read; such a state matches nothing.
-type state struct {
-	exists bool
-	dir    bool
-	data   []byte
-	mode   fs.FileMode
-	own    fileOwner
-	err    error
-	info   fs.FileInfo // the file's own info, where its bytes were read just now
-}
-
-// hash is the hex SHA-256 of the state's bytes, computed only where a hash must be
-// compared: hashing a large file costs more than comparing it.
-func (s state) hash() string { return hashBytes(s.data) }
-
-// is reports whether the state is the baseline b: by bytes when the baseline keeps them,
-// else by hash, so a baseline that keeps only its hash is checked as well.
-func (s state) is(b baseline) bool {
-	switch {
-	case s.err != nil:
-		return false
-	case !b.Exists || !s.exists:
-		return b.Exists == s.exists
-	case b.Dir || s.dir || s.mode != b.Mode:
-		return false
-	case b.Bytes != nil || b.Hash == "":
-		return bytes.Equal(s.data, b.Bytes)
-	}
-	return s.hash() == b.Hash
-}
-
-// same reports whether two read states hold the same thing.
-func (s state) same(o state) bool {
-	switch {
-	case s.err != nil || o.err != nil:
-		return false
-	case !s.exists || !o.exists:
-		return s.exists == o.exists
-	}
-	return !s.dir && !o.dir && s.mode == o.mode && bytes.Equal(s.data, o.data)
-}
-
-// satisfies checks the state against a host-supplied snapshot: presence always, the hash
-// and the mode when the snapshot has them.
-func (s state) satisfies(snap Snapshot) bool {
-	switch {
-	case s.err != nil:
-		return false
-	case !snap.Exists || !s.exists:
-		return snap.Exists == s.exists
-	}
-	return !s.dir && (snap.Mode == 0 || snap.Mode == s.mode) && (snap.Hash == "" || snap.Hash == s.hash())
-}
-
-// satisfiesAll checks the state against every snapshot the host supplies for its path.
-func (s state) satisfiesAll(snaps []Snapshot) bool {
-	for _, snap := range snaps {
-		if !s.satisfies(snap) {
-			return false
-		}
-	}
-	return true
+	owner filestate.Owner
 }
 
 // done is one started step of the journal: what the path held just before it, so that
 // rollback can tell what this transaction wrote from what someone else wrote.
 type done struct {
 	step   *step
-	before state
+	before filestate.State
 	// inPlace is set when rename was impossible and the file was rewritten in place:
 	// any prefix of the step's bytes, in any mode, may then be this transaction's.
 	inPlace bool
 }
 
 // ours reports whether cur is a state this transaction's step left the path in.
-func (d *done) ours(cur state) bool {
+func (d *done) ours(cur filestate.State) bool {
 	st := d.step
 	switch {
-	case cur.err != nil || cur.dir:
+	case cur.Err != nil || cur.Dir:
 		return false
 	case st.kind == stepRemove:
-		return !cur.exists
-	case !cur.exists:
+		return !cur.Exists
+	case !cur.Exists:
 		return false
 	case d.inPlace:
-		return st.body.startsWith(cur.data)
+		return st.body.startsWith(cur.Data)
 	}
-	return cur.mode == st.mode && st.body.equal(cur.data)
+	return cur.Mode == st.mode && st.body.equal(cur.Data)
 }
 
 // created is a file or directory the transaction created besides its targets: a parent
@@ -171,7 +107,7 @@ type txn struct {
 	// present holds directories known to exist.
 	present map[string]bool
 	// expected are the snapshots the host expects, by resolved name.
-	expected map[string][]Snapshot
+	expected map[string][]filestate.Expect
 	// inherits caches, by directory, whether files created there take their permissions
 	// from a default ACL rather than the umask (see createsWithMode).
 	inherits map[string]bool
@@ -179,7 +115,7 @@ type txn struct {
 	// compares the path's metadata with it instead of reading the bytes again; captured
 	// is set when the baselines were read under this commit's lock, which makes that
 	// read the check of the whole batch.
-	seen     stamps
+	seen     filestate.Stamps
 	captured bool
 }
 
@@ -224,11 +160,11 @@ func (tx *txn) abort(cause error) error {
 //
 // It returns what each step's path holds, for the journal; a path whose owner or group
 // this process could not keep on a rewritten file is refused.
-func (tx *txn) precheck() ([]state, error) {
+func (tx *txn) precheck() ([]filestate.State, error) {
 	var lost []string
 	stale := &ConflictError{Reason: ConflictChanged}
 	owners := &ConflictError{Reason: ConflictOwner, Reasons: map[string]string{}}
-	before := make([]state, len(tx.plan))
+	before := make([]filestate.State, len(tx.plan))
 	for i, st := range tx.plan {
 		if !tx.owns(st.name) {
 			lost = appendNew(lost, st.path)
@@ -238,8 +174,8 @@ func (tx *txn) precheck() ([]state, error) {
 		if !ok {
 			cur = tx.readStep(st)
 		}
-		if cur.err != nil {
-			return nil, tx.unreadable(st, cur.err)
+		if cur.Err != nil {
+			return nil, tx.unreadable(st, cur.Err)
 		}
 		before[i] = cur
 		tx.check(st, cur, stale)
@@ -259,11 +195,11 @@ func (tx *txn) precheck() ([]state, error) {
 
 // keeps adds a path to the error when its file would be rewritten and this process
 // cannot give the new file the old one's owner and group.
-func (tx *txn) keeps(st *step, cur state, e *ConflictError) {
-	if st.kind != stepWrite || !cur.exists {
+func (tx *txn) keeps(st *step, cur filestate.State, e *ConflictError) {
+	if st.kind != stepWrite || !cur.Exists {
 		return
 	}
-	if reason := keepOwner(cur.own); reason != "" {
+	if reason := filestate.KeepOwner(cur.Own); reason != "" {
 		e.Paths = appendNew(e.Paths, st.path)
 		e.Reasons[st.path] = reason
 	}
@@ -272,18 +208,18 @@ func (tx *txn) keeps(st *step, cur state, e *ConflictError) {
 // ownerOfWrites gives each write step the owner to keep: the replaced file's, or for a
 // Move's destination the source's, and keeps the link count that decides whether a
 // file may be rewritten in place.
-func (tx *txn) ownerOfWrites(before []state) {
+func (tx *txn) ownerOfWrites(before []filestate.State) {
 	for i, st := range tx.plan {
 		switch {
 		case st.kind != stepWrite:
-		case before[i].exists:
-			st.owner = before[i].own
+		case before[i].Exists:
+			st.owner = before[i].Own
 		case st.from != "":
 			for j, src := range tx.plan {
-				if src.name == st.from && before[j].exists {
-					st.owner = before[j].own
-					if reason := keepOwner(st.owner); reason != "" {
-						st.owner = fileOwner{} // the new file is this process's, as an Add's
+				if src.name == st.from && before[j].Exists {
+					st.owner = before[j].Own
+					if reason := filestate.KeepOwner(st.owner); reason != "" {
+						st.owner = filestate.Owner{} // the new file is this process's, as an Add's
 					}
 				}
 			}
@@ -293,12 +229,12 @@ func (tx *txn) ownerOfWrites(before []state) {
 
 // check adds a step's path to the conflict when the path no longer holds the step's
 // baseline, or fails a snapshot the host expects for it.
-func (tx *txn) check(st *step, cur state, conflict *ConflictError) {
-	if !cur.is(st.base) {
+func (tx *txn) check(st *step, cur filestate.State, conflict *ConflictError) {
+	if !cur.Is(st.base) {
 		conflict.Paths = appendNew(conflict.Paths, st.path)
 		return
 	}
-	if !cur.satisfiesAll(tx.expected[st.name]) {
+	if !cur.SatisfiesAll(tx.expected[st.name]) {
 		conflict.Paths = appendNew(conflict.Paths, st.path)
 		conflict.Expected = appendNew(conflict.Expected, st.path)
 	}
@@ -306,7 +242,7 @@ func (tx *txn) check(st *step, cur state, conflict *ConflictError) {
 
 // unreadable reports a path whose state cannot be checked: it is not written.
 func (tx *txn) unreadable(st *step, err error) error {
-	return readError(tx.fsys, st.name, st.path, err)
+	return stateError(filestate.Unreadable(tx.fsys, st.name, st.path, err))
 }
 
 func appendNew(list []string, s string) []string {
@@ -323,27 +259,27 @@ func absent(err error) bool {
 }
 
 // read returns what a path holds now.
-func (tx *txn) read(name string) state {
+func (tx *txn) read(name string) filestate.State {
 	fi, err := tx.fsys.Stat(name)
 	switch {
 	case absent(err):
-		return state{}
+		return filestate.State{}
 	case err != nil:
-		return state{err: err}
+		return filestate.State{Err: err}
 	case fi.IsDir():
-		return state{exists: true, dir: true, mode: modeOf(fi)}
+		return filestate.State{Exists: true, Dir: true, Mode: filestate.ModeOf(fi)}
 	}
 	b, err := afero.ReadFile(tx.fsys, name)
 	if err != nil {
-		return state{err: err}
+		return filestate.State{Err: err}
 	}
-	return state{exists: true, data: b, mode: modeOf(fi), own: ownerOf(fi), info: fi}
+	return filestate.State{Exists: true, Data: b, Mode: filestate.ModeOf(fi), Own: filestate.OwnerOf(fi), Info: fi}
 }
 
 // readAgainst returns what a path holds now, like read, but when it still holds the
 // baseline's bytes it compares them in chunks and shares the baseline's copy, so a
 // check of a large unchanged file allocates nothing.
-func (tx *txn) readAgainst(name string, b baseline) state {
+func (tx *txn) readAgainst(name string, b filestate.Baseline) filestate.State {
 	if b.Bytes == nil {
 		return tx.read(name)
 	}
@@ -360,8 +296,8 @@ func (tx *txn) readAgainst(name string, b baseline) state {
 	if same, err := sameContent(f, b.Bytes); err != nil || !same {
 		return tx.read(name)
 	}
-	tx.seen.keep(name, fi, at)
-	return state{exists: true, data: b.Bytes, mode: modeOf(fi), own: ownerOf(fi), info: fi}
+	tx.seen.Keep(name, fi, at)
+	return filestate.State{Exists: true, Data: b.Bytes, Mode: filestate.ModeOf(fi), Own: filestate.OwnerOf(fi), Info: fi}
 }
 
 // sameContent reports whether f holds exactly want, reading it in chunks.
@@ -415,10 +351,10 @@ func (tx *txn) exec(ctx context.Context, st *step) error {
 	if !ok {
 		cur = tx.readStep(st)
 	}
-	if cur.err != nil {
-		return tx.unreadable(st, cur.err)
+	if cur.Err != nil {
+		return tx.unreadable(st, cur.Err)
 	}
-	if seen != nil && cur.info != nil && otherFile(seen, cur.info) {
+	if seen != nil && cur.Info != nil && filestate.OtherFile(seen, cur.Info) {
 		// The fence's walk of the path found another file than the one just read through
 		// the directory the commit keeps open: that directory was swapped away.
 		return &ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}
@@ -549,7 +485,7 @@ func tempPrefix(base string) string {
 // with Options.Sync the directory synced too. Where rename is impossible (some afero
 // layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
 // *inPlace, so rollback knows a partial write may be its own.
-func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner, inPlace *bool) error {
+func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own filestate.Owner, inPlace *bool) error {
 	dir := filepath.Dir(st.name)
 	tmp, preset, err := tx.createTemp(st.name, mode, own)
 	if err != nil {
@@ -586,9 +522,9 @@ func (tx *txn) replace(st *step, data *content, mode fs.FileMode, own fileOwner,
 	} else if rmErr != nil {
 		return rmErr // rollback removes it, or reports it
 	}
-	if own.links > 1 {
+	if own.Links > 1 {
 		return &FileError{Path: st.path, Reason: FileLinked,
-			Err: fmt.Errorf("%d hard links: %w", own.links, fserr.Sanitize(renameErr, st.name, st.path))}
+			Err: fmt.Errorf("%d hard links: %w", own.Links, fserr.Sanitize(renameErr, st.name, st.path))}
 	}
 	if err := tx.detachBackup(st); err != nil {
 		return err
@@ -631,7 +567,7 @@ func linkImpossible(err error) bool {
 // created with the target's mode when creating gives exactly that mode (see
 // createsWithMode), which preset reports, and is private to its owner otherwise until
 // its mode is set.
-func (tx *txn) createTemp(target string, mode fs.FileMode, own fileOwner) (f afero.File, preset bool, err error) {
+func (tx *txn) createTemp(target string, mode fs.FileMode, own filestate.Owner) (f afero.File, preset bool, err error) {
 	if tx.jr == nil {
 		f, err = afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
 		return f, false, err
@@ -652,8 +588,8 @@ func (tx *txn) createTemp(target string, mode fs.FileMode, own fileOwner) (f afe
 // permission asked, less the umask (the operating system's, directly or confined to a
 // root) or exactly (the in-memory one). In a directory with a default ACL the ACL, not
 // the umask, narrows a new file's permissions, so there the mode is always set.
-func (tx *txn) createsWithMode(name string, mode fs.FileMode, own fileOwner) bool {
-	if mode&^fs.ModePerm != 0 || chownNeeded(own) {
+func (tx *txn) createsWithMode(name string, mode fs.FileMode, own filestate.Owner) bool {
+	if mode&^fs.ModePerm != 0 || filestate.ChownNeeded(own) {
 		return false
 	}
 	fsys, n := tx.fsys, name
@@ -693,9 +629,9 @@ func (tx *txn) inheritsACL(dir string) bool {
 
 // setOwnerMode gives a file by name the owner (when it must change) and mode: owner
 // first, since changing it clears setuid and setgid.
-func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own fileOwner) error {
-	if chownNeeded(own) {
-		if err := tx.fsys.Chown(name, own.uid, own.gid); err != nil {
+func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own filestate.Owner) error {
+	if filestate.ChownNeeded(own) {
+		if err := tx.fsys.Chown(name, own.UID, own.GID); err != nil {
 			return err
 		}
 	}
@@ -712,20 +648,20 @@ func renameImpossible(err error) bool {
 // closes a file. Owner and mode are set on the open file where the filesystem's files
 // allow it (no path to resolve again); done says whether that happened, else the caller
 // sets them by name.
-func fill(f afero.File, data []byte, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
+func fill(f afero.File, data []byte, mode fs.FileMode, own filestate.Owner, sync bool) (done bool, err error) {
 	return fillWith(f, heldContent(data), mode, own, sync)
 }
 
 // fillWith is fill for content that may be derived as it is written.
-func fillWith(f afero.File, data *content, mode fs.FileMode, own fileOwner, sync bool) (done bool, err error) {
+func fillWith(f afero.File, data *content, mode fs.FileMode, own filestate.Owner, sync bool) (done bool, err error) {
 	fc, canChmod := f.(interface{ Chmod(fs.FileMode) error })
 	fo, canChown := f.(interface{ Chown(uid, gid int) error })
-	if done = canChmod && (canChown || !chownNeeded(own)); !done {
+	if done = canChmod && (canChown || !filestate.ChownNeeded(own)); !done {
 		return false, writeClose(f, data, nil, sync)
 	}
 	return true, writeClose(f, data, func() error {
-		if chownNeeded(own) {
-			if err := fo.Chown(own.uid, own.gid); err != nil { // first: a change of owner clears setuid and setgid
+		if filestate.ChownNeeded(own) {
+			if err := fo.Chown(own.UID, own.GID); err != nil { // first: a change of owner clears setuid and setgid
 				return err
 			}
 		}
@@ -750,12 +686,12 @@ func writeClose(f afero.File, data *content, set func() error, sync bool) error 
 }
 
 // rewrite replaces a file's content in place, for filesystems that cannot rename.
-func (tx *txn) rewrite(name string, data *content, mode fs.FileMode, own fileOwner) error {
+func (tx *txn) rewrite(name string, data *content, mode fs.FileMode, own filestate.Owner) error {
 	f, err := tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
 		return err
 	}
-	chmodded, err := fillWith(f, data, mode, fileOwner{}, tx.opts.Sync)
+	chmodded, err := fillWith(f, data, mode, filestate.Owner{}, tx.opts.Sync)
 	if err != nil || chmodded {
 		return err
 	}
@@ -804,7 +740,7 @@ const (
 // *IncompleteRollbackError wrapping cause.
 func (tx *txn) rollback(cause error) error {
 	lost := map[string]string{}
-	tx.restoreWhere(lost, func(d *done) bool { return !d.before.exists })
+	tx.restoreWhere(lost, func(d *done) bool { return !d.before.Exists })
 	for _, t := range slices.Clone(tx.temps) {
 		tx.removeTemp(t.name)
 	}
@@ -813,12 +749,12 @@ func (tx *txn) rollback(cause error) error {
 			lost[tx.shown(d)] = reason
 		}
 	}
-	tx.restoreWhere(lost, func(d *done) bool { return d.before.exists })
+	tx.restoreWhere(lost, func(d *done) bool { return d.before.Exists })
 	for _, t := range slices.Clone(tx.temps) {
 		tx.removeTemp(t.name)
 	}
 	for _, t := range tx.temps {
-		if cur := tx.read(t.name); cur.exists || cur.err != nil {
+		if cur := tx.read(t.name); cur.Exists || cur.Err != nil {
 			lost[tx.shown(t)] = reasonTemp
 		}
 	}
@@ -840,13 +776,13 @@ func (tx *txn) rollback(cause error) error {
 func (tx *txn) restore(d *done) string {
 	st := d.step
 	cur := tx.readStep(st)
-	if cur.err != nil {
+	if cur.Err != nil {
 		cur = tx.readStep(st) // once more: a read may fail transiently
 	}
 	switch {
-	case cur.err != nil:
-		return "it could not be read: " + fserr.Sanitize(cur.err, st.name, st.path).Error()
-	case cur.same(d.before):
+	case cur.Err != nil:
+		return "it could not be read: " + fserr.Sanitize(cur.Err, st.name, st.path).Error()
+	case cur.Same(d.before):
 		return "" // the step never took effect
 	case !tx.owns(st.name):
 		return reasonNotOwned
@@ -857,17 +793,17 @@ func (tx *txn) restore(d *done) string {
 	}
 	var err error
 	switch {
-	case !d.before.exists:
+	case !d.before.Exists:
 		err = tx.fsys.Remove(st.name)
-	case st.base.isLink():
+	case st.base.IsLink():
 		err = relink(tx.fsys, string(st.base.Bytes), st.name)
 	default:
 		if err = tx.restoreBackup(st); err != nil {
 			var inPlace bool
-			err = tx.replace(st, heldContent(d.before.data), d.before.mode, d.before.own, &inPlace)
+			err = tx.replace(st, heldContent(d.before.Data), d.before.Mode, d.before.Own, &inPlace)
 		}
 	}
-	if err != nil && !tx.readStep(st).same(d.before) {
+	if err != nil && !tx.readStep(st).Same(d.before) {
 		return "restoring it failed: " + fserr.Sanitize(err, st.name, st.path).Error()
 	}
 	return ""

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
 )
@@ -86,7 +87,7 @@ func backupName(i int) string { return "b" + strconv.Itoa(i) }
 // of each baseline (a hard link where the filesystem has them, else a copy), then the
 // sealed record, synced with its directory and the workspace's. On failure what it made
 // is removed and nothing else was written.
-func (tx *txn) beginJournal(before []state) (err error) {
+func (tx *txn) beginJournal(before []filestate.State) (err error) {
 	id := newTempID()
 	j := &journal{fsys: tx.fsys, key: tx.key, id: id, backups: map[*step]*journalEntry{}}
 	j.dir = filepath.Join(tx.root, journalName(tx.key, id))
@@ -124,8 +125,8 @@ func (tx *txn) beginJournal(before []state) (err error) {
 }
 
 // entryOf is the journal's entry of a step, before its backup is made.
-func (tx *txn) entryOf(st *step, before state) journalEntry {
-	e := journalEntry{Path: st.path, Existed: before.exists}
+func (tx *txn) entryOf(st *step, before filestate.State) journalEntry {
+	e := journalEntry{Path: st.path, Existed: before.Exists}
 	if rel, ok := splitfs.Within(tx.root, st.name); ok && rel != "." {
 		e.Name = filepath.ToSlash(rel)
 		if tx.fence != nil {
@@ -155,25 +156,25 @@ func (tx *txn) relative(names []string) []string {
 
 // backup keeps the baseline of step i: a hard link where possible, else a copy. A
 // symbolic link that the step removes is kept as its target, which is all it holds.
-func (j *journal) backup(e *journalEntry, i int, st *step, cur state) error {
-	if st.base.isLink() {
-		e.Mode, e.Target = cur.mode, string(cur.data)
+func (j *journal) backup(e *journalEntry, i int, st *step, cur filestate.State) error {
+	if st.base.IsLink() {
+		e.Mode, e.Target = cur.Mode, string(cur.Data)
 		return nil
 	}
 	e.Backup = backupName(i)
-	e.Mode, e.UID, e.GID, e.Owned = cur.mode, cur.own.uid, cur.own.gid, cur.own.known
+	e.Mode, e.UID, e.GID, e.Owned = cur.Mode, cur.Own.UID, cur.Own.GID, cur.Own.Known
 	name := filepath.Join(j.dir, e.Backup)
 	if splitfs.Link(j.fsys, st.name, name) == nil {
 		e.Linked = true
 		return nil
 	}
-	data := cur.data
+	data := cur.Data
 	if data == nil && st.base.Bytes != nil {
 		data = st.base.Bytes
 	}
 	f, err := j.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		_, err = fill(f, data, 0o600, fileOwner{}, true)
+		_, err = fill(f, data, 0o600, filestate.Owner{}, true)
 	}
 	if err != nil {
 		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))
@@ -190,7 +191,7 @@ func (j *journal) write() error {
 	name := filepath.Join(j.dir, journalFile)
 	f, err := j.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
-		_, err = fill(f, data, 0o600, fileOwner{}, true)
+		_, err = fill(f, data, 0o600, filestate.Owner{}, true)
 	}
 	if err == nil {
 		err = syncDir(j.fsys, j.dir)
@@ -328,8 +329,8 @@ func (tx *txn) restoreBackup(st *step) error {
 }
 
 // owner is the owner and group the entry's baseline had.
-func (e *journalEntry) owner() fileOwner {
-	return fileOwner{uid: e.UID, gid: e.GID, known: e.Owned}
+func (e *journalEntry) owner() filestate.Owner {
+	return filestate.Owner{UID: e.UID, GID: e.GID, Known: e.Owned}
 }
 
 // restoreWhere restores, newest first, the started steps that which selects, recording
@@ -363,7 +364,7 @@ func (tx *txn) detachBackup(st *step) error {
 		f, err = tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	}
 	if err == nil {
-		_, err = fill(f, data, 0o600, fileOwner{}, true)
+		_, err = fill(f, data, 0o600, filestate.Owner{}, true)
 	}
 	if err != nil {
 		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
 )
 
 // TestOwnerThatCannotBeKeptIsRefused: a process that runs as another user than a
@@ -25,14 +26,14 @@ func TestOwnerThatCannotBeKeptIsRefused(t *testing.T) {
 	os.WriteFile(name, []byte("a\nb\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("a\nb\n"), 0o644)
 	fi, _ := os.Stat(name)
-	own := ownerOf(fi)
-	saved := processIdentity
-	t.Cleanup(func() { processIdentity = saved })
-	processIdentity = func() identity { return identity{uid: own.uid + 1, gid: own.gid, known: true} }
+	own := filestate.OwnerOf(fi)
+	saved := filestate.ProcessIdentity
+	t.Cleanup(func() { filestate.ProcessIdentity = saved })
+	filestate.ProcessIdentity = func() filestate.Identity { return filestate.Identity{UID: own.UID + 1, GID: own.GID, Known: true} }
 	if os.Geteuid() != 0 {
 		t.Skip("giving mine.txt to the played user needs root")
 	}
-	os.Chown(filepath.Join(dir, "mine.txt"), own.uid+1, own.gid)
+	os.Chown(filepath.Join(dir, "mine.txt"), own.UID+1, own.GID)
 	payload := "*** Begin Patch\n*** Update File: mine.txt\n@@\n-b\n+B\n*** Update File: theirs.txt\n@@\n-b\n+B\n*** End Patch\n"
 	_, err := Apply(context.Background(), afero.NewOsFs(), payload, &Options{Workspace: dir})
 	var oe *ConflictError

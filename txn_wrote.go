@@ -5,6 +5,8 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/filestate"
 )
 
 // The journal records what each write step puts in its file, so that recovery can tell
@@ -39,7 +41,7 @@ func wroteMatches(data []byte, id string) bool {
 		size, _, ok := strings.Cut(rest, ":")
 		return ok && size == strconv.Itoa(len(data)) && wroteIDOf(data) == id
 	}
-	return id != "" && hashBytes(data) == id
+	return id != "" && filestate.Hash(data) == id
 }
 
 // crcWriter sums what is written to it and counts it.

@@ -1,6 +1,10 @@
 package applypatch
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/applypatch/applypatch/internal/filestate"
+)
 
 // TestWroteMatches: recovery tells the bytes a commit wrote from others by the size and
 // CRC-32C its journal records, and still reads the SHA-256 older journals recorded (X11).
@@ -19,9 +23,9 @@ func TestWroteMatches(t *testing.T) {
 		{[]byte("chanted\n"), id, false},   // same size, other bytes
 		{[]byte("changed\n\n"), id, false}, // other size
 		{nil, id, false},
-		{wrote, "crc32c:9:895da3ce", false}, // the size recorded must match too
-		{wrote, hashBytes(wrote), true},     // an older journal's SHA-256
-		{[]byte("chanted\n"), hashBytes(wrote), false},
+		{wrote, "crc32c:9:895da3ce", false},  // the size recorded must match too
+		{wrote, filestate.Hash(wrote), true}, // an older journal's SHA-256
+		{[]byte("chanted\n"), filestate.Hash(wrote), false},
 		{wrote, "", false}, // a removal writes nothing
 	} {
 		if got := wroteMatches(tc.data, tc.id); got != tc.want {

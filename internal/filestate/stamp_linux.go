@@ -1,6 +1,6 @@
 //go:build linux
 
-package applypatch
+package filestate
 
 import (
 	"io/fs"
@@ -19,8 +19,8 @@ func sameFile(a, b fs.FileInfo) bool {
 		x.Uid == y.Uid && x.Gid == y.Gid && x.Nlink == y.Nlink && x.Mtim == y.Mtim && x.Ctim == y.Ctim
 }
 
-// changeTime is the file's status change time, where its info carries one.
-func changeTime(fi fs.FileInfo) (time.Time, bool) {
+// ChangeTime is the file's status change time, where its info carries one.
+func ChangeTime(fi fs.FileInfo) (time.Time, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return time.Time{}, false
@@ -37,9 +37,9 @@ func sameButLinked(a, b fs.FileInfo) bool {
 		x.Uid == y.Uid && x.Gid == y.Gid && y.Nlink == x.Nlink+1 && x.Mtim == y.Mtim
 }
 
-// otherFile reports whether two infos, both with an identity, show different files
+// OtherFile reports whether two infos, both with an identity, show different files
 // (another device or inode).
-func otherFile(a, b fs.FileInfo) bool {
+func OtherFile(a, b fs.FileInfo) bool {
 	x, ok := a.Sys().(*syscall.Stat_t)
 	y, ok2 := b.Sys().(*syscall.Stat_t)
 	return ok && ok2 && (x.Dev != y.Dev || x.Ino != y.Ino)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package applypatch
+package filestate
 
 import (
 	"io/fs"
@@ -10,11 +10,11 @@ import (
 // sameFile cannot tell on this system: every check reads the file's bytes again.
 func sameFile(a, b fs.FileInfo) bool { return false }
 
-// changeTime is not read on this system.
-func changeTime(fs.FileInfo) (time.Time, bool) { return time.Time{}, false }
+// ChangeTime is not read on this system.
+func ChangeTime(fs.FileInfo) (time.Time, bool) { return time.Time{}, false }
 
 // sameButLinked cannot tell on this system.
 func sameButLinked(a, b fs.FileInfo) bool { return false }
 
-// otherFile cannot tell on this system.
-func otherFile(a, b fs.FileInfo) bool { return false }
+// OtherFile cannot tell on this system.
+func OtherFile(a, b fs.FileInfo) bool { return false }
