@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // Mode is the approval mode of a call. Every mode runs the same fence, validation
@@ -172,7 +173,7 @@ func (pr *Proposal) files() afero.Fs {
 // resolver that classified them. A path that now lands elsewhere (a link created,
 // removed or swapped since) or cannot be resolved is a conflict: nothing of the plan is
 // written, and the error matches both [*ConflictError] and [*FileError].
-func (pr *Proposal) recheck(steps []*step) error {
+func (pr *Proposal) recheck(steps []*txn.Step) error {
 	f, err := pr.fencer()
 	if err != nil {
 		return err
@@ -183,8 +184,8 @@ func (pr *Proposal) recheck(steps []*step) error {
 	var paths []string
 	var errs []error
 	for _, st := range steps {
-		if _, err := recheckPath(f, st.path, st.name, st.base.IsLink()); err != nil {
-			paths = append(paths, st.path)
+		if _, err := recheckPath(f, st.Path, st.Name, st.Base.IsLink()); err != nil {
+			paths = append(paths, st.Path)
 			errs = append(errs, err)
 		}
 	}
@@ -197,7 +198,7 @@ func (pr *Proposal) recheck(steps []*step) error {
 // recheckBatch resolves the plan's paths again before the first write, unless they were
 // resolved under this commit's lock with nothing written since ([Apply]): then that
 // resolution is the check, and each path is still resolved again just before its write.
-func (pr *Proposal) recheckBatch(steps []*step) error {
+func (pr *Proposal) recheckBatch(steps []*txn.Step) error {
 	if pr.readLocked {
 		return nil
 	}
@@ -207,14 +208,14 @@ func (pr *Proposal) recheckBatch(steps []*step) error {
 // recheckStep is the transaction's guard: one step's path, resolved again just before it
 // is written. It returns what the walk found at the path's end (see fence.recheck), so
 // that the baseline check that follows needs no look of its own.
-func (pr *Proposal) recheckStep(st *step) (fs.FileInfo, error) {
+func (pr *Proposal) recheckStep(st *txn.Step) (fs.FileInfo, error) {
 	f, err := pr.fencer()
 	if err != nil {
 		return nil, err
 	}
-	info, err := recheckPath(f, st.path, st.name, st.base.IsLink())
+	info, err := recheckPath(f, st.Path, st.Name, st.Base.IsLink())
 	if err != nil {
-		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.path}}, err}}
+		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.Path}}, err}}
 	}
 	return info, nil
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"reflect"
 
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // Commit writes the proposal's selected changes as one transaction, in payload order:
@@ -50,7 +50,7 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	unlock, err := lockWorkspace(ctx, pr.fsys, f, &pr.opts)
+	unlock, err := txn.Lock(ctx, pr.fsys, f.Real(), txnConfigOf(&pr.opts))
 	if err != nil {
 		err = lockError(err)
 		return errorResult(err), err
@@ -66,7 +66,8 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	key, err := journalKey(pr.fsys, &pr.opts)
+	cfg := txnConfigOf(&pr.opts)
+	key, err := txn.Key(pr.fsys, cfg)
 	if err != nil {
 		return errorResult(err), err
 	}
@@ -91,9 +92,9 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if pr.read == nil {
 		pr.read = filestate.Stamps{} // a proposal restored from JSON
 	}
-	tx := &txn{fsys: pr.files(), opts: &pr.opts, plan: plan, guard: pr.recheckStep, expected: expects(expected), root: f.Real(),
-		seen: pr.read, captured: pr.readLocked, key: key, fence: f}
-	if err := tx.run(ctx); err != nil {
+	cfg.Fs, cfg.Root, cfg.Key, cfg.Fence = pr.files(), f.Real(), key, f
+	cfg.Guard, cfg.Expected, cfg.Seen, cfg.Captured = pr.recheckStep, expects(expected), pr.read, pr.readLocked
+	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)
@@ -102,8 +103,8 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 }
 
 // plan turns the selected changes into steps, in payload order.
-func (pr *Proposal) plan() ([]*step, error) {
-	var steps []*step
+func (pr *Proposal) plan() ([]*txn.Step, error) {
+	var steps []*txn.Step
 	var errs []error
 	for _, c := range pr.changes {
 		s, err := c.steps(pr.opts.fileMode())
@@ -120,7 +121,7 @@ func (pr *Proposal) plan() ([]*step, error) {
 
 // steps plans one change: nothing when it is deselected, or when an Update leaves the
 // bytes as they are.
-func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
+func (c *change) steps(addMode fs.FileMode) ([]*txn.Step, error) {
 	if !c.hasSelection() {
 		return nil, nil
 	}
@@ -128,20 +129,20 @@ func (c *change) steps(addMode fs.FileMode) ([]*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &step{kind: stepWrite, name: c.name, path: c.Op.Path, body: body, mode: c.Base.Mode, base: c.Base}
+	src := &txn.Step{Op: txn.Write, Name: c.name, Path: c.Op.Path, Body: body, Mode: c.Base.Mode, Base: c.Base}
 	switch {
 	case c.Op.Kind == OpAdd:
-		src.mode = addMode
-		return []*step{src}, nil
+		src.Mode = addMode
+		return []*txn.Step{src}, nil
 	case c.Op.Kind == OpDelete:
-		return []*step{{kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
+		return []*txn.Step{{Op: txn.Remove, Name: c.name, Path: c.Op.Path, Base: c.Base}}, nil
 	case c.Op.MoveTo != "":
-		dst := &step{kind: stepWrite, name: c.moveName, path: c.Op.MoveTo, body: body, mode: c.Base.Mode, base: c.Dest, from: c.name}
-		return []*step{dst, {kind: stepRemove, name: c.name, path: c.Op.Path, base: c.Base}}, nil
-	case body.equal(c.Base.Bytes):
+		dst := &txn.Step{Op: txn.Write, Name: c.moveName, Path: c.Op.MoveTo, Body: body, Mode: c.Base.Mode, Base: c.Dest, From: c.name}
+		return []*txn.Step{dst, {Op: txn.Remove, Name: c.name, Path: c.Op.Path, Base: c.Base}}, nil
+	case body.Equal(c.Base.Bytes):
 		return nil, nil
 	}
-	return []*step{src}, nil
+	return []*txn.Step{src}, nil
 }
 
 // hasSelection reports whether the change has anything selected to apply.
@@ -159,14 +160,14 @@ func (c *change) hasSelection() bool {
 
 // checkBuffers refuses to write a path whose open editor buffer has unsaved edits:
 // the commit would otherwise overwrite them, or they the commit.
-func (pr *Proposal) checkBuffers(plan []*step) error {
+func (pr *Proposal) checkBuffers(plan []*txn.Step) error {
 	if pr.opts.Buffers == nil {
 		return nil
 	}
 	var paths []string
 	for _, st := range plan {
-		if pr.opts.Buffers.Unsaved(st.name) {
-			paths = appendNew(paths, st.path)
+		if pr.opts.Buffers.Unsaved(st.Name) {
+			paths = appendNew(paths, st.Path)
 		}
 	}
 	if len(paths) > 0 {
@@ -179,34 +180,22 @@ func (pr *Proposal) checkBuffers(plan []*step) error {
 // removed and the host still owns. A buffer that gained unsaved edits while
 // the commit ran is kept as it is, and it and any failed refresh are noted in the
 // result; the files are written either way.
-func (pr *Proposal) refreshBuffers(plan []*step, res *Result) {
+func (pr *Proposal) refreshBuffers(plan []*txn.Step, res *Result) {
 	hook := pr.opts.Buffers
 	if hook == nil {
 		return
 	}
 	for _, st := range plan {
 		switch {
-		case pr.opts.Owner != nil && !pr.opts.Owner.Owns(st.name):
-		case hook.Unsaved(st.name):
-			res.note("Buffer kept: " + st.path + " has unsaved edits in an open editor; saving them would overwrite the applied change")
+		case pr.opts.Owner != nil && !pr.opts.Owner.Owns(st.Name):
+		case hook.Unsaved(st.Name):
+			res.note("Buffer kept: " + st.Path + " has unsaved edits in an open editor; saving them would overwrite the applied change")
 		default:
-			if err := hook.Refresh(st.name); err != nil {
-				res.note("Buffer not refreshed: " + st.path + ": " + fserr.Sanitize(err, st.name, st.path).Error())
+			if err := hook.Refresh(st.Name); err != nil {
+				res.note("Buffer not refreshed: " + st.Path + ": " + fserr.Sanitize(err, st.Name, st.Path).Error())
 			}
 		}
 	}
-}
-
-// lockKey is the map key of a filesystem: the value itself when it can be one, else
-// its type.
-func lockKey(fsys afero.Fs) any {
-	if _, ok := fsys.(*afero.OsFs); ok {
-		return reflect.TypeFor[*afero.OsFs]()
-	}
-	if v := reflect.ValueOf(fsys); !v.Comparable() {
-		return v.Type()
-	}
-	return fsys
 }
 
 // Check parses and resolves a payload and reports what [Apply] would write, writing

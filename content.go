@@ -20,7 +20,6 @@ type content struct {
 	t    *lines.Text
 	regs []region
 	bom  []byte
-	id   string // the journal's identity of the bytes (wroteID), once computed
 }
 
 // heldContent is content of bytes held in memory.
@@ -30,8 +29,8 @@ func heldContent(b []byte) *content { return &content{held: b} }
 // large writes, not one a run of lines.
 const writeBuffer = 256 << 10
 
-// writeTo writes the content to a file, in large writes.
-func (c *content) writeTo(w io.Writer) error {
+// WriteOut writes the content to a file, in large writes.
+func (c *content) WriteOut(w io.Writer) error {
 	if c.t == nil {
 		_, err := w.Write(c.held)
 		return err
@@ -75,22 +74,8 @@ func (c *content) emit(w io.Writer) error {
 	return writeResult(w, c.t, c.regs)
 }
 
-// wroteID returns the journal's identity of the content (see wroteID).
-func (c *content) wroteID() string {
-	if c.id == "" {
-		if c.t == nil {
-			c.id = wroteIDOf(c.held)
-		} else {
-			var w crcWriter
-			c.emit(&w) // a checksum never fails to write
-			c.id = wroteID(w.n, w.sum)
-		}
-	}
-	return c.id
-}
-
-// equal reports whether the content is exactly b.
-func (c *content) equal(b []byte) bool {
+// Equal reports whether the content is exactly b.
+func (c *content) Equal(b []byte) bool {
 	if c.t == nil {
 		return bytes.Equal(c.held, b)
 	}
@@ -98,9 +83,9 @@ func (c *content) equal(b []byte) bool {
 	return c.emit(cmp) == nil && cmp.off == len(b)
 }
 
-// startsWith reports whether b is a prefix of the content: what a write cut short may
+// HasPrefix reports whether b is a prefix of the content: what a write cut short may
 // have left.
-func (c *content) startsWith(b []byte) bool {
+func (c *content) HasPrefix(b []byte) bool {
 	if c.t == nil {
 		return bytes.HasPrefix(c.held, b)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // TestDerivedContentIsHeldContent: a commit writes an Update's result as it derives it
@@ -44,23 +45,23 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 		want = append(bytes.Clone(bom), want...)
 		c := &content{t: txt, regs: regionsOf(sel), bom: bom}
 		var got bytes.Buffer
-		if err := c.writeTo(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
+		if err := c.WriteOut(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
 			t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
 		}
-		if c.wroteID() != wroteIDOf(want) || !wroteMatches(want, c.wroteID()) {
+		if !txn.WroteMatches(want, txn.WroteID(c)) {
 			t.Fatalf("trial %d: the journal's identity differs from the bytes'", trial)
 		}
-		if !c.equal(want) || c.equal(want[:len(want)-1]) || c.equal(append(bytes.Clone(want), 'x')) {
+		if !c.Equal(want) || c.Equal(want[:len(want)-1]) || c.Equal(append(bytes.Clone(want), 'x')) {
 			t.Fatalf("trial %d: equal is wrong", trial)
 		}
 		cut := rng.IntN(len(want) + 1)
-		if !c.startsWith(want[:cut]) || c.startsWith(append(bytes.Clone(want), 'x')) {
+		if !c.HasPrefix(want[:cut]) || c.HasPrefix(append(bytes.Clone(want), 'x')) {
 			t.Fatalf("trial %d: startsWith is wrong at %d", trial, cut)
 		}
 		if cut < len(want) {
 			other := bytes.Clone(want[:cut+1])
 			other[cut] ^= 1
-			if c.startsWith(other) {
+			if c.HasPrefix(other) {
 				t.Fatalf("trial %d: startsWith accepts a changed byte at %d", trial, cut)
 			}
 		}

@@ -65,10 +65,10 @@ func (pr *Proposal) checkExpected() error {
 	stale := &ConflictError{Reason: ConflictChanged}
 	want := expects(expected)
 	for _, st := range plan {
-		b := st.base
-		if !(filestate.State{Exists: b.Exists, Dir: b.Dir, Mode: b.Mode, Data: b.Bytes}).SatisfiesAll(want[st.name]) {
-			stale.Paths = appendNew(stale.Paths, st.path)
-			stale.Expected = appendNew(stale.Expected, st.path)
+		b := st.Base
+		if !(filestate.State{Exists: b.Exists, Dir: b.Dir, Mode: b.Mode, Data: b.Bytes}).SatisfiesAll(want[st.Name]) {
+			stale.Paths = appendNew(stale.Paths, st.Path)
+			stale.Expected = appendNew(stale.Expected, st.Path)
 		}
 	}
 	if len(stale.Paths) > 0 {

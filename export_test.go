@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/applypatch/applypatch/internal/txn"
 	"github.com/spf13/afero"
 )
 
@@ -30,17 +31,20 @@ func (f authorizerFunc) Authorize(ctx context.Context, mode Mode, paths []Classi
 // process's commits on the OS filesystem use, and returns the name of its journal
 // directory and the bytes of its journal.json: how tests plant a journal of ours.
 func SealJournal(record []byte) (dir string, data []byte, err error) {
-	key, err := journalKey(afero.NewOsFs(), &Options{})
+	key, err := txn.Key(afero.NewOsFs(), txn.Config{})
 	if err != nil {
 		return "", nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(record))
 	dec.DisallowUnknownFields()
-	var rec journalRecord
+	var rec txn.Record
 	if err := dec.Decode(&rec); err != nil {
 		return "", nil, err
 	}
-	dir = journalName(key, rec.ID)
-	data, err = sealRecord(key, dir, &rec)
-	return dir, data, err
+	dir = txn.JournalName(key, rec.ID)
+	body, err := json.Marshal(&rec)
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, txn.Seal(key, dir, body), nil
 }

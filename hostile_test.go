@@ -116,7 +116,7 @@ func TestErrorTextBudget(t *testing.T) {
 		"parse line":    perr,
 		"conflict":      &ConflictError{Paths: []string{long, long}},
 		"ownership":     &ConflictError{Reason: ConflictOwner, Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},
-		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: reasonChanged}}).String()),
+		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: "changed by someone else after this commit wrote it; left as they made it"}}).String()),
 	} {
 		if n := len(err.Error()); n >= 64<<10 {
 			t.Errorf("%s: %d bytes of error text", name, n)

@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
-	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // A Recovery reports what [Recover] found and did.
@@ -110,11 +108,12 @@ func Recover(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, erro
 	if err != nil {
 		return nil, err
 	}
-	key, err := journalKey(fsys, opts)
+	cfg := txnConfigOf(opts)
+	key, err := txn.Key(fsys, cfg)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockWorkspace(ctx, fsys, f, opts)
+	unlock, err := txn.Lock(ctx, fsys, f.Real(), cfg)
 	if err != nil {
 		return nil, lockError(err)
 	}
@@ -131,7 +130,7 @@ func recoverFor(fsys afero.Fs, opts *Options) (*Recovery, error) {
 	if err != nil {
 		return &Recovery{}, nil // Resolve reports it
 	}
-	key, err := journalKey(fsys, opts)
+	key, err := txn.Key(fsys, txnConfigOf(opts))
 	if err != nil {
 		return &Recovery{}, err
 	}
@@ -149,93 +148,27 @@ func pendingFor(fsys afero.Fs, opts *Options) *Recovery {
 	if err != nil {
 		return r
 	}
-	key, err := journalKey(fsys, opts)
+	key, err := txn.Key(fsys, txnConfigOf(opts))
 	if err != nil {
 		return r
 	}
-	for _, j := range findJournals(f.Files(), f.Real(), key) {
-		switch {
-		case j.why != "":
-			r.untrusted(j)
-		default:
-			r.Pending = true
-		}
-	}
-	return r
+	return recoveryOf(txn.Pending(f, key))
 }
 
-// untrusted records a journal recovery does not act on.
-func (r *Recovery) untrusted(j foundJournal) {
-	if r.Untrusted == nil {
-		r.Untrusted = map[string]string{}
-	}
-	r.Untrusted[j.name] = j.why
-}
-
-// recoverJournal undoes each interrupted commit whose journal, verified under key, is in
-// the workspace root, and reports the others. The caller holds the workspace's lock.
+// recoverJournal undoes each interrupted commit whose journal is in the workspace root
+// (see txn.Recover). The caller holds the workspace's lock.
 func recoverJournal(f *fence.Fence, key []byte) (*Recovery, error) {
-	r := &Recovery{Left: map[string]string{}}
-	for _, j := range findJournals(f.Files(), f.Real(), key) {
-		if j.why != "" {
-			r.untrusted(j)
-			continue
-		}
-		r.Found = true
-		dir := filepath.Join(f.Real(), j.name)
-		if j.rec != nil {
-			rc := &recovery{fsys: f.Files(), f: f, dir: dir, rec: j.rec, r: r}
-			if err := rc.run(); err != nil {
-				return r, recoveryError(r, err)
-			}
-		}
-		// Without a complete record the commit never wrote: only the journal is left.
-		if err := removeOwnJournal(f.Files(), dir, r); err != nil {
-			return r, recoveryError(r, err)
-		}
-	}
-	if len(r.Left) == 0 {
-		r.Left = nil
-	}
-	return r, nil
+	rec, err := txn.Recover(f, key)
+	return recoveryOf(rec), txnError(err)
 }
 
-// removeOwnJournal removes what a commit writes in its journal directory, then the
-// directory. A name a commit never writes there is left, with the directory, and
-// reported in r.Left.
-func removeOwnJournal(fsys afero.Fs, dir string, r *Recovery) error {
-	names, err := readDirNames(fsys, dir)
-	if err != nil && !absent(err) {
-		return fserr.Sanitize(err, dir, filepath.Base(dir))
-	}
-	kept := false
-	for _, n := range names {
-		if !ownFiles.MatchString(n) {
-			r.Left[filepath.Base(dir)+"/"+n] = "applypatch never writes this name in its journal; left with the journal directory, look at it and remove them"
-			kept = true
-			continue
-		}
-		if err := fsys.Remove(filepath.Join(dir, n)); err != nil && !absent(err) {
-			return fserr.Sanitize(err, filepath.Join(dir, n), filepath.Base(dir)+"/"+n)
-		}
-	}
-	if kept {
+// recoveryOf is the public report of what recovery found and did.
+func recoveryOf(rec *txn.Recovered) *Recovery {
+	if rec == nil {
 		return nil
 	}
-	if err := fsys.Remove(dir); err != nil && !absent(err) {
-		return fserr.Sanitize(err, dir, filepath.Base(dir))
-	}
-	return nil
-}
-
-// recoveryError is a recovery that stopped at err: every path it left is not restored.
-func recoveryError(r *Recovery, err error) error {
-	paths := make([]string, 0, len(r.Left))
-	for p := range r.Left {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return &IncompleteRollbackError{Cause: err, Paths: paths, Reasons: r.Left, recovery: true}
+	r := Recovery(*rec)
+	return &r
 }
 
 // withRecovery puts what recovery did, or found and left, into the result the model

@@ -2,14 +2,14 @@ package applypatch
 
 import (
 	"context"
-	"encoding/hex"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/applypatch/applypatch/fs/faultfs"
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // fuzzKey is the journal key of FuzzRecover's workspace.
@@ -47,9 +47,8 @@ func FuzzRecover(f *testing.F) {
 		dir := "/ws/.applypatch-journal"
 		data := record
 		if sealed {
-			dir = "/ws/" + journalName(fuzzKey, "0123456789ab")
-			sum := hex.EncodeToString(mac(fuzzKey, "record", []byte(filepath.Base(dir)), []byte{0}, record))
-			data = []byte(journalMagic + strconv.Itoa(len(record)) + "\n" + sum + "\n" + string(record))
+			dir = "/ws/" + txn.JournalName(fuzzKey, "0123456789ab")
+			data = txn.Seal(fuzzKey, filepath.Base(dir), record)
 		}
 		afero.WriteFile(mem, dir+"/journal.json", data, 0o600)
 		afero.WriteFile(mem, dir+"/b0", backup, 0o600)

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"path/filepath"

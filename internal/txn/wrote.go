@@ -1,8 +1,10 @@
-package applypatch
+package txn
 
 import (
+	"bytes"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"strconv"
 	"strings"
 
@@ -34,9 +36,9 @@ func wroteID(size int, sum uint32) string {
 // wroteIDOf is the identity of b.
 func wroteIDOf(b []byte) string { return wroteID(len(b), crc32.Checksum(b, castagnoli)) }
 
-// wroteMatches reports whether data, what a path holds, is what the journal says its
+// WroteMatches reports whether data, what a path holds, is what the journal says its
 // step wrote: id is a wroteID, or the hex SHA-256 an older journal recorded.
-func wroteMatches(data []byte, id string) bool {
+func WroteMatches(data []byte, id string) bool {
 	if rest, ok := strings.CutPrefix(id, wroteCRCPrefix); ok {
 		size, _, ok := strings.Cut(rest, ":")
 		return ok && size == strconv.Itoa(len(data)) && wroteIDOf(data) == id
@@ -50,8 +52,35 @@ type crcWriter struct {
 	n   int
 }
 
+// Write adds p to the sum and the count.
 func (w *crcWriter) Write(p []byte) (int, error) {
 	w.sum = crc32.Update(w.sum, castagnoli, p)
 	w.n += len(p)
 	return len(p), nil
 }
+
+// WroteID is the journal's identity of a body (see wroteID), computed by writing it
+// through a checksum.
+func WroteID(b Body) string {
+	if h, ok := b.(heldBytes); ok {
+		return wroteIDOf(h)
+	}
+	var w crcWriter
+	b.WriteOut(&w) // a checksum never fails to write
+	return wroteID(w.n, w.sum)
+}
+
+// heldBytes is a body of bytes held in memory: a baseline put back.
+type heldBytes []byte
+
+// WriteOut writes the bytes to w.
+func (h heldBytes) WriteOut(w io.Writer) error {
+	_, err := w.Write(h)
+	return err
+}
+
+// Equal reports whether the bytes are exactly b.
+func (h heldBytes) Equal(b []byte) bool { return bytes.Equal(h, b) }
+
+// HasPrefix reports whether b is a prefix of the bytes.
+func (h heldBytes) HasPrefix(b []byte) bool { return bytes.HasPrefix(h, b) }

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"crypto/hmac"
@@ -36,8 +36,8 @@ var (
 	errCutShort  = errors.New("its record was cut short")
 )
 
-// journalName is the directory name of the journal of the commit with the given id.
-func journalName(key []byte, id string) string {
+// JournalName is the directory name of the journal of the commit with the given id.
+func JournalName(key []byte, id string) string {
 	return fence.JournalPrefix + "-" + id + "-" + nameTag(key, id)
 }
 
@@ -83,18 +83,24 @@ func mac(key []byte, purpose string, data ...[]byte) []byte {
 
 // sealRecord encodes a record for the journal directory dir (its base name), with its
 // MAC.
-func sealRecord(key []byte, dir string, rec *journalRecord) ([]byte, error) {
+func sealRecord(key []byte, dir string, rec *Record) ([]byte, error) {
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
 	}
+	return Seal(key, dir, body), nil
+}
+
+// Seal seals the encoded record body for the journal directory dir (its base name):
+// the magic line, the body's length, its MAC, then the body, each on a line of its own.
+func Seal(key []byte, dir string, body []byte) []byte {
 	sum := hex.EncodeToString(mac(key, "record", []byte(dir), []byte{0}, body))
-	return []byte(journalMagic + strconv.Itoa(len(body)) + "\n" + sum + "\n" + string(body)), nil
+	return []byte(journalMagic + strconv.Itoa(len(body)) + "\n" + sum + "\n" + string(body))
 }
 
 // openRecord decodes a sealed record of the journal directory dir, verifying its MAC
 // before it reads a byte of the record itself.
-func openRecord(key []byte, dir string, data []byte) (*journalRecord, error) {
+func openRecord(key []byte, dir string, data []byte) (*Record, error) {
 	rest, ok := strings.CutPrefix(string(data), journalMagic)
 	if !ok {
 		if strings.HasPrefix(journalMagic, string(data)) {
@@ -118,7 +124,7 @@ func openRecord(key []byte, dir string, data []byte) (*journalRecord, error) {
 	if err != nil || !hmac.Equal(got, mac(key, "record", []byte(dir), []byte{0}, []byte(body))) {
 		return nil, errNotSealed
 	}
-	var rec journalRecord
+	var rec Record
 	if err := json.Unmarshal([]byte(body), &rec); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"testing"
@@ -28,8 +28,8 @@ func TestWroteMatches(t *testing.T) {
 		{[]byte("chanted\n"), filestate.Hash(wrote), false},
 		{wrote, "", false}, // a removal writes nothing
 	} {
-		if got := wroteMatches(tc.data, tc.id); got != tc.want {
-			t.Errorf("wroteMatches(%q, %q) = %v, want %v", tc.data, tc.id, got, tc.want)
+		if got := WroteMatches(tc.data, tc.id); got != tc.want {
+			t.Errorf("WroteMatches(%q, %q) = %v, want %v", tc.data, tc.id, got, tc.want)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package applypatch
+package txn
 
 // hasDefaultACL is never asked on this platform: the umask is unknown there, so every
 // temporary file gets its mode after it is written.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package applypatch
+package txn
 
 import (
 	"errors"

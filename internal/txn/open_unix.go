@@ -1,8 +1,10 @@
 //go:build unix
 
-package applypatch
+package txn
 
-import "syscall"
+import (
+	"syscall"
+)
 
 // Flags that open a journal's files without following a link at the last component or
 // blocking on a FIFO.

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"crypto/rand"
@@ -8,39 +8,54 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"syscall"
-
-	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/spf13/afero"
 )
+
+// shown is how a report names an entry's path: as authored where that is known.
+func (e *Entry) shown() string {
+	if e.Path != "" {
+		return showName(e.Path)
+	}
+	return showName(e.Name)
+}
+
+// syncDir makes a rename durable with Options.Sync, where the platform can sync a
+// directory.
+func (tx *txn) syncDir(dir string) error {
+	if !tx.cfg.Sync {
+		return nil
+	}
+	return syncDir(tx.fsys, dir)
+}
 
 // journalFile is the record, in the journal directory, of a commit that may have written:
 // while it exists, recovery puts every path back to its baseline. It is written, and
 // synced, before the first write, and removed first when the commit ends.
 const journalFile = "journal.json"
 
-// journalRecord is what recovery needs of an interrupted commit. Every name in it is
+// Record is what recovery needs of an interrupted commit. Every name in it is
 // relative to the workspace root, slash-separated and clean: a journal never names a
 // file by an absolute name or one relative to a process's working directory, so a
 // workspace moved or copied recovers itself and nothing else.
-type journalRecord struct {
+type Record struct {
 	Version int `json:"version"`
 	// ID names the commit's temporary files (see txn.tempName): recovery derives them
 	// from it and each step's name, rather than reading names of them.
-	ID    string         `json:"id"`
-	Steps []journalEntry `json:"steps"`
+	ID    string  `json:"id"`
+	Steps []Entry `json:"steps"`
 	// Dirs are the directories the commit may create, outermost first.
 	Dirs []string `json:"dirs,omitempty"`
 }
 
-// journalEntry is one planned step: the path, what it held, and what the step writes.
-type journalEntry struct {
+// Entry is one planned step: the path, what it held, and what the step writes.
+type Entry struct {
 	Name string `json:"name"` // resolved, relative to the workspace root
 	Path string `json:"path"` // as authored, for reports only
 	// Outside is set for a path outside the workspace (written with the host's
@@ -75,9 +90,9 @@ type journal struct {
 	key  []byte
 	dir  string // resolved name of the journal directory
 	id   string // names this commit's temporary files
-	rec  journalRecord
+	rec  Record
 	// backups are the backups by step, nil where the path did not exist.
-	backups map[*step]*journalEntry
+	backups map[*Step]*Entry
 }
 
 // backupName is the name, in the journal directory, of step i's backup.
@@ -89,8 +104,8 @@ func backupName(i int) string { return "b" + strconv.Itoa(i) }
 // is removed and nothing else was written.
 func (tx *txn) beginJournal(before []filestate.State) (err error) {
 	id := newTempID()
-	j := &journal{fsys: tx.fsys, key: tx.key, id: id, backups: map[*step]*journalEntry{}}
-	j.dir = filepath.Join(tx.root, journalName(tx.key, id))
+	j := &journal{fsys: tx.fsys, key: tx.key, id: id, backups: map[*Step]*Entry{}}
+	j.dir = filepath.Join(tx.root, JournalName(tx.key, id))
 	if err := tx.fsys.Mkdir(j.dir, 0o700); err != nil {
 		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, fence.JournalPrefix))
 	}
@@ -99,7 +114,7 @@ func (tx *txn) beginJournal(before []filestate.State) (err error) {
 			j.remove()
 		}
 	}()
-	j.rec = journalRecord{Version: journalVersion, ID: id, Dirs: tx.relative(tx.plannedDirs())}
+	j.rec = Record{Version: journalVersion, ID: id, Dirs: tx.relative(tx.plannedDirs())}
 	for i, st := range tx.plan {
 		e := tx.entryOf(st, before[i])
 		if e.Existed && !e.Outside {
@@ -125,19 +140,19 @@ func (tx *txn) beginJournal(before []filestate.State) (err error) {
 }
 
 // entryOf is the journal's entry of a step, before its backup is made.
-func (tx *txn) entryOf(st *step, before filestate.State) journalEntry {
-	e := journalEntry{Path: st.path, Existed: before.Exists}
-	if rel, ok := splitfs.Within(tx.root, st.name); ok && rel != "." {
+func (tx *txn) entryOf(st *Step, before filestate.State) Entry {
+	e := Entry{Path: st.Path, Existed: before.Exists}
+	if rel, ok := splitfs.Within(tx.root, st.Name); ok && rel != "." {
 		e.Name = filepath.ToSlash(rel)
 		if tx.fence != nil {
-			class, _ := tx.fence.ClassOf(rel, st.name)
+			class, _ := tx.fence.ClassOf(rel, st.Name)
 			e.Granted = class == fence.ClassProtected
 		}
 	} else {
 		e.Outside = true
 	}
-	if st.kind == stepWrite {
-		e.Wrote, e.WroteMode = st.body.wroteID(), st.mode
+	if st.Op == Write {
+		e.Wrote, e.WroteMode = WroteID(st.Body), st.Mode
 	}
 	return e
 }
@@ -156,28 +171,28 @@ func (tx *txn) relative(names []string) []string {
 
 // backup keeps the baseline of step i: a hard link where possible, else a copy. A
 // symbolic link that the step removes is kept as its target, which is all it holds.
-func (j *journal) backup(e *journalEntry, i int, st *step, cur filestate.State) error {
-	if st.base.IsLink() {
+func (j *journal) backup(e *Entry, i int, st *Step, cur filestate.State) error {
+	if st.Base.IsLink() {
 		e.Mode, e.Target = cur.Mode, string(cur.Data)
 		return nil
 	}
 	e.Backup = backupName(i)
 	e.Mode, e.UID, e.GID, e.Owned = cur.Mode, cur.Own.UID, cur.Own.GID, cur.Own.Known
 	name := filepath.Join(j.dir, e.Backup)
-	if splitfs.Link(j.fsys, st.name, name) == nil {
+	if splitfs.Link(j.fsys, st.Name, name) == nil {
 		e.Linked = true
 		return nil
 	}
 	data := cur.Data
-	if data == nil && st.base.Bytes != nil {
-		data = st.base.Bytes
+	if data == nil && st.Base.Bytes != nil {
+		data = st.Base.Bytes
 	}
 	f, err := j.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		_, err = fill(f, data, 0o600, filestate.Owner{}, true)
 	}
 	if err != nil {
-		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.Path, fserr.Sanitize(err, name, st.Path))
 	}
 	return nil
 }
@@ -260,11 +275,11 @@ func (tx *txn) plannedDirs() []string {
 	var dirs []string
 	seen := map[string]bool{}
 	for _, st := range tx.plan {
-		if st.kind != stepWrite {
+		if st.Op != Write {
 			continue
 		}
 		var missing []string
-		for d := filepath.Dir(st.name); !seen[d]; d = filepath.Dir(d) {
+		for d := filepath.Dir(st.Name); !seen[d]; d = filepath.Dir(d) {
 			seen[d] = true
 			if fi, err := tx.fsys.Stat(d); err == nil && fi.IsDir() {
 				break
@@ -314,7 +329,7 @@ var errNoBackup = errors.New("no backup of the baseline")
 // restoreBackup puts a path's baseline back from its backup in the journal, by rename: a
 // hard link brings back the very file, with its owner, mode and other links; a copy gets
 // the baseline's owner and mode first.
-func (tx *txn) restoreBackup(st *step) error {
+func (tx *txn) restoreBackup(st *Step) error {
 	if tx.jr == nil || tx.jr.backups[st] == nil {
 		return errNoBackup
 	}
@@ -325,31 +340,18 @@ func (tx *txn) restoreBackup(st *step) error {
 			return err
 		}
 	}
-	return tx.fsys.Rename(b, st.name)
+	return tx.fsys.Rename(b, st.Name)
 }
 
 // owner is the owner and group the entry's baseline had.
-func (e *journalEntry) owner() filestate.Owner {
+func (e *Entry) owner() filestate.Owner {
 	return filestate.Owner{UID: e.UID, GID: e.GID, Known: e.Owned}
-}
-
-// restoreWhere restores, newest first, the started steps that which selects, recording
-// in lost each path it could not restore and why.
-func (tx *txn) restoreWhere(lost map[string]string, which func(*done) bool) {
-	for _, d := range slices.Backward(tx.done) {
-		if !which(d) {
-			continue
-		}
-		if reason := tx.restore(d); reason != "" {
-			lost[d.step.path] = reason
-		}
-	}
 }
 
 // detachBackup turns a step's backup from a hard link into a copy before the file is
 // rewritten in place, which would change the link too. The copy is synced before the
 // rewrite starts.
-func (tx *txn) detachBackup(st *step) error {
+func (tx *txn) detachBackup(st *Step) error {
 	if tx.jr == nil || tx.jr.backups[st] == nil || !tx.jr.backups[st].Linked {
 		return nil
 	}
@@ -367,7 +369,7 @@ func (tx *txn) detachBackup(st *step) error {
 		_, err = fill(f, data, 0o600, filestate.Owner{}, true)
 	}
 	if err != nil {
-		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.path, fserr.Sanitize(err, name, st.path))
+		return fmt.Errorf("the baseline of %s could not be kept for recovery: %w", st.Path, fserr.Sanitize(err, name, st.Path))
 	}
 	e.Linked = false
 	return nil

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"bytes"
@@ -8,12 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/afero"
-
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
+	"github.com/spf13/afero"
 )
 
 // recovery is one run of recovery over a verified journal record.
@@ -21,8 +20,8 @@ type recovery struct {
 	fsys afero.Fs
 	f    *fence.Fence
 	dir  string // the journal directory
-	rec  *journalRecord
-	r    *Recovery
+	rec  *Record
+	r    *Recovered
 }
 
 // Why recovery leaves a path it may not touch, whatever its journal says.
@@ -80,7 +79,7 @@ func (rc *recovery) run() error {
 // and relative, lies inside the workspace with no link on its way, and is neither
 // forbidden nor protected unless the commit was granted it; a backup must be the
 // step's own plain name.
-func (rc *recovery) confine(e *journalEntry, i int) string {
+func (rc *recovery) confine(e *Entry, i int) string {
 	why := ""
 	name := ""
 	switch {
@@ -140,20 +139,12 @@ func cleanRelative(rel string) bool {
 		filepath.IsLocal(filepath.FromSlash(rel)) && filepath.ToSlash(filepath.FromSlash(rel)) == rel
 }
 
-// shown is how a report names an entry's path: as authored where that is known.
-func (e *journalEntry) shown() string {
-	if e.Path != "" {
-		return showName(e.Path)
-	}
-	return showName(e.Name)
-}
-
 // showName makes a journal's name safe to show: it is only ever reported, never used.
 func showName(s string) string { return strings.ToValidUTF8(show.Clip(s, 512), "?") }
 
 // undoCreate removes a path the commit created, if it holds exactly what the commit
 // wrote: the same bytes and mode, as a file.
-func (rc *recovery) undoCreate(e *journalEntry, name string) error {
+func (rc *recovery) undoCreate(e *Entry, name string) error {
 	fi, err := lstat(rc.fsys, name)
 	switch {
 	case absent(err):
@@ -176,7 +167,7 @@ func (rc *recovery) undoCreate(e *journalEntry, name string) error {
 
 // holdsWritten reports whether a file holds what the step wrote, bytes and mode, and
 // reports it as changed when it does not.
-func (rc *recovery) holdsWritten(e *journalEntry, name string, fi fs.FileInfo) (bool, error) {
+func (rc *recovery) holdsWritten(e *Entry, name string, fi fs.FileInfo) (bool, error) {
 	if e.Wrote == "" || (e.WroteMode != 0 && filestate.ModeOf(fi) != e.WroteMode) {
 		rc.r.Left[e.shown()] = reasonChanged
 		return false, nil
@@ -185,7 +176,7 @@ func (rc *recovery) holdsWritten(e *journalEntry, name string, fi fs.FileInfo) (
 	if err != nil {
 		return false, fserr.Sanitize(err, name, e.Path)
 	}
-	if !wroteMatches(data, e.Wrote) {
+	if !WroteMatches(data, e.Wrote) {
 		rc.r.Left[e.shown()] = reasonChanged
 		return false, nil
 	}
@@ -195,7 +186,7 @@ func (rc *recovery) holdsWritten(e *journalEntry, name string, fi fs.FileInfo) (
 // undoReplace puts back a path that existed, from its backup, while it holds exactly
 // what the commit left there: what a write wrote, or nothing after a removal. A path
 // that still holds its baseline is left, and so is one someone else changed since.
-func (rc *recovery) undoReplace(e *journalEntry, i int, name string) error {
+func (rc *recovery) undoReplace(e *Entry, i int, name string) error {
 	if e.Mode&fs.ModeSymlink != 0 {
 		return rc.undoUnlink(e, name)
 	}
@@ -232,7 +223,7 @@ func (rc *recovery) undoReplace(e *journalEntry, i int, name string) error {
 }
 
 // mayPutBack reports whether a path that existed is to be put back from its backup.
-func (rc *recovery) mayPutBack(e *journalEntry, name, backup string, bfi fs.FileInfo) (bool, error) {
+func (rc *recovery) mayPutBack(e *Entry, name, backup string, bfi fs.FileInfo) (bool, error) {
 	fi, err := lstat(rc.fsys, name)
 	switch {
 	case absent(err) && e.Wrote == "":
@@ -259,7 +250,7 @@ func (rc *recovery) mayPutBack(e *journalEntry, name, backup string, bfi fs.File
 
 // undoUnlink puts back a symbolic link the commit removed, pointing where it did,
 // unless it is still there or something else took its place since.
-func (rc *recovery) undoUnlink(e *journalEntry, name string) error {
+func (rc *recovery) undoUnlink(e *Entry, name string) error {
 	cur := filestate.ReadLink(rc.fsys, name)
 	switch {
 	case cur.Err != nil:
@@ -286,7 +277,7 @@ func (rc *recovery) undoUnlink(e *journalEntry, name string) error {
 
 // putBack moves a backup to its path; where the filesystem cannot rename, it copies the
 // backup's bytes into the path and removes the backup.
-func (rc *recovery) putBack(backup, name string, e *journalEntry) error {
+func (rc *recovery) putBack(backup, name string, e *Entry) error {
 	err := rc.fsys.Rename(backup, name)
 	if err == nil || !renameImpossible(err) {
 		return err
@@ -310,7 +301,7 @@ func (rc *recovery) putBack(backup, name string, e *journalEntry) error {
 
 // holdsBackup reports whether a path still holds its baseline's bytes and mode, where
 // the backup is a copy (the same file is recognised by SameFile before).
-func (rc *recovery) holdsBackup(e *journalEntry, name string, fi fs.FileInfo, backup string) (bool, error) {
+func (rc *recovery) holdsBackup(e *Entry, name string, fi fs.FileInfo, backup string) (bool, error) {
 	if filestate.ModeOf(fi) != e.Mode {
 		return false, nil
 	}

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"errors"
@@ -11,17 +11,119 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/spf13/afero"
-
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/spf13/afero"
 )
+
+// Pending is what a dry run says of the journals in the workspace: it reads
+// them, verifies them and acts on none.
+func Pending(f *fence.Fence, key []byte) *Recovered {
+	r := &Recovered{}
+	for _, j := range findJournals(f.Files(), f.Real(), key) {
+		switch {
+		case j.why != "":
+			r.untrusted(j)
+		default:
+			r.Pending = true
+		}
+	}
+	return r
+}
+
+// A Recovered report says what recovery found and did, field for field the public
+// report: whether a journal of ours was found, the paths restored (as authored), how
+// many temporary files and directories were removed, each path left and why, each
+// journal-like entry not trusted and why, and whether a dry run left a journal pending.
+type Recovered struct {
+	Found     bool
+	Restored  []string
+	Removed   int
+	Left      map[string]string
+	Untrusted map[string]string
+	Pending   bool
+}
+
+// untrusted records a journal recovery does not act on.
+func (r *Recovered) untrusted(j foundJournal) {
+	if r.Untrusted == nil {
+		r.Untrusted = map[string]string{}
+	}
+	r.Untrusted[j.name] = j.why
+}
+
+// Recover undoes each interrupted commit whose journal, verified under key, is in
+// the workspace root, and reports the others. The caller holds the workspace's lock.
+func Recover(f *fence.Fence, key []byte) (*Recovered, error) {
+	r := &Recovered{Left: map[string]string{}}
+	for _, j := range findJournals(f.Files(), f.Real(), key) {
+		if j.why != "" {
+			r.untrusted(j)
+			continue
+		}
+		r.Found = true
+		dir := filepath.Join(f.Real(), j.name)
+		if j.rec != nil {
+			rc := &recovery{fsys: f.Files(), f: f, dir: dir, rec: j.rec, r: r}
+			if err := rc.run(); err != nil {
+				return r, recoveryError(r, err)
+			}
+		}
+		// Without a complete record the commit never wrote: only the journal is left.
+		if err := removeOwnJournal(f.Files(), dir, r); err != nil {
+			return r, recoveryError(r, err)
+		}
+	}
+	if len(r.Left) == 0 {
+		r.Left = nil
+	}
+	return r, nil
+}
+
+// removeOwnJournal removes what a commit writes in its journal directory, then the
+// directory. A name a commit never writes there is left, with the directory, and
+// reported in r.Left.
+func removeOwnJournal(fsys afero.Fs, dir string, r *Recovered) error {
+	names, err := readDirNames(fsys, dir)
+	if err != nil && !absent(err) {
+		return fserr.Sanitize(err, dir, filepath.Base(dir))
+	}
+	kept := false
+	for _, n := range names {
+		if !ownFiles.MatchString(n) {
+			r.Left[filepath.Base(dir)+"/"+n] = "applypatch never writes this name in its journal; left with the journal directory, look at it and remove them"
+			kept = true
+			continue
+		}
+		if err := fsys.Remove(filepath.Join(dir, n)); err != nil && !absent(err) {
+			return fserr.Sanitize(err, filepath.Join(dir, n), filepath.Base(dir)+"/"+n)
+		}
+	}
+	if kept {
+		return nil
+	}
+	if err := fsys.Remove(dir); err != nil && !absent(err) {
+		return fserr.Sanitize(err, dir, filepath.Base(dir))
+	}
+	return nil
+}
+
+// recoveryError is a recovery that stopped at err: every path it left is not restored.
+func recoveryError(r *Recovered, err error) error {
+	paths := make([]string, 0, len(r.Left))
+	for p := range r.Left {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return &Incomplete{Cause: err, Paths: paths, Reasons: r.Left, Recovery: true}
+}
 
 // A found journal is one entry of the workspace root named like a journal: trusted
 // (ours, with its record, nil when the record was never completed) or not, and why.
 type foundJournal struct {
 	name string // the entry's name in the root
 	id   string // the commit id its name carries, when trusted
-	rec  *journalRecord
+	rec  *Record
 	why  string // set when it is not to be acted on
 }
 
@@ -87,7 +189,7 @@ var errIncomplete = errors.New("the record was never completed")
 // readRecord reads and verifies the record of a trusted journal directory. It opens the
 // record without following a link or blocking on a FIFO, and reads it only when it is
 // a regular, private file within journalLimit.
-func readRecord(fsys afero.Fs, dir string, key []byte) (*journalRecord, error) {
+func readRecord(fsys afero.Fs, dir string, key []byte) (*Record, error) {
 	f, err := fsys.OpenFile(filepath.Join(dir, journalFile), os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if absent(err) {
 		return nil, errIncomplete

@@ -1,4 +1,4 @@
-package applypatch
+package txn
 
 import (
 	"crypto/rand"
@@ -32,14 +32,14 @@ var processKey = sync.OnceValue(func() []byte {
 // userKeys caches the user's key by state directory once it was read or made.
 var userKeys sync.Map
 
-// journalKey is the key that authenticates the journals of a commit on fsys: the
+// Key is the key that authenticates the journals of a commit on fsys: the
 // host's, else the process's for a filesystem in memory, else the user's.
-func journalKey(fsys afero.Fs, opts *Options) ([]byte, error) {
+func Key(fsys afero.Fs, c Config) ([]byte, error) {
 	switch {
-	case opts.JournalKey != nil && len(opts.JournalKey) < minJournalKey:
-		return nil, fmt.Errorf("applypatch: Options.JournalKey has %d bytes; give at least %d random bytes", len(opts.JournalKey), minJournalKey)
-	case opts.JournalKey != nil:
-		return opts.JournalKey, nil
+	case c.JournalKey != nil && len(c.JournalKey) < minJournalKey:
+		return nil, fmt.Errorf("applypatch: Options.JournalKey has %d bytes; give at least %d random bytes", len(c.JournalKey), minJournalKey)
+	case c.JournalKey != nil:
+		return c.JournalKey, nil
 	case inMemory(fsys):
 		return processKey(), nil
 	}

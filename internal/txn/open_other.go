@@ -1,6 +1,6 @@
 //go:build !unix
 
-package applypatch
+package txn
 
 // This platform has no flags for these; the checks of the file's info still refuse a
 // link or a special file before it is read.

@@ -1,0 +1,387 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/filestate"
+	"github.com/applypatch/applypatch/internal/fserr"
+	"github.com/applypatch/applypatch/internal/splitfs"
+)
+
+// exec runs one step after checking, once more, the context, the fence, the owner,
+// the editor buffer and the path's state.
+func (tx *txn) exec(ctx context.Context, st *Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var seen fs.FileInfo
+	if tx.guard != nil {
+		var err error
+		if seen, err = tx.guard(st); err != nil {
+			return err
+		}
+	}
+	if !tx.owns(st.Name) {
+		return &Conflict{Reason: NotOwned, Paths: []string{st.Path}}
+	}
+	if tx.unsaved(st.Name) {
+		return &Conflict{Reason: Unsaved, Paths: []string{st.Path}}
+	}
+	cur, ok := tx.unchanged(st, seen)
+	if !ok {
+		cur = tx.readStep(st)
+	}
+	if cur.Err != nil {
+		return tx.unreadable(st, cur.Err)
+	}
+	if seen != nil && cur.Info != nil && filestate.OtherFile(seen, cur.Info) {
+		// The fence's walk of the path found another file than the one just read through
+		// the directory the commit keeps open: that directory was swapped away.
+		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
+	}
+	stale := &Conflict{Reason: Changed}
+	if tx.check(st, cur, stale); len(stale.Paths) > 0 {
+		return stale
+	}
+	d := &done{step: st, before: cur}
+	tx.done = append(tx.done, d)
+	var err error
+	switch st.Op {
+	case Remove:
+		err = tx.fsys.Remove(st.Name)
+	case Write:
+		if err = tx.mkdirs(st); err == nil {
+			err = tx.replace(st, st.Body, st.Mode, st.owner, &d.inPlace)
+		}
+	}
+	var linked *Linked
+	if errors.As(err, &linked) {
+		return linked // its cause is sanitised already
+	}
+	var taken *Conflict
+	if errors.As(err, &taken) && st.Op == Write && !st.Base.Exists {
+		// Another program created the path meanwhile (placeNew, the one write that
+		// reports a conflict): the step did not take effect, and rollback must not take
+		// that program's file for this commit's.
+		tx.done = tx.done[:len(tx.done)-1]
+		return taken
+	}
+	if err != nil {
+		return fserr.Sanitize(err, st.Name, st.Path)
+	}
+	return nil
+}
+
+// mkdirs creates the missing parents of a step's path, recording each so rollback can
+// remove exactly those. The first missing parent is found by binary search over
+// the parents (a parent exists when any directory below it does), and the chain is made
+// by one MkdirAll, which walks the name once: the cost grows with the depth, not with
+// its square. Only this transaction creates directories meanwhile: it holds the lock.
+func (tx *txn) mkdirs(st *Step) error {
+	var up []string // the parents not known to exist, deepest first
+	for d := filepath.Dir(st.Name); !tx.present[d]; d = filepath.Dir(d) {
+		up = append(up, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var statErr error
+	first := sort.Search(len(up), func(i int) bool {
+		_, err := tx.fsys.Stat(up[i])
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && statErr == nil {
+			statErr = err
+		}
+		return err == nil
+	})
+	if statErr != nil {
+		return statErr
+	}
+	if first < len(up) {
+		tx.known(up[first])
+	}
+	missing := up[:first]
+	if len(missing) == 0 {
+		return nil
+	}
+	err := tx.fsys.MkdirAll(missing[0], 0o755)
+	for _, d := range slices.Backward(missing) {
+		if err != nil {
+			if _, serr := tx.fsys.Stat(d); serr != nil {
+				break // not made: neither are the ones below it
+			}
+		}
+		tx.dirs = append(tx.dirs, created{name: d, st: st})
+		tx.known(d)
+	}
+	return err
+}
+
+// known records a directory that exists, so later steps of the batch do not ask again.
+// Only this transaction's steps run in the meantime: it holds the filesystem's lock.
+func (tx *txn) known(dir string) {
+	if tx.present == nil {
+		tx.present = map[string]bool{}
+	}
+	tx.present[dir] = true
+}
+
+// tempPattern names temporary files: hidden, beside their target, recognisable.
+const tempPattern = ".applypatch-*"
+
+// tempStem is the most of a target's name a temporary file's name repeats, so that a
+// target whose name is near the filesystem's limit (255 bytes) still gets a temporary
+// file: ".", the stem, ".applypatch-" and ten random digits, or a commit's twelve-character
+// id, stay within it.
+const tempStem = 200
+
+// tempPrefix is the start of a temporary file's name for a target's base name.
+func tempPrefix(base string) string {
+	if len(base) > tempStem {
+		base = strings.ToValidUTF8(base[:tempStem], "")
+	}
+	return "." + base + tempPattern
+}
+
+// replace writes data to a step's path atomically where the filesystem allows: a
+// temporary file in the same directory, its mode set, optionally synced, then renamed
+// over the path (or, for a path that did not exist, linked to it; see placeNew), and
+// with Options.Sync the directory synced too. Where rename is impossible (some afero
+// layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
+// *inPlace, so rollback knows a partial write may be its own.
+func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool) error {
+	dir := filepath.Dir(st.Name)
+	tmp, preset, err := tx.createTemp(st.Name, mode, own)
+	if err != nil {
+		return err
+	}
+	t := created{name: tmp.Name(), st: st}
+	tx.temps = append(tx.temps, t)
+	chmodded := preset
+	if preset {
+		err = writeClose(tmp, data, nil, tx.cfg.Sync)
+	} else {
+		chmodded, err = fillWith(tmp, data, mode, own, tx.cfg.Sync)
+	}
+	if err == nil && !chmodded {
+		err = tx.setOwnerMode(t.name, mode, own)
+	}
+	if err == nil && !st.Base.Exists {
+		if ok, err := tx.placeNew(st, t.name); ok {
+			if err == nil {
+				err = tx.syncDir(dir)
+			}
+			return err
+		}
+	}
+	renameErr := err
+	if err == nil {
+		if renameErr = tx.fsys.Rename(t.name, st.Name); renameErr == nil {
+			tx.forgetTemp(t.name)
+			return tx.syncDir(dir)
+		}
+	}
+	if rmErr := tx.removeTemp(t.name); err != nil || !renameImpossible(renameErr) {
+		return renameErr
+	} else if rmErr != nil {
+		return rmErr // rollback removes it, or reports it
+	}
+	if own.Links > 1 {
+		return &Linked{Path: st.Path,
+			Err: fmt.Errorf("%d hard links: %w", own.Links, fserr.Sanitize(renameErr, st.Name, st.Path))}
+	}
+	if err := tx.detachBackup(st); err != nil {
+		return err
+	}
+	*inPlace = true
+	return tx.rewrite(st.Name, data, mode, own)
+}
+
+// placeNew puts the temporary file tmp at the path of a step that creates it without
+// replacing a file another program created there since the check just before the step:
+// a hard link fails, atomically, on a name that exists, where a rename would replace
+// it. Such a path is a conflict, and the step did not take effect. Once linked, the
+// temporary name is removed; one that cannot be stays listed for rollback to remove.
+//
+// ok is false, with nothing done, where the filesystem has no hard links (afero's
+// in-memory one, layers such as BasePathFs, filesystems that refuse them): the caller
+// renames, and the check just before the step is then the only guard.
+func (tx *txn) placeNew(st *Step, tmp string) (ok bool, err error) {
+	err = splitfs.Link(tx.fsys, tmp, st.Name)
+	switch {
+	case err == nil:
+		return true, tx.removeTemp(tmp)
+	case linkImpossible(err):
+		return false, nil
+	case errors.Is(err, fs.ErrExist):
+		err = &Conflict{Reason: Changed, Paths: []string{st.Path}}
+	}
+	tx.removeTemp(tmp) // one that stays is removed by rollback, or reported
+	return true, err
+}
+
+// linkImpossible reports a hard link the filesystem cannot make at all, as opposed to
+// one that failed.
+func linkImpossible(err error) bool {
+	return errors.Is(err, errors.ErrUnsupported) || renameImpossible(err)
+}
+
+// createTemp creates the temporary file a target's new bytes are written through: named
+// for this commit when it has a journal, so recovery can find it, else at random. It is
+// created with the target's mode when creating gives exactly that mode (see
+// createsWithMode), which preset reports, and is private to its owner otherwise until
+// its mode is set.
+func (tx *txn) createTemp(target string, mode fs.FileMode, own filestate.Owner) (f afero.File, preset bool, err error) {
+	if tx.jr == nil {
+		f, err = afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
+		return f, false, err
+	}
+	name := tx.tempName(target, tx.jr.id)
+	perm, preset := fs.FileMode(0o600), tx.createsWithMode(name, mode, own)
+	if preset {
+		perm = mode
+	}
+	f, err = tx.fsys.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	return f, preset && err == nil, err
+}
+
+// createsWithMode reports whether a file this process creates as name gets exactly mode,
+// so that setting it afterwards would change nothing: plain permission bits the
+// process's umask leaves as they are, no owner to change (which would clear setuid and
+// setgid and is followed by a chmod), on a filesystem known to create files with the
+// permission asked, less the umask (the operating system's, directly or confined to a
+// root) or exactly (the in-memory one). In a directory with a default ACL the ACL, not
+// the umask, narrows a new file's permissions, so there the mode is always set.
+func (tx *txn) createsWithMode(name string, mode fs.FileMode, own filestate.Owner) bool {
+	if mode&^fs.ModePerm != 0 || filestate.ChownNeeded(own) {
+		return false
+	}
+	fsys, n := tx.fsys, name
+	if s, ok := fsys.(*splitfs.FS); ok {
+		fsys, n = s.Route(name)
+	}
+	switch fsys := fsys.(type) {
+	case *afero.MemMapFs:
+		return true
+	case *afero.OsFs:
+		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Dir(n))
+	case interface{ Root() *os.Root }: // confined to a root (fs/rootfs): n is "/" + its name there
+		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Join(fsys.Root().Name(), filepath.Dir(n)))
+	}
+	return false
+}
+
+// umaskKeeps reports whether the process's umask leaves every bit of mode as it is.
+func umaskKeeps(mode fs.FileMode) bool {
+	umask, ok := processUmask()
+	return ok && mode&umask == 0
+}
+
+// inheritsACL reports, once per directory and commit, whether files created in the host
+// directory dir take their permissions from its default ACL.
+func (tx *txn) inheritsACL(dir string) bool {
+	inherits, ok := tx.inherits[dir]
+	if !ok {
+		inherits = hasDefaultACL(dir)
+		if tx.inherits == nil {
+			tx.inherits = map[string]bool{}
+		}
+		tx.inherits[dir] = inherits
+	}
+	return inherits
+}
+
+// setOwnerMode gives a file by name the owner (when it must change) and mode: owner
+// first, since changing it clears setuid and setgid.
+func (tx *txn) setOwnerMode(name string, mode fs.FileMode, own filestate.Owner) error {
+	if filestate.ChownNeeded(own) {
+		if err := tx.fsys.Chown(name, own.UID, own.GID); err != nil {
+			return err
+		}
+	}
+	return tx.fsys.Chmod(name, mode)
+}
+
+// renameImpossible reports a rename the filesystem cannot do at all, as opposed to one
+// that failed.
+func renameImpossible(err error) bool {
+	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM)
+}
+
+// fill writes, sets the owner (where it must change) and mode of, optionally syncs, and
+// closes a file. Owner and mode are set on the open file where the filesystem's files
+// allow it (no path to resolve again); done says whether that happened, else the caller
+// sets them by name.
+func fill(f afero.File, data []byte, mode fs.FileMode, own filestate.Owner, sync bool) (done bool, err error) {
+	return fillWith(f, heldBytes(data), mode, own, sync)
+}
+
+// fillWith is fill for content that may be derived as it is written.
+func fillWith(f afero.File, data Body, mode fs.FileMode, own filestate.Owner, sync bool) (done bool, err error) {
+	fc, canChmod := f.(interface{ Chmod(fs.FileMode) error })
+	fo, canChown := f.(interface{ Chown(uid, gid int) error })
+	if done = canChmod && (canChown || !filestate.ChownNeeded(own)); !done {
+		return false, writeClose(f, data, nil, sync)
+	}
+	return true, writeClose(f, data, func() error {
+		if filestate.ChownNeeded(own) {
+			if err := fo.Chown(own.UID, own.GID); err != nil { // first: a change of owner clears setuid and setgid
+				return err
+			}
+		}
+		return fc.Chmod(mode)
+	}, sync)
+}
+
+// writeClose writes data to f, then runs set when it is not nil (a file created with its
+// owner and mode needs none), syncs it when asked, and closes it.
+func writeClose(f afero.File, data Body, set func() error, sync bool) error {
+	err := data.WriteOut(f)
+	if err == nil && set != nil {
+		err = set()
+	}
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rewrite replaces a file's content in place, for filesystems that cannot rename.
+func (tx *txn) rewrite(name string, data Body, mode fs.FileMode, own filestate.Owner) error {
+	f, err := tx.fsys.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	chmodded, err := fillWith(f, data, mode, filestate.Owner{}, tx.cfg.Sync)
+	if err != nil || chmodded {
+		return err
+	}
+	return tx.fsys.Chmod(name, mode)
+}
+
+// removeTemp removes a temporary file; one that stays is reported by rollback.
+func (tx *txn) removeTemp(name string) error {
+	err := tx.fsys.Remove(name)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		tx.forgetTemp(name)
+		return nil
+	}
+	return err
+}
+
+func (tx *txn) forgetTemp(name string) {
+	tx.temps = slices.DeleteFunc(tx.temps, func(t created) bool { return t.name == name })
+}
