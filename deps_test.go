@@ -34,10 +34,14 @@ var allowedImports = map[string][]string{
 	"internal/lines":    {"internal/prefault"},
 	"internal/pathwalk": {"internal/sysstat"},
 	// Level 2.
-	"internal/fence": {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
+	"internal/fence":     {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
+	"internal/filestate": {"internal/fserr", "internal/prefault"},
+	// Level 3: the transaction, which confines recovery through the fence.
+	"internal/txn": {"internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
+		"internal/wslock"},
 	// The facade.
-	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/fserr", "internal/lines",
-		"internal/prefault", "internal/show", "internal/splitfs", "internal/wslock"},
+	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr",
+		"internal/lines", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},
