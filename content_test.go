@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -35,7 +36,7 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				h.Lines = h.Lines[1:] // an insertion
 			}
-			sel = append(sel, placedHunk{&hunkChange{Hunk: h, Place: placement{Start: at, Len: oldCount(h.Lines)}, Selected: true}, len(sel) + 1})
+			sel = append(sel, placedHunk{&hunkChange{Hunk: h, Place: match.Place{Start: at, Len: oldCount(h.Lines)}, Selected: true}, len(sel) + 1})
 		}
 		want, merr := applyHunks(txt, sel)
 		if merr != nil {

@@ -36,12 +36,13 @@ var allowedImports = map[string][]string{
 	// Level 2.
 	"internal/fence":     {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
+	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
 		"internal/wslock"},
 	// The facade.
 	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr",
-		"internal/lines", "internal/show", "internal/splitfs", "internal/txn"},
+		"internal/lines", "internal/match", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},

@@ -38,9 +38,4 @@ func (r FileReason) String() string { return reasonName(fileReasonNames, "FileRe
 func (r ConflictReason) String() string { return reasonName(conflictReasonNames, "ConflictReason", r) }
 
 // String returns the constant's name, such as "MatchAmbiguous".
-func (r MatchReason) String() string {
-	if c, ok := coarse[r]; ok {
-		r = c
-	}
-	return reasonName(matchReasonNames, "MatchReason", r)
-}
+func (r MatchReason) String() string { return reasonName(matchReasonNames, "MatchReason", r) }

@@ -3,6 +3,8 @@ package applypatch
 import (
 	"fmt"
 	"testing"
+
+	"github.com/applypatch/applypatch/internal/match"
 )
 
 // TestReasonsPrintByName: every exported reason prints as its constant's name, and a
@@ -19,8 +21,8 @@ func TestReasonsPrintByName(t *testing.T) {
 		{ConflictNotInPatch, "ConflictNotInPatch"},
 		{MatchNotFound, "MatchNotFound"},
 		{MatchOverlap, "MatchOverlap"},
-		{matchAboveAnchor, "MatchNotFound"},
-		{matchAnchorAmbiguous, "MatchAmbiguous"},
+		{coarse[match.AboveAnchor], "MatchNotFound"},
+		{coarse[match.AnchorAmbiguous], "MatchAmbiguous"},
 		{FileReason(99), "FileReason(99)"},
 		{ConflictReason(0), "ConflictReason(0)"},
 	} {

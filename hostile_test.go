@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	textlines "github.com/applypatch/applypatch/internal/lines"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/spf13/afero"
 )
 
@@ -47,31 +46,6 @@ func resolveText(t testing.TB, file, payload string) (*Proposal, error) {
 	return ResolvePayload(context.Background(), fsys, payload, &Options{Workspace: "/w"})
 }
 
-// TestHintTieBreakWork: PERF4, M7. Line hints over 200,000 identical lines are settled
-// by binary search: each hunk verifies a handful of starts, not every candidate.
-func TestHintTieBreakWork(t *testing.T) {
-	const n, h = 200_000, 2000
-	text := textlines.Split(identicalFile(n))
-	p, err := Parse(hintedPayload(n, h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hunks := p.Ops[0].Hunks
-	pl := newPlacer(text, hunks)
-	for i := range hunks {
-		got, merr := pl.place(&hunks[i])
-		if merr != nil {
-			t.Fatalf("hunk %d: %v", i+1, merr)
-		}
-		if want := hunks[i].Hint - 1; got.Start != want {
-			t.Fatalf("hunk %d placed at %d, want %d (the hinted line)", i+1, got.Start, want)
-		}
-	}
-	if per := pl.idx.verified / h; per > 16 {
-		t.Errorf("%d starts verified per hunk, want a handful", per)
-	}
-}
-
 // TestAmbiguityErrorBounded: PERF4, M9. An ambiguity over 200,000 identical lines lists
 // five candidates and how many more there are, and the whole error of 300 such hunks
 // stays within its budget.
@@ -81,7 +55,7 @@ func TestAmbiguityErrorBounded(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("error %v, want a *MatchError", err)
 	}
-	if len(me.Lines) != listedCandidates || !slices.Equal(me.Lines, []int{1, 2, 3, 4, 5}) {
+	if len(me.Lines) != match.Listed || !slices.Equal(me.Lines, []int{1, 2, 3, 4, 5}) {
 		t.Errorf("Candidates = %v, want the first five lines", me.Lines)
 	}
 	text := err.Error()
@@ -167,51 +141,3 @@ func TestToolArgsRefusedBeforeDecoding(t *testing.T) {
 		t.Fatalf("error %v, want a *ParseError on the payload", err)
 	}
 }
-
-// TestMatchSetAgreesWithFind: M1, M2. The lazy match set holds exactly the starts the
-// index's full search finds, at every pass and for End of File starts, and its nearest
-// start is the nearest of those.
-func TestMatchSetAgreesWithFind(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 9))
-	words := []string{"a", "a ", " a", "b", "“a”", "\"a\"", ""}
-	for range 300 {
-		lines := make([]string, 1+r.IntN(30))
-		for i := range lines {
-			lines[i] = words[r.IntN(len(words))]
-		}
-		old := make([]string, 1+r.IntN(3))
-		for i := range old {
-			old[i] = words[r.IntN(len(words))]
-		}
-		text := textlines.Split(strings.Join(lines, "\n") + "\n")
-		x := newLineIndex(text, []Hunk{{Lines: []Line{{Kind: LineRemove, Text: old[0]}}}, {Lines: linesOf(old)}})
-		n := text.Count()
-		for _, p := range passes {
-			for _, eof := range []int{-1, n - len(old)} {
-				want := x.find(old, p, eof)
-				got, total, _ := x.matchSetOf(old, p, eof).list(0, n, n+1)
-				if !slices.Equal(got, want) || total != len(want) {
-					t.Fatalf("pass %v eof %d lines %q old %q: set %v, find %v", p, eof, lines, old, got, want)
-				}
-				if len(want) == 0 {
-					continue
-				}
-				target := r.IntN(n)
-				best := slices.MinFunc(want, func(a, b int) int { return abs(a-target) - abs(b-target) })
-				if near := x.matchSetOf(old, p, eof).nearest(0, n, target); !slices.Contains(near, best) {
-					t.Fatalf("nearest(%d) = %v, not %d of %v", target, near, best, want)
-				}
-			}
-		}
-	}
-}
-
-func linesOf(old []string) []Line {
-	out := make([]Line, len(old))
-	for i, s := range old {
-		out[i] = Line{Kind: LineContext, Text: s}
-	}
-	return out
-}
-
-func abs(x int) int { return max(x, -x) }

@@ -1,455 +1,293 @@
 package applypatch
 
 import (
-	"sort"
+	"errors"
+	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
+	"github.com/applypatch/applypatch/internal/show"
 )
 
-// matchPass is the rung of the matching ladder that placed a hunk. Each rung
-// compares lines after a looser normalisation than the one before.
-type matchPass int
-
-const (
-	// passExact compares lines as they are (line terminators aside).
-	passExact matchPass = iota
-	// passTrailingWhitespace ignores whitespace at the end of lines.
-	passTrailingWhitespace
-	// passSurroundingWhitespace ignores whitespace at both ends of lines.
-	passSurroundingWhitespace
-	// passPunctuation also folds typographic punctuation to ASCII (see typographicFold).
-	passPunctuation
-)
-
-// passes is the ladder, strictest first.
-var passes = [...]matchPass{passExact, passTrailingWhitespace, passSurroundingWhitespace, passPunctuation}
-
-// String returns how the pass matched, in the words of the model-visible result:
-// "exact", "ignoring trailing whitespace", "ignoring surrounding whitespace" or
-// "normalizing typographic punctuation".
-func (p matchPass) String() string {
-	switch p {
-	case passTrailingWhitespace:
-		return "ignoring trailing whitespace"
-	case passSurroundingWhitespace:
-		return "ignoring surrounding whitespace"
-	case passPunctuation:
-		return "normalizing typographic punctuation"
-	}
-	return "exact"
-}
-
-// fuzzy reports whether the pass is looser than passExact.
-func (p matchPass) fuzzy() bool { return p > passExact }
-
-// fuzzyName is how a fuzzy pass matched, as [Row.Fuzzy] says it; "" for passExact.
-func (p matchPass) fuzzyName() string {
-	if !p.fuzzy() {
-		return ""
-	}
-	return p.String()
-}
-
-// typographicFold is the one fold table of passPunctuation: each character is
-// compared as the ASCII text it maps to. It is the union of the tables of Codex, OpenCode
-// and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly, low and prime
-// quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB), the ellipsis
-// (U+2026, as "..."), and exotic spaces (U+00A0, U+2000–U+200A, U+202F, U+205F, U+3000).
-var typographicFold = map[rune]string{
-	'\u2010': "-", '\u2011': "-", '\u2012': "-", '\u2013': "-", '\u2014': "-", '\u2015': "-",
-	'\u2212': "-",
-	'\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
-	'\u201C': `"`, '\u201D': `"`, '\u201E': `"`, '\u201F': `"`, '\u2033': `"`,
-	'\u00AB': `"`, '\u00BB': `"`,
-	'\u2026': "...",
-	'\u00A0': " ", '\u2000': " ", '\u2001': " ", '\u2002': " ", '\u2003': " ", '\u2004': " ",
-	'\u2005': " ", '\u2006': " ", '\u2007': " ", '\u2008': " ", '\u2009': " ", '\u200A': " ",
-	'\u202F': " ", '\u205F': " ", '\u3000': " ",
-}
-
-// normalize is the comparison key of a line at each pass.
-var normalize = [...]func(string) string{
-	passExact:                 func(s string) string { return s },
-	passTrailingWhitespace:    func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
-	passSurroundingWhitespace: strings.TrimSpace,
-	passPunctuation:           func(s string) string { return strings.TrimSpace(fold(s)) },
-}
-
-// fold applies the fold table, allocating only when the line has something to fold.
-func fold(s string) string {
-	i := firstNonASCII(s) // every character the table folds is outside ASCII
-	if i < 0 {
-		return s
-	}
-	if j := strings.IndexFunc(s[i:], folds); j < 0 {
-		return s
-	} else {
-		i += j
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteString(s[:i])
-	for _, r := range s[i:] {
-		if f, ok := typographicFold[r]; ok {
-			b.WriteString(f)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// folds reports whether the fold table folds r.
-func folds(r rune) bool {
-	_, ok := typographicFold[r]
-	return ok
-}
-
-// firstNonASCII returns the index of the first byte of s outside ASCII, or -1.
-func firstNonASCII(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return -1
-}
-
-// lineIndex finds where a file holds the lines its hunks name, so that placing a hunk
-// costs about its own length plus its candidates, never a rescan of the file per hunk per
-// pass. An index is one pass over the file that looks each line up in a
-// small table of the hunks' lines. A text split for Resolve first gets the key index,
-// built in the split's own pass, of one line per hunk (see keyLine); the others are
-// built on first use: the whole exact pass's, which normalises nothing, when a key line
-// is not rare, and the loosest pass's. The ladder is monotone —
-// lines equal at a stricter pass are equal at every looser one — so the loosest pass's
-// candidates hold those of the fuzzy passes between, which are told apart by comparing
-// the hunk's few lines. Anchors get a prefix list per pass, built on demand.
-type lineIndex struct {
-	t       *lines.Text
-	hunks   []Hunk   // whose context and removed lines are wanted
-	anchors []string // the hunks' "@@" anchors, raw
-	levels  [len(passes)]*level
-	// keys, when set, is an exact index of each hunk's key line only (see keyLine),
-	// built while the text was split: a few thousand lines to look up, not every line
-	// of every hunk. The whole exact index is built only when a key line is not rare.
-	keys  *level
-	loose looseMemo
-	// verified counts the starts a matchSet verified, for tests that bound the work.
-	verified int
-}
-
-// level is the index of one pass.
-type level struct {
-	pass matchPass
-	t    *lines.Text
-	// wanted numbers the wanted lines, normalised; occ[k] holds the positions of the file
-	// lines equal to wanted line k after normalisation, in file order.
-	wanted *lines.Set
-	occ    [][]int32
-	// prefixed holds the file lines that may start with an anchor, ordered by normalised
-	// text (ties by position) for prefix lookups; built on the first anchor lookup.
-	prefixed []prefixed
-	built    bool
-	anchors  []string
-}
-
-// prefixed is a file line that may start with an anchor.
-type prefixed struct {
-	norm string
-	pos  int32
-}
-
-// newLineIndex indexes a file for the given hunks.
-func newLineIndex(t *lines.Text, hunks []Hunk) *lineIndex {
-	x := &lineIndex{t: t, hunks: hunks}
-	for i := range hunks {
-		x.anchors = append(x.anchors, hunks[i].chain()...)
-	}
-	return x
-}
-
-// at returns the index of pass p, building it on first use.
-func (x *lineIndex) at(p matchPass) *level {
-	if x.levels[p] == nil {
-		x.levels[p] = buildLevel(x, p)
-	}
-	return x.levels[p]
-}
-
-func buildLevel(x *lineIndex, p matchPass) *level {
-	lv := newLevel(x, p)
-	if lv.wanted != nil {
-		for i := range x.t.Count() {
-			lv.see(i, x.t.Line(i))
-		}
-	}
-	return lv
-}
-
-// newLevel makes the index of pass p before any file line is seen: the exact and the
-// loosest pass's map the hunks' lines, the others look up only anchors.
-func newLevel(x *lineIndex, p matchPass) *level {
-	lv := &level{pass: p, t: x.t, anchors: x.anchors}
-	if p != passExact && p != passPunctuation {
-		return lv // only anchors are looked up here; hunks narrow the loosest candidates
-	}
-	n := 0
-	for i := range x.hunks {
-		n += len(x.hunks[i].Lines)
-	}
-	lv.wanted = lines.NewSet(n)
-	for i := range x.hunks {
-		for _, l := range x.hunks[i].Lines {
-			if l.Kind != LineAdd {
-				lv.wanted.Add(normalize[p](l.Text))
-			}
-		}
-	}
-	lv.occ = make([][]int32, lv.wanted.Len())
-	return lv
-}
-
-// see records file line i, its text without terminator, when it is one of the wanted
-// lines after normalisation.
-func (lv *level) see(i int, line string) {
-	n := line
-	if lv.pass != passExact {
-		n = normalize[lv.pass](line)
-	}
-	if k := lv.wanted.Find(n); k >= 0 {
-		lv.occ[k] = append(lv.occ[k], int32(i))
-	}
-}
-
-// indexText splits s into lines and indexes them for the hunks' exact pass in the same
-// pass over s: each line is looked up, among the hunks' key lines, as it is found.
-func indexText(s string, hunks []Hunk) (*lines.Text, *lineIndex) {
-	x := newLineIndex(nil, hunks)
-	lv := &level{pass: passExact, anchors: x.anchors, wanted: lines.NewSet(len(hunks))}
-	for i := range hunks {
-		if key, ok := hunkKey(&hunks[i]); ok {
-			lv.wanted.Add(key)
-		}
-	}
-	lv.occ = make([][]int32, lv.wanted.Len())
-	x.t = lines.SplitIndexed(s, lv.wanted, lv.occ)
-	lv.t = x.t
-	x.keys = lv
-	return x.t, x
-}
-
-// keyLine returns the index in old of the line a hunk is first looked up by: its
-// longest (the first of those), which is the likeliest to be rare; -1 when old is empty.
-// Any line serves: every start of the hunk holds each of its lines at its own offset.
-func keyLine(old []string) int {
-	k := -1
-	for i, l := range old {
-		if k < 0 || len(l) > len(old[k]) {
-			k = i
-		}
-	}
-	return k
-}
-
-// hunkKey is keyLine of a hunk's old lines.
-func hunkKey(h *Hunk) (string, bool) {
-	key, ok := "", false
-	for _, l := range h.Lines {
-		if l.Kind != LineAdd && (!ok || len(l.Text) > len(key)) {
-			key, ok = l.Text, true
-		}
-	}
-	return key, ok
-}
-
-// rareKey is the most starts a key line may have for its positions to be a hunk's
-// candidates: past it, the whole exact index is built to find the hunk's rarest line.
-const rareKey = 16
-
-// keyed sets ms to the exact pass's match set of old from the key index, when its key
-// line is one the index holds and is rare, and reports whether it did.
-func (x *lineIndex) keyed(ms *matchSet, old []string, eofStart int) bool {
-	if x.keys == nil || x.levels[passExact] != nil {
-		return false
-	}
-	k := keyLine(old)
-	if k < 0 {
-		return false
-	}
-	id := x.keys.wanted.Find(old[k])
-	if id < 0 || len(x.keys.occ[id]) > rareKey {
-		return false
-	}
-	*ms = matchSet{lv: x.keys, want: old, rare: x.keys.occ[id], off: k, only: eofStart, count: &x.verified}
-	if len(ms.rare) == 0 {
-		ms.off = -1 // the key line occurs nowhere: no start at all
-	}
-	return true
-}
-
-// forAnchors returns the index of pass p to look anchors up in. Anchors need only the
-// text, so the exact pass's key index serves and the whole exact index is not built.
-func (x *lineIndex) forAnchors(p matchPass) *level {
-	if p == passExact && x.levels[p] == nil && x.keys != nil {
-		return x.keys
-	}
-	return x.at(p)
-}
-
-// candidates returns every start at which the file holds old at the loosest pass: a
-// superset of the matches of every pass (restricted to eofStart when not negative). The
-// ladder asks for one hunk's lines at each fuzzy pass in turn, so the last answer is kept.
-func (x *lineIndex) candidates(old []string, eofStart int) []int {
-	if m := &x.loose; m.eof == eofStart && len(m.old) == len(old) && len(old) > 0 && &m.old[0] == &old[0] {
-		return m.cands
-	}
-	cands := x.at(passPunctuation).find(normalized(old, passPunctuation), eofStart)
-	x.loose = looseMemo{old: old, eof: eofStart, cands: cands}
-	return cands
-}
-
-// looseMemo is the last answer of candidates, for the lines it was asked about.
-type looseMemo struct {
-	old   []string
-	eof   int
-	cands []int
-}
-
-// find returns every start at which the file holds old at pass p. The exact pass has an
-// index of its own: most hunks match exactly, and then no line is normalised at all.
-func (x *lineIndex) find(old []string, p matchPass, eofStart int) []int {
-	if p == passExact {
-		return x.at(passExact).find(old, eofStart)
-	}
-	return x.at(p).narrow(x.candidates(old, eofStart), normalized(old, p))
-}
-
-// narrow keeps the starts of loose (candidates of the loosest pass) at which the file
-// holds want, the hunk's lines normalised for this level's pass.
-func (lv *level) narrow(loose []int, want []string) []int {
-	if lv.pass == passPunctuation {
-		return loose
-	}
-	var out []int
-	for _, s := range loose {
-		if lv.matchesAt(want, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// positions returns where normalised text s occurs, in file order; nil when s is not one
-// of the wanted lines, normalised.
-func (lv *level) positions(s string) []int32 {
-	if k := lv.wanted.Find(s); k >= 0 {
-		return lv.occ[k]
-	}
-	return nil
-}
-
-// find returns every start at which the normalised lines want occur, restricted to the
-// one start eofStart when it is not negative. It takes the positions of the rarest of the
-// lines and verifies each candidate line by line.
-func (lv *level) find(want []string, eofStart int) []int {
-	rare, rarest := 0, []int32(nil)
-	for k, w := range want {
-		ps := lv.positions(w)
-		if len(ps) == 0 {
-			return nil
-		}
-		if k == 0 || len(ps) < len(rarest) {
-			rare, rarest = k, ps
-		}
-	}
-	if eofStart >= 0 {
-		if lv.matchesAt(want, eofStart) {
-			return []int{eofStart}
+// place decodes an Update's baseline and places every hunk through the matcher,
+// reporting every failure: each miss becomes a [*MatchError] that names the hunk.
+func (pr *Proposal) place(c *change) []error {
+	s, cd, err := pr.decodeString(c)
+	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
+		if errors.Is(err, &FileError{Reason: FileBinary}) {
+			return []error{err}
 		}
 		return nil
 	}
-	var out []int
-	for _, p := range rarest {
-		if s := int(p) - rare; lv.matchesAt(want, s) {
-			out = append(out, s)
+	if err != nil {
+		return []error{err}
+	}
+	hs := matchHunks(c.Op.Hunks)
+	t, pl := match.Index(s, hs, c.name)
+	c.text, c.codec = t, cd
+	var errs []error
+	num := 0
+	for i := range c.Op.Hunks {
+		h := &c.Op.Hunks[i]
+		if !h.isLocator() {
+			num++
 		}
+		place, miss := pl.Place(hs[i])
+		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
+		c.Hunks = append(c.Hunks, hc)
+		if miss != nil {
+			pl.Explain(miss, hs[i])
+			merr := matchError(miss)
+			merr.Path, merr.PayloadLine, merr.Hint = c.Op.Path, h.Line, h.Hint
+			if merr.Anchor == "" {
+				merr.Anchor = h.Anchor
+			}
+			if !h.isLocator() {
+				merr.Hunk = num
+			}
+			errs = append(errs, merr)
+		}
+	}
+	if len(errs) == 0 {
+		if err := c.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// A hunkView is a Hunk as the matcher reads it ([match.Hunk]). It is the Hunk itself,
+// converted, so the matcher reads its lines where they are: no copy per hunk or per line.
+type hunkView Hunk
+
+// view returns the hunk as the matcher reads it.
+func (h *Hunk) view() match.Hunk { return (*hunkView)(h) }
+
+// Chain returns the hunk's anchors, outermost first.
+func (h *hunkView) Chain() []string { return (*Hunk)(h).chain() }
+
+// Len returns how many lines the hunk has.
+func (h *hunkView) Len() int { return len(h.Lines) }
+
+// LineAt returns the kind and the text of line i; a LineKind is its marker, as a
+// match.Kind is.
+func (h *hunkView) LineAt(i int) (match.Kind, string) {
+	return match.Kind(h.Lines[i].Kind), h.Lines[i].Text
+}
+
+// LineHint returns the hunk's line hint, or 0.
+func (h *hunkView) LineHint() int { return h.Hint }
+
+// AtEOF reports whether the hunk ends with "*** End of File".
+func (h *hunkView) AtEOF() bool { return h.EOF }
+
+// matchHunks returns the hunks of one Update as the matcher reads them: one slice per
+// Update, holding a pointer to each hunk.
+func matchHunks(hunks []Hunk) []match.Hunk {
+	out := make([]match.Hunk, len(hunks))
+	for i := range hunks {
+		out[i] = hunks[i].view()
 	}
 	return out
 }
 
-// matchesAt reports whether the file holds want, normalised, from line s.
-func (lv *level) matchesAt(want []string, s int) bool {
-	if s < 0 || s+len(want) > lv.t.Count() {
-		return false
+// newPlacer prepares to place hunks in t.
+func newPlacer(t *lines.Text, hunks []Hunk) *match.Placer { return match.New(t, matchHunks(hunks)) }
+
+// matchError is the public error of a hunk the matcher could not place: its facts,
+// copied field by field, and the exported reason behind the matcher's. The caller adds
+// which hunk of which path it is.
+func matchError(m *match.Miss) *MatchError {
+	return &MatchError{Reason: coarse[m.Reason], why: m.Reason, Anchor: m.Anchor, Outer: m.Outer, Hint: m.Hint,
+		Lines: m.Lines, More: m.More, moreCapped: m.MoreCapped, AnchorLine: m.AnchorLine,
+		HunkLines: m.HunkLines, hunkMore: m.HunkMore, hunkCapped: m.HunkCapped, FileLines: m.FileLines,
+		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near}
+}
+
+// MatchReason says why a hunk could not be placed.
+type MatchReason int
+
+const (
+	// MatchNotFound: the hunk's context and removed lines were not found where it may go:
+	// nowhere in the file, not below its "@@ TEXT" anchor, or its anchor or its "@@ N"
+	// line hint names no line of the file.
+	MatchNotFound MatchReason = iota + 1
+	// MatchAmbiguous: the lines, or the hunk's anchor, occur at more than one place that
+	// no rule can choose between.
+	MatchAmbiguous
+	// MatchOverlap: two selected hunks change the same lines.
+	MatchOverlap
+)
+
+// coarse is the exported reason behind each of the matcher's: the private ones say
+// which of the two they are, and pick the message.
+var coarse = map[match.Reason]MatchReason{
+	match.NotFound:        MatchNotFound,
+	match.Ambiguous:       MatchAmbiguous,
+	match.AnchorNotFound:  MatchNotFound,
+	match.AnchorAmbiguous: MatchAmbiguous,
+	match.HintPastEnd:     MatchNotFound,
+	match.AboveAnchor:     MatchNotFound,
+}
+
+// A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
+// the changing-hunk number (from 1, as review rows count; 0 for a context-only locator),
+// PayloadLine where the hunk starts in the payload, Reason why it cannot be placed, and
+// the other fields the facts of that reason. An error lists a few candidate lines, the
+// first in file order, and More counts the rest, so its text stays short however many
+// lines a hostile file repeats.
+//
+// For an anchor of a chain, Anchor is the one at fault and Outer the anchor above it, if
+// any. AnchorLine is the 1-based line the anchor named, when that was found. When an
+// ambiguous anchor (MatchAmbiguous) could not be settled by the hunk's lines, HunkLines
+// holds the first few places those lines occur.
+//
+// errors.Is(err, &MatchError{}) holds for every MatchError, and
+// errors.Is(err, &MatchError{Reason: MatchAmbiguous}) for one with that reason.
+//
+// Error returns the text written for the model, whole: for a MatchNotFound it runs over
+// several lines, the closest region of the file shown as a short diff, because that is
+// what lets a model fix the hunk in one retry. A host that logs one line per error logs
+// the fields instead (Path, Hunk, PayloadLine, and Reason, which prints by name).
+type MatchError struct {
+	Path        string
+	Hunk        int
+	PayloadLine int
+	Reason      MatchReason
+	Anchor      string
+	Outer       string
+	Hint        int
+	Lines       []int
+	// More is how many candidates there are beyond those in Lines; at least that
+	// many when counting stopped at its budget (the text then says "more than").
+	More       int
+	AnchorLine int
+	HunkLines  []int
+	// Revision is set on a MatchOverlap with hunks a person derived by revising the file in
+	// review: the error then speaks to the reviewer, not the model.
+	Revision bool
+	// Other, Start and End are, for a MatchOverlap, the number of the other hunk and the
+	// 1-based first and last file lines this hunk changes.
+	Other, Start, End int
+	// FileLines is, for a MatchNotFound whose "@@ N" line hint lies past the end of
+	// the file, the number of lines of the file.
+	FileLines int
+	// near is, for a MatchNotFound, the region of the file most like the hunk.
+	near *match.NearMiss
+
+	why match.Reason // the matcher's reason behind Reason, which picks the message; 0 for an overlap
+	// appliedAt is, for a MatchNotFound, the 1-based line where the hunk's new side
+	// occurs: the hunk looks applied already. 0 otherwise.
+	appliedAt int
+
+	pass match.Pass // the pass at which an ambiguity was found
+
+	moreCapped bool // counting stopped at countBudget: More is a lower bound
+	hunkMore   int  // how many places beyond HunkLines the hunk's lines occur
+	hunkCapped bool // counting them stopped at countBudget
+}
+
+// Is reports whether target is a *MatchError with the same Reason, or with no Reason.
+func (e *MatchError) Is(target error) bool {
+	t, ok := target.(*MatchError)
+	return ok && (t.Reason == 0 || t.Reason == e.Reason)
+}
+
+func (e *MatchError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.where())
+	b.WriteString(": ")
+	b.WriteString(e.reason())
+	if e.near != nil {
+		fmt.Fprintf(&b, "\nThe closest region starts at line %d, where %d of the hunk's %d expected lines occur "+
+			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
+			e.near.Start, e.near.Agree, e.near.Of, e.near.Diff)
 	}
-	norm := normalize[lv.pass]
-	for k, w := range want {
-		if norm(lv.t.Line(s+k)) != w {
-			return false
+	return show.Clip(b.String(), show.ErrorBudget)
+}
+
+func (e *MatchError) where() string {
+	switch {
+	case e.Hunk > 0 && e.PayloadLine > 0:
+		return fmt.Sprintf("%s: hunk %d (payload line %d)", show.Path(e.Path), e.Hunk, e.PayloadLine)
+	case e.Hunk > 0: // a hunk a person's revision derived: it has no payload line
+		return fmt.Sprintf("%s: hunk %d", show.Path(e.Path), e.Hunk)
+	case e.PayloadLine > 0:
+		return fmt.Sprintf("%s: context-only hunk (payload line %d)", show.Path(e.Path), e.PayloadLine)
+	}
+	return show.Path(e.Path)
+}
+
+func (e *MatchError) reason() string {
+	switch e.why {
+	case match.AnchorNotFound:
+		if e.Outer != "" {
+			return fmt.Sprintf("no line below the anchor '@@ %s' (%s %s) starts with the anchor '@@ %s'; "+
+				"name a line that exists inside '%s', or drop the anchor.",
+				e.Outer, show.PluralWord(len(e.Lines), "line", "lines"), show.JoinInts(e.Lines), e.Anchor, e.Outer)
 		}
-	}
-	return true
-}
-
-// anchorKey is the most bytes of an anchor used to pick the lines that may start with it.
-const anchorKey = 8
-
-// withPrefix returns the positions (ascending) of lines whose normalised text starts
-// with prefix, one of the anchors normalised at this pass.
-func (lv *level) withPrefix(prefix string) []int {
-	if !lv.built {
-		lv.buildPrefixed()
-	}
-	i := sort.Search(len(lv.prefixed), func(i int) bool { return lv.prefixed[i].norm >= prefix })
-	var out []int
-	for ; i < len(lv.prefixed) && strings.HasPrefix(lv.prefixed[i].norm, prefix); i++ {
-		out = append(out, int(lv.prefixed[i].pos))
-	}
-	sort.Ints(out)
-	return out
-}
-
-// buildPrefixed keeps the lines whose first bytes are the first bytes of some anchor, and
-// sorts them by text.
-func (lv *level) buildPrefixed() {
-	lv.built = true
-	norm := normalize[lv.pass]
-	key := anchorKey
-	var anchors []string
-	for _, a := range lv.anchors {
-		if n := norm(a); n != "" {
-			anchors = append(anchors, n)
-			key = min(key, len(n))
+		return fmt.Sprintf("no line starts with the anchor '@@ %s'; name a line that exists above the hunk, or drop the anchor.", e.Anchor)
+	case match.AnchorAmbiguous:
+		if len(e.HunkLines) > 0 {
+			return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s) and the hunk's lines (at %s %s) do not lie "+
+				"inside the block of exactly one of them; add the line that encloses the right one as an anchor "+
+				"above it ('@@ class Name' then '@@ %s'), or context lines that make the hunk unique.",
+				e.Anchor, e.places(), e.lines(), show.PluralWord(len(e.HunkLines)+e.hunkMore, "line", "lines"),
+				e.hunkLines(), e.Anchor)
 		}
+		return fmt.Sprintf("the anchor '@@ %s' names %s lines (%s); use a longer anchor that names one line.",
+			e.Anchor, e.places(), e.lines())
+	case match.AboveAnchor:
+		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
+			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
+			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+	case match.HintPastEnd:
+		n := e.FileLines
+		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+
+			"use '@@ N' with N at most %d, or drop the hint to append at the end.", e.Hint, n, show.PluralWord(n, "line", "lines"), n+1)
 	}
-	if len(anchors) == 0 {
-		return
-	}
-	keys := make(map[string]bool, len(anchors))
-	for _, a := range anchors {
-		keys[a[:key]] = true
-	}
-	for i := range lv.t.Count() {
-		if n := norm(lv.t.Line(i)); len(n) >= key && keys[n[:key]] {
-			lv.prefixed = append(lv.prefixed, prefixed{norm: n, pos: int32(i)})
+	switch e.Reason {
+	case MatchNotFound:
+		if e.appliedAt > 0 {
+			return fmt.Sprintf("the hunk looks already applied: the file lacks its context and '-' lines "+
+				"but holds its context and '+' lines, from line %d. Re-read the file; if the change is "+
+				"there, leave this hunk out.", e.appliedAt)
 		}
+		if e.near == nil {
+			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."
+		}
+		return "the hunk's context and '-' lines were not found together in the file. Re-read the file and resend the hunk with its context and '-' lines copied exactly."
+	case MatchAmbiguous:
+		if e.Hint > 0 {
+			return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and its line hint '@@ %d' is as near "+
+				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
+				e.places(), e.lines(), e.Hint)
+		}
+		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
+			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
+			e.places(), e.lines())
+	case MatchOverlap:
+		if e.Revision {
+			return fmt.Sprintf("the hunk no longer applies on top of the revision of this file (it would change "+
+				"lines %d to %d again); deselect it, or revise the file again.", e.Start, e.End)
+		}
+		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
+			"merge the two hunks into one, or give each its own lines.", e.Other, e.Start, e.End)
 	}
-	sort.SliceStable(lv.prefixed, func(a, b int) bool { return lv.prefixed[a].norm < lv.prefixed[b].norm })
+	return "the hunk cannot be placed"
 }
 
-// normalized returns the lines normalised for pass p, which the caller must not modify:
-// for the exact pass, the lines themselves.
-func normalized(lines []string, p matchPass) []string {
-	if p == passExact {
-		return lines
+// places is how many candidates there are in all, with thousands grouped.
+func (e *MatchError) places() string {
+	if e.moreCapped {
+		return "more than " + show.Thousands(len(e.Lines)+e.More)
 	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = normalize[p](l)
-	}
-	return out
+	return show.Thousands(len(e.Lines) + e.More)
 }
+
+// lines lists the candidates, then how many more there are.
+func (e *MatchError) lines() string { return show.WithMore(e.Lines, e.More, e.moreCapped) }
+
+// hunkLines lists where the hunk's lines occur, then how many more places there are.
+func (e *MatchError) hunkLines() string { return show.WithMore(e.HunkLines, e.hunkMore, e.hunkCapped) }

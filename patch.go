@@ -75,6 +75,16 @@ func (h *Hunk) chain() []string {
 	return append(slices.Clip(h.Within), h.Anchor)
 }
 
+// chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
+// anchor without its indentation.
+func chainLabel(chain []string) string {
+	parts := make([]string, len(chain))
+	for i, a := range chain {
+		parts[i] = strings.TrimSpace(a)
+	}
+	return strings.Join(parts, " › ")
+}
+
 // LineKind says whether a hunk line is kept, removed or added.
 type LineKind byte
 
@@ -95,9 +105,6 @@ type Line struct {
 
 // Old returns the lines the hunk expects in the file: its context and removed lines.
 func (h *Hunk) oldLines() []string { return h.side(LineRemove) }
-
-// New returns the lines the hunk leaves in their place: its context and added lines.
-func (h *Hunk) newLines() []string { return h.side(LineAdd) }
 
 func (h *Hunk) side(k LineKind) []string { return h.appendSide(make([]string, 0, len(h.Lines)), k) }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,9 +26,9 @@ type placeCase struct {
 type landing struct {
 	line    int // 1-based first line covered; for '+' lines only, the line they go before
 	n       int // lines covered
-	pass    matchPass
+	pass    match.Pass
 	trimmed int
-	err     MatchReason
+	err     match.Reason
 	cands   []int
 }
 
@@ -35,49 +36,49 @@ type landing struct {
 func at(line, n int) landing { return landing{line: line, n: n} }
 
 // fuzzy is a hunk landing at line covering n lines by pass p.
-func fuzzy(line, n int, p matchPass) landing { return landing{line: line, n: n, pass: p} }
+func fuzzy(line, n int, p match.Pass) landing { return landing{line: line, n: n, pass: p} }
 
 // fails is a hunk rejected for reason r, with candidate lines cands.
-func fails(r MatchReason, cands ...int) landing { return landing{err: r, cands: cands} }
+func fails(r match.Reason, cands ...int) landing { return landing{err: r, cands: cands} }
 
 var placeCases = []placeCase{
 	// M1: the ladder, strictest first.
 	{name: "exact", file: "a\nb\nc\n", body: "@@\n a\n-b\n+B\n",
 		want: []landing{at(1, 2)}, after: "a\nB\nc\n"},
 	{name: "trailing whitespace", file: "a \nb\t\nc\n", body: "@@\n a\n-b\n+B\n",
-		want: []landing{fuzzy(1, 2, passTrailingWhitespace)}, after: "a \nB\nc\n"},
+		want: []landing{fuzzy(1, 2, match.TrailingWhitespace)}, after: "a \nB\nc\n"},
 	{name: "surrounding whitespace", file: "  a\n\tb\nc\n", body: "@@\n a\n-b\n+B\n",
-		want: []landing{fuzzy(1, 2, passSurroundingWhitespace)}, after: "  a\nB\nc\n"},
+		want: []landing{fuzzy(1, 2, match.SurroundingWhitespace)}, after: "  a\nB\nc\n"},
 	{name: "typographic punctuation", file: "\u201ca\u201d \u2014 b\u2026\nnext\n", body: "@@\n \"a\" - b...\n-next\n+NEXT\n",
-		want: []landing{fuzzy(1, 2, passPunctuation)}, after: "\u201ca\u201d \u2014 b\u2026\nNEXT\n"},
+		want: []landing{fuzzy(1, 2, match.Punctuation)}, after: "\u201ca\u201d \u2014 b\u2026\nNEXT\n"},
 	{name: "exact wins over a fuzzy match elsewhere", file: "x  \nx\n", body: "@@\n-x\n+y\n",
 		want: []landing{at(2, 1)}, after: "x  \ny\n"},
 	{name: "pass decided per hunk", file: "a \nb\n", body: "@@\n-a\n+A\n@@\n-b\n+B\n",
-		want: []landing{fuzzy(1, 1, passTrailingWhitespace), at(2, 1)}, after: "A\nB\n"},
+		want: []landing{fuzzy(1, 1, match.TrailingWhitespace), at(2, 1)}, after: "A\nB\n"},
 
 	// M2: every pass needs a unique match.
 	{name: "ambiguous exact", file: "x\ny\nx\ny\n", body: "@@\n-x\n y\n",
-		want: []landing{fails(MatchAmbiguous, 1, 3)}},
+		want: []landing{fails(match.Ambiguous, 1, 3)}},
 	{name: "ambiguous at a fuzzy pass", file: "x \nm\nx\t\n", body: "@@\n-x\n+X\n",
-		want: []landing{fails(MatchAmbiguous, 1, 3)}},
+		want: []landing{fails(match.Ambiguous, 1, 3)}},
 	{name: "not found", file: "a\nb\n", body: "@@\n-c\n+C\n",
-		want: []landing{fails(MatchNotFound)}},
+		want: []landing{fails(match.NotFound)}},
 	{name: "lines present but not together", file: "a\nb\nc\n", body: "@@\n a\n-c\n+C\n",
-		want: []landing{fails(MatchNotFound)}},
+		want: []landing{fails(match.NotFound)}},
 
 	// M3: the order cursor.
 	{name: "cursor settles a tie", file: "x\na\nx\n", body: "@@\n-a\n+A\n@@\n-x\n+X\n",
 		want: []landing{at(2, 1), at(3, 1)}, after: "x\nA\nX\n"},
 	{name: "cursor at the end of the previous hunk", file: "x\nx\nx\n", body: "@@\n-x\n x\n@@\n-x\n+y\n",
-		want: []landing{fails(MatchAmbiguous, 1, 2), fails(MatchAmbiguous, 1, 2, 3)}},
+		want: []landing{fails(match.Ambiguous, 1, 2), fails(match.Ambiguous, 1, 2, 3)}},
 	{name: "unique hunk above the cursor still lands", file: "a\nb\n", body: "@@\n-b\n+B\n@@\n-a\n+A\n",
 		want: []landing{at(2, 1), at(1, 1)}, after: "A\nB\n"},
 	{name: "locator moves the cursor", file: "x\nmark\nx\n", body: "@@\n mark\n@@\n-x\n+X\n",
 		want: []landing{at(2, 1), at(3, 1)}, after: "x\nmark\nX\n"},
 	{name: "failed hunk leaves the cursor", file: "x\nx\n", body: "@@\n-nope\n+N\n@@\n-x\n+X\n",
-		want: []landing{fails(MatchNotFound), fails(MatchAmbiguous, 1, 2)}},
+		want: []landing{fails(match.NotFound), fails(match.Ambiguous, 1, 2)}},
 	{name: "cursor leaves several", file: "a\nx\nx\n", body: "@@\n-a\n+A\n@@\n-x\n+X\n",
-		want: []landing{at(1, 1), fails(MatchAmbiguous, 2, 3)}},
+		want: []landing{at(1, 1), fails(match.Ambiguous, 2, 3)}},
 
 	// M4: End of File.
 	{name: "end of file prefers the end", file: "}\n}\n", body: "@@\n-}\n+};\n*** End of File\n",
@@ -85,49 +86,49 @@ var placeCases = []placeCase{
 	{name: "end of file retried anywhere", file: "a\nb\nc\n", body: "@@\n-a\n+A\n*** End of File\n",
 		want: []landing{at(1, 1)}, after: "A\nb\nc\n"},
 	{name: "end of file fuzzy at the end beats exact elsewhere", file: "x\ny\nx \n", body: "@@\n-x\n+X\n*** End of File\n",
-		want: []landing{fuzzy(3, 1, passTrailingWhitespace)}, after: "x\ny\nX\n"},
+		want: []landing{fuzzy(3, 1, match.TrailingWhitespace)}, after: "x\ny\nX\n"},
 	{name: "end of file longer than the file", file: "a\n", body: "@@\n a\n-b\n*** End of File\n",
-		want: []landing{fails(MatchNotFound)}},
+		want: []landing{fails(match.NotFound)}},
 	{name: "end of file retried anywhere stays unique", file: "x\nx\ny\n", body: "@@\n-x\n+X\n*** End of File\n",
-		want: []landing{fails(MatchAmbiguous, 1, 2)}},
+		want: []landing{fails(match.Ambiguous, 1, 2)}},
 
 	// M6: anchors.
 	{name: "anchor by prefix", file: "func a() {\n\tx\n}\nfunc b() {\n\tx\n}\n", body: "@@ func b\n-\tx\n+\ty\n",
 		want: []landing{at(5, 1)}, after: "func a() {\n\tx\n}\nfunc b() {\n\ty\n}\n"},
 	{name: "anchor ambiguous", file: "func a\nx\nfunc b\nx\n", body: "@@ func\n-x\n+y\n",
-		want: []landing{fails(matchAnchorAmbiguous, 1, 3)}},
+		want: []landing{fails(match.AnchorAmbiguous, 1, 3)}},
 	{name: "anchor not found", file: "a\nx\n", body: "@@ b\n-x\n+y\n",
-		want: []landing{fails(matchAnchorNotFound)}},
+		want: []landing{fails(match.AnchorNotFound)}},
 	{name: "hunk only above its anchor", file: "x\nmark\ny\n", body: "@@ mark\n-x\n+X\n",
-		want: []landing{fails(matchAboveAnchor, 1)}},
+		want: []landing{fails(match.AboveAnchor, 1)}},
 	{name: "anchor is not its own hunk line", file: "mark\nx\n", body: "@@ mark\n mark\n-x\n+X\n",
-		want: []landing{fails(matchAboveAnchor, 1)}},
+		want: []landing{fails(match.AboveAnchor, 1)}},
 	{name: "anchor below leaves a tie", file: "mark\nx\nx\n", body: "@@ mark\n-x\n+X\n",
-		want: []landing{fails(MatchAmbiguous, 2, 3)}},
+		want: []landing{fails(match.Ambiguous, 2, 3)}},
 	{name: "anchor block wins (M6)", file: "def a():\n  x\ndef b():\n  x\n  y\n", body: "@@ def a\n-  x\n+  X\n",
 		want: []landing{at(2, 1)}, after: "def a():\n  X\ndef b():\n  x\n  y\n"},
 	{name: "anchor naming two lines settled by the block (M6)", file: "def f():\n  x\ndef f():\n  y\n", body: "@@ def f\n-  y\n+  Y\n",
 		want: []landing{at(4, 1)}, after: "def f():\n  x\ndef f():\n  Y\n"},
 	{name: "two blocks hold the hunk (M6)", file: "def f():\n  x\ndef f():\n  x\n", body: "@@ def f\n-  x\n+  X\n",
-		want: []landing{fails(matchAnchorAmbiguous, 1, 3)}},
+		want: []landing{fails(match.AnchorAmbiguous, 1, 3)}},
 	{name: "chain of anchors (P8)", file: "class A:\n  def f():\n    x\nclass B:\n  def f():\n    x\n", body: "@@ class B\n@@   def f\n-    x\n+    X\n",
 		want: []landing{at(6, 1)}, after: "class A:\n  def f():\n    x\nclass B:\n  def f():\n    X\n"},
 	{name: "chain's second anchor missing (P8)", file: "class A:\n  def g():\n    x\nclass B:\n  def f():\n    x\n", body: "@@ class B\n@@   def g\n-    x\n+    X\n",
-		want: []landing{fails(matchAnchorNotFound, 4)}},
+		want: []landing{fails(match.AnchorNotFound, 4)}},
 	{name: "anchor settled by the cursor", file: "case\nfirst\nrun\ncase\nrun\n", body: "@@\n-first\n+FIRST\n@@ case\n-run\n+RUN\n",
 		want: []landing{at(2, 1), at(5, 1)}, after: "case\nFIRST\nrun\ncase\nRUN\n"},
 	{name: "anchor found by a fuzzy pass", file: "  func a() {\nx\n", body: "@@ func a\n-x\n+y\n",
-		want: []landing{fuzzy(2, 1, passSurroundingWhitespace)}, after: "  func a() {\ny\n"},
+		want: []landing{fuzzy(2, 1, match.SurroundingWhitespace)}, after: "  func a() {\ny\n"},
 	{name: "anchor keeps its indentation", file: "def run():\n  x\nclass C:\n  def run(self):\n  x\n", body: "@@   def run\n-  x\n+  y\n",
 		want: []landing{at(5, 1)}, after: "def run():\n  x\nclass C:\n  def run(self):\n  y\n"},
 	{name: "blank anchor names no line", file: "foo bar\nx\n", body: "@@ \u00a0\n-x\n+y\n@@ foo\n-x\n+z\n",
-		want: []landing{fails(matchAnchorNotFound), at(2, 1)}},
+		want: []landing{fails(match.AnchorNotFound), at(2, 1)}},
 
 	// M7: line hints.
 	{name: "hint breaks a tie", file: "x\na\nx\nb\nc\nx\n", body: "@@ 4\n-x\n+X\n",
 		want: []landing{at(3, 1)}, after: "x\na\nX\nb\nc\nx\n"},
 	{name: "hint equidistant", file: "x\na\nx\n", body: "@@ 2\n-x\n+X\n",
-		want: []landing{fails(MatchAmbiguous, 1, 3)}},
+		want: []landing{fails(match.Ambiguous, 1, 3)}},
 	{name: "stale hint ignored", file: "a\nb\nc\n", body: "@@ 40\n-b\n+B\n",
 		want: []landing{at(2, 1)}, after: "a\nB\nc\n"},
 	{name: "hint after the cursor", file: "x\nm\nx\nx\n", body: "@@\n-m\n+M\n@@ 1\n-x\n+X\n",
@@ -145,7 +146,7 @@ var placeCases = []placeCase{
 	{name: "insert hint one past the end", file: "a\nb\n", body: "@@ 3\n+c\n",
 		want: []landing{at(3, 0)}, after: "a\nb\nc\n"},
 	{name: "insert hint past the end", file: "a\nb\n", body: "@@ 4\n+c\n",
-		want: []landing{fails(matchHintPastEnd, 2)}},
+		want: []landing{fails(match.HintPastEnd, 2)}},
 
 	// Trailing blank context lines the file lacks.
 	{name: "trailing blank context trimmed", file: "a\nb\n", body: "@@\n a\n-b\n+B\n \n",
@@ -164,12 +165,12 @@ func placeAll(t *lines.Text, hunks []Hunk) []landing {
 	pl := newPlacer(t, hunks)
 	var out []landing
 	for i := range hunks {
-		got, err := pl.place(&hunks[i])
-		if err != nil {
-			out = append(out, landing{err: err.kind(), cands: lineFacts(err)})
+		got, miss := pl.Place(hunks[i].view())
+		if miss != nil {
+			out = append(out, landing{err: miss.Reason, cands: lineFacts(matchError(miss))})
 			continue
 		}
-		out = append(out, landing{line: got.line(), n: got.Len, pass: got.Pass, trimmed: got.Trimmed})
+		out = append(out, landing{line: got.Line(), n: got.Len, pass: got.Pass, trimmed: got.Trimmed})
 	}
 	return out
 }
@@ -180,9 +181,9 @@ func applyAll(t *lines.Text, hunks []Hunk) (string, error) {
 	var sel []placedHunk
 	num := 0
 	for i := range hunks {
-		got, err := pl.place(&hunks[i])
-		if err != nil {
-			return "", err
+		got, miss := pl.Place(hunks[i].view())
+		if miss != nil {
+			return "", matchError(miss)
 		}
 		if !hunks[i].isLocator() {
 			num++
@@ -255,10 +256,10 @@ func TestPlaceCasesComplete(t *testing.T) {
 // lineFacts returns an error's file lines the way the test tables list them: the
 // candidates, [FileLines] for a hint past the end, [Other Start End] for an overlap.
 func lineFacts(e *MatchError) []int {
-	switch e.kind() {
-	case matchHintPastEnd:
+	switch {
+	case e.why == match.HintPastEnd:
 		return []int{e.FileLines}
-	case MatchOverlap:
+	case e.Reason == MatchOverlap:
 		return []int{e.Other, e.Start, e.End}
 	}
 	return e.Lines

@@ -8,21 +8,8 @@ import (
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 )
-
-// A placement says where a hunk landed in its file's baseline.
-type placement struct {
-	// Start is the 0-based index of the first baseline line the hunk covers; for a hunk
-	// of '+' lines only, the baseline line it is inserted before.
-	Start int
-	// Len is the number of baseline lines the hunk covers (its context and '-' lines).
-	Len int
-	// matchPass is the rung of the ladder that matched.
-	Pass matchPass
-	// Trimmed counts trailing empty context lines of the hunk that the file does not
-	// have (a model's blank separator line); they are neither required nor written.
-	Trimmed int
-}
 
 // A Snapshot is an expected-before state a host supplies for a path: what it last
 // saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
@@ -87,7 +74,7 @@ type change struct {
 // A hunkChange is one hunk of an Update with where it landed and its review state.
 type hunkChange struct {
 	Hunk
-	Place    placement
+	Place    match.Place
 	Feedback string
 	Selected bool
 	Revised  bool // beside Selected: one word for both, of the thousands a large patch holds

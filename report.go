@@ -100,7 +100,7 @@ func (c *change) reportHunks(r *Result) {
 		num++
 		if h.Selected {
 			r.item(applied + strconv.Itoa(num))
-			if h.Place.Pass.fuzzy() {
+			if h.Place.Pass.Fuzzy() {
 				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s", path, num, h.Place.Pass))
 			}
 		} else {
@@ -133,7 +133,7 @@ func (c *change) reportWhole(r *Result) {
 		r.item(r.verb() + ": " + show.Path(c.Op.Path))
 	}
 	for _, h := range c.Hunks {
-		if h.Place.Pass.fuzzy() && !h.isLocator() {
+		if h.Place.Pass.Fuzzy() && !h.isLocator() {
 			r.note(fmt.Sprintf("Fuzzy: %s matched while %s", show.Path(c.Op.Path), h.Place.Pass))
 			break
 		}
@@ -242,7 +242,7 @@ func (c *change) hunkDiff(d *diffWriter) {
 		if h.isLocator() || !c.applies(h) {
 			continue
 		}
-		d.f.Fuzzy = d.f.Fuzzy || h.Place.Pass.fuzzy()
+		d.f.Fuzzy = d.f.Fuzzy || h.Place.Pass.Fuzzy()
 		d.f.Revised = d.f.Revised || h.Revised
 		chain := h.chain()
 		for _, a := range chain[:max(len(chain)-1, 0)] {

@@ -172,56 +172,6 @@ func addSize(lines []string) int {
 	return n
 }
 
-// place decodes an Update's baseline and places every hunk, reporting every failure.
-func (pr *Proposal) place(c *change) []error {
-	s, cd, err := pr.decodeString(c)
-	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
-		if errors.Is(err, &FileError{Reason: FileBinary}) {
-			return []error{err}
-		}
-		return nil
-	}
-	if err != nil {
-		return []error{err}
-	}
-	t, idx := indexText(s, c.Op.Hunks)
-	c.text, c.codec = t, cd
-	pl := placerOf(idx)
-	pl.blocks.markdown = isMarkdown(c.name)
-	var errs []error
-	num := 0
-	for i := range c.Op.Hunks {
-		h := &c.Op.Hunks[i]
-		if !h.isLocator() {
-			num++
-		}
-		place, merr := pl.place(h)
-		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
-		c.Hunks = append(c.Hunks, hc)
-		if merr != nil {
-			merr.Path, merr.PayloadLine, merr.Hint = c.Op.Path, h.Line, h.Hint
-			if merr.Anchor == "" {
-				merr.Anchor = h.Anchor
-			}
-			if !h.isLocator() {
-				merr.Hunk = num
-			}
-			if merr.kind() == MatchNotFound {
-				if merr.appliedAt = pl.appliedAt(h); merr.appliedAt == 0 {
-					merr.near = pl.nearMiss(h.oldLines())
-				}
-			}
-			errs = append(errs, merr)
-		}
-	}
-	if len(errs) == 0 {
-		if err := c.validate(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errs
-}
-
 func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
 	if pr.opts.Encoding == nil {
 		return nil, ""

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 )
@@ -41,7 +42,7 @@ func insertedLine(k int) string { return "inserted by hunk " + string(rune('1'+k
 // first few candidates and counts the rest as more (PERF4).
 type expectation struct {
 	start int
-	pass  matchPass
+	pass  match.Pass
 	err   MatchReason
 	cands []int
 	more  int
@@ -49,8 +50,8 @@ type expectation struct {
 
 // listed cuts an ambiguity's candidates to those an error lists, counting the rest.
 func (e expectation) listed() expectation {
-	if e.err == MatchAmbiguous && len(e.cands) > listedCandidates {
-		e.cands, e.more = e.cands[:listedCandidates], len(e.cands)-listedCandidates
+	if e.err == MatchAmbiguous && len(e.cands) > match.Listed {
+		e.cands, e.more = e.cands[:match.Listed], len(e.cands)-match.Listed
 	}
 	return e
 }
@@ -64,13 +65,13 @@ func (e expectation) listed() expectation {
 func expect(lines, old []string, cursor, hint int, eof bool) expectation {
 	n := len(old)
 	if eof && n <= len(lines) {
-		for _, p := range passes {
+		for p := match.Exact; p <= match.Punctuation; p++ {
 			if equalAt(lines, old, len(lines)-n, p) {
 				return expectation{start: len(lines) - n, pass: p}
 			}
 		}
 	}
-	for _, p := range passes {
+	for p := match.Exact; p <= match.Punctuation; p++ {
 		var cands []int
 		for s := 0; s+n <= len(lines); s++ {
 			if equalAt(lines, old, s, p) {
@@ -95,9 +96,9 @@ func expect(lines, old []string, cursor, hint int, eof bool) expectation {
 }
 
 // equalAt reports whether old occurs in lines at s after normalisation for pass p.
-func equalAt(lines, old []string, s int, p matchPass) bool {
+func equalAt(lines, old []string, s int, p match.Pass) bool {
 	for k, o := range old {
-		if normalize[p](lines[s+k]) != normalize[p](o) {
+		if p.Normalize(lines[s+k]) != p.Normalize(o) {
 			return false
 		}
 	}
@@ -262,7 +263,7 @@ func expectOverlap(want []expectation, cuts []cut) {
 func checkOccurrences(t *testing.T, e expectation, c cut, occ []int) {
 	t.Helper()
 	switch {
-	case len(occ) == 1 && (e.err != 0 || e.start != c.start || e.pass != passExact):
+	case len(occ) == 1 && (e.err != 0 || e.start != c.start || e.pass != match.Exact):
 		t.Fatalf("lines occurring once at %d expected at %+v", c.start, e)
 	case len(occ) > 1 && (e.err != MatchAmbiguous || !slices.Equal(e.cands, occ)):
 		t.Fatalf("lines occurring at %v expected as %+v", occ, e)

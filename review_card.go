@@ -169,7 +169,7 @@ func (pr *Proposal) selectedPatch() *Patch {
 // placed: after a fuzzy match they differ from the model's copy, and a card shows what
 // the review's diff shows. Its '+' lines are the model's, as written.
 func (h *hunkChange) asInFile(t *lines.Text) Hunk {
-	if t == nil || !h.Place.Pass.fuzzy() {
+	if t == nil || !h.Place.Pass.Fuzzy() {
 		return h.Hunk
 	}
 	out := h.Hunk

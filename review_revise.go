@@ -86,7 +86,7 @@ func (s *Session) Revise(t Target) (*Revision, error) {
 	}
 	r := &Revision{s: s, c: c, target: Target{File: t.File}, line: 1, base: base, proposed: proposed}
 	if h != nil {
-		r.line = h.Place.line()
+		r.line = h.Place.Line()
 	}
 	r.Path, r.Target, r.Line, r.Baseline, r.Proposed = c.Op.Path, r.target, r.line, base, proposed
 	s.revision = r
@@ -324,28 +324,16 @@ func hunksFromEdit(t *lines.Text, edited []string) ([]*hunkChange, error) {
 	for i := range hs {
 		h := &hs[i]
 		h.Line = 0 // derived hunks have no payload line
-		place, ok := placeAt(pl, h, derived[i].OldStart)
+		place, ok := pl.PlaceAt(h.view(), derived[i].OldStart)
 		if !ok {
 			h.Hint = derived[i].OldStart + 1
-			if place, ok = placeAt(pl, h, derived[i].OldStart); !ok {
+			if place, ok = pl.PlaceAt(h.view(), derived[i].OldStart); !ok {
 				return nil, fmt.Errorf("derived hunk %d does not land at line %d", i+1, derived[i].OldStart+1)
 			}
 		}
 		out[i] = &hunkChange{Hunk: *h, Place: place, Selected: true, Revised: true}
 	}
 	return out, nil
-}
-
-// placeAt places h and reports whether it landed at start; if not, the cursor is left
-// where it was.
-func placeAt(pl *placer, h *Hunk, start int) (placement, bool) {
-	cursor := pl.cursor
-	got, err := pl.place(h)
-	if err != nil || got.Start != start {
-		pl.cursor = cursor
-		return placement{}, false
-	}
-	return got, true
 }
 
 // derivedPayload renders diff hunks as a payload of bare "@@" hunks.

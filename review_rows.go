@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -182,14 +183,14 @@ func (s *Session) fileRow(n int, c *change) Row {
 	if c.Op.MoveTo != "" {
 		r.Path += " → " + c.Op.MoveTo
 	}
-	loosest := passExact
+	loosest := match.Exact
 	for _, h := range c.changing() {
 		r.Revised = r.Revised || h.Revised
 		if c.Op.isMove() {
 			loosest = max(loosest, h.Place.Pass)
 		}
 	}
-	r.Fuzzy = loosest.fuzzyName()
+	r.Fuzzy = loosest.FuzzyName()
 	if !r.Folded {
 		r.Lines = s.bodyLines(c)
 	}
@@ -241,7 +242,7 @@ func (s *Session) hunkRows(n int, c *change) []Row {
 	for k, h := range c.changing() {
 		added, removed := h.counts()
 		r := Row{Target: Target{File: n, Hunk: k + 1}, Label: c.label(h),
-			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Fuzzy: h.Place.Pass.fuzzyName(),
+			Total: 1, Added: added, Removed: removed, Folded: s.folded[h], Fuzzy: h.Place.Pass.FuzzyName(),
 			Revised: h.Revised, Feedback: h.Feedback, Dimmed: !h.Selected}
 		if h.Selected {
 			r.Selected = 1

@@ -9,7 +9,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
-	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 	"github.com/spf13/afero"
 )
 
@@ -63,10 +63,10 @@ type (
 		Revised  bool        `json:"revised,omitempty"`
 	}
 	savedPlace struct {
-		Start   int       `json:"start"`
-		Len     int       `json:"len"`
-		Pass    matchPass `json:"pass,omitempty"`
-		Trimmed int       `json:"trimmed,omitempty"`
+		Start   int        `json:"start"`
+		Len     int        `json:"len"`
+		Pass    match.Pass `json:"pass,omitempty"`
+		Trimmed int        `json:"trimmed,omitempty"`
 	}
 	savedChange struct {
 		Op        savedOp            `json:"op"`
@@ -238,7 +238,7 @@ func restoreOp(so *savedOp) (Operation, []*hunkChange, error) {
 		}
 		op.Hunks = append(op.Hunks, h)
 		if p := sh.Place; p != nil {
-			place := placement{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
+			place := match.Place{Start: p.Start, Len: p.Len, Pass: p.Pass, Trimmed: p.Trimmed}
 			hcs = append(hcs, &hunkChange{Hunk: h, Place: place, Selected: sh.Selected, Feedback: sh.Feedback, Revised: sh.Revised})
 		}
 	}
@@ -289,8 +289,8 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 			return nil, nil, err
 		}
 		for _, h := range hcs {
-			if !placedAt(c.text, h) {
-				return nil, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.line())}
+			if !match.At(c.text, h.view(), h.Place) {
+				return nil, nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("%s: a saved hunk does not match the baseline at line %d", op.Path, h.Place.Line())}
 			}
 		}
 	}
@@ -343,25 +343,4 @@ func (pr *Proposal) restoreBaseline(b *filestate.Baseline, name, path string) (b
 	}
 	b.Bytes = data
 	return true, nil
-}
-
-// placedAt reports whether a hunk's lines lie in the text where its placement says, at
-// its recorded pass.
-func placedAt(t *lines.Text, h *hunkChange) bool {
-	p := h.Place
-	old := h.oldLines()
-	if p.Pass < passExact || p.Pass > passPunctuation || p.Trimmed < 0 || p.Trimmed > trailingEmpty(&h.Hunk) || p.Trimmed > len(old) {
-		return false
-	}
-	old = old[:len(old)-p.Trimmed]
-	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > t.Count() {
-		return false
-	}
-	norm := normalize[p.Pass]
-	for i, l := range old {
-		if norm(t.Line(p.Start+i)) != norm(l) {
-			return false
-		}
-	}
-	return true
 }

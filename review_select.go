@@ -255,7 +255,7 @@ func (s *Session) Visit(t Target) (Location, error) {
 	}
 	loc := Location{Path: c.Op.Path, Name: c.name, Line: 1}
 	if h != nil {
-		loc.Line = h.Place.line()
+		loc.Line = h.Place.Line()
 	}
 	return loc, nil
 }

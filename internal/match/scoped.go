@@ -1,4 +1,4 @@
-package applypatch
+package match
 
 // A scoped view is a hunk's match set seen through its anchors' scope at one tier: the
 // starts that lie inside the block (or the section) of some line the anchor names, or

@@ -1,4 +1,4 @@
-package applypatch
+package match
 
 import "sort"
 
@@ -19,13 +19,13 @@ type matchSet struct {
 
 // matches sets ms to the set of starts at which the file holds old at pass p. The caller
 // holds the set, so that placing a hunk allocates none.
-func (x *lineIndex) matches(ms *matchSet, old []string, p matchPass, eofStart int) {
-	if p == passExact && x.keyed(ms, old, eofStart) {
+func (x *lineIndex) matches(ms *matchSet, old []string, p Pass, eofStart int) {
+	if p == Exact && x.keyed(ms, old, eofStart) {
 		return
 	}
-	index := x.at(passExact)
-	if p != passExact {
-		index = x.at(passPunctuation)
+	index := x.at(Exact)
+	if p != Exact {
+		index = x.at(Punctuation)
 	}
 	keys := normalized(old, index.pass)
 	*ms = matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
@@ -98,7 +98,7 @@ func (ms *matchSet) last(lo, hi int) int {
 	return -1
 }
 
-// countBudget is how many starts an error counts before it says "more than": a
+// countBudget is how many starts a miss counts before it stops ("more than"): a
 // failing hunk's cost stays bounded however often a hostile file repeats its lines.
 const countBudget = 10000
 

@@ -1,9 +1,8 @@
-package applypatch
+package match
 
 import (
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/applypatch/applypatch/internal/show"
 )
@@ -13,7 +12,7 @@ import (
 // holds the whole file.
 type scope struct {
 	at   []anchorLine // ascending by line
-	pass matchPass    // the loosest pass any anchor of the chain needed
+	pass Pass         // the loosest pass any anchor of the chain needed
 	// reach[i] is the furthest block end of at[:i+1]: blocks nest or are disjoint, so a
 	// line lies in some block exactly when the reach of the anchor lines above it gets
 	// to it.
@@ -131,7 +130,7 @@ func (sc scope) holds(c int, t tier) bool {
 }
 
 // ownerScan is the most anchor lines owners looks through above each candidate, and
-// ownerCands the most candidates it asks about: enough to name them in an error.
+// ownerCands the most candidates it asks about: enough to name them in a miss.
 const ownerScan, ownerCands = 64, 16
 
 // owners returns the anchor lines whose block (or section) holds one of the candidates,
@@ -155,14 +154,14 @@ func (sc scope) owners(cands []int, t tier) []int {
 
 // anchors follows the hunk's chain of anchors: each is looked for below the one
 // before it, inside its block where it has one, then its section.
-func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
+func (pl *Placer) anchors(h Hunk) (scope, *Miss) {
 	var sc scope
 	var outer string
-	for _, a := range h.chain() {
+	for _, a := range h.Chain() {
 		next, err := pl.anchorIn(a, sc)
 		if err != nil {
 			err.Anchor, err.Outer = a, outer
-			if err.kind() == matchAnchorAmbiguous { // the anchor above names lines the chain cannot settle
+			if err.Reason == AnchorAmbiguous { // the anchor above names lines the chain cannot settle
 				err.Anchor, err.Outer = outer, ""
 			}
 			return scope{}, err
@@ -176,7 +175,7 @@ func (pl *placer) anchors(h *Hunk) (scope, *MatchError) {
 // whole line or a line's prefix, at the first pass of the ladder that names any.
 // Those at or after the order cursor win, then those that are the anchor itself
 // over those that only start with it. Several lines may remain: the hunk decides.
-func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
+func (pl *Placer) anchorIn(a string, parent scope) (scope, *Miss) {
 	for _, p := range passes {
 		want := normalize[p](a)
 		if want == "" { // an anchor of blanks names no line at this pass
@@ -206,7 +205,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 		}
 		return sc.withReach(), nil
 	}
-	err := matchErr(matchAnchorNotFound)
+	err := &Miss{Reason: AnchorNotFound}
 	if parent.anchored() {
 		err.Lines = show.OneBased(parent.lines())
 	}
@@ -214,7 +213,7 @@ func (pl *placer) anchorIn(a string, parent scope) (scope, *MatchError) {
 }
 
 // wholeLines keeps the candidates whose whole line, normalised for pass p, is want.
-func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
+func (pl *Placer) wholeLines(cands []int, want string, p Pass) []int {
 	var out []int
 	for _, c := range cands {
 		if normalize[p](pl.t.Line(c)) == want {
@@ -227,13 +226,13 @@ func (pl *placer) wholeLines(cands []int, want string, p matchPass) []int {
 // choose settles the starts of one pass of the ladder against the scope and the
 // tie-breaks, in order: below the anchor, inside one of its blocks or sections, at
 // or after the cursor, nearest the line hint. No step empties the set or
-// overrides a unique start. It returns the one start, or the error that refuses them.
-func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *MatchError) {
+// overrides a unique start. It returns the one start, or the miss that refuses them.
+func (pl *Placer) choose(sc scope, ms *matchSet, h Hunk, p Pass) (int, *Miss) {
 	lo, hi := sc.first()+1, pl.t.Count()
 	v := sc.view(ms, lo, hi)
 	if !sc.unique() && v.t == tierBelow { // no line the anchor names holds the hunk
 		err := sc.ambiguous(p)
-		err.HunkLines, err.hunkMore, err.hunkCapped = v.listed(lo, hi)
+		err.HunkLines, err.HunkMore, err.HunkCapped = v.listed(lo, hi)
 		return -1, err
 	}
 	if v.several(lo, hi) && v.first(max(lo, pl.cursor), hi) >= 0 {
@@ -243,8 +242,8 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 		return v.first(lo, hi), nil
 	}
 	cands, more, capped := []int(nil), 0, false
-	if h.Hint > 0 {
-		if cands = v.nearest(lo, hi, h.Hint-1); len(cands) == 1 {
+	if h.LineHint() > 0 {
+		if cands = v.nearest(lo, hi, h.LineHint()-1); len(cands) == 1 {
 			return cands[0], nil
 		}
 	} else {
@@ -253,63 +252,53 @@ func (pl *placer) choose(sc scope, ms *matchSet, h *Hunk, p matchPass) (int, *Ma
 		more = total - len(cands)
 	}
 	if owners := sc.owners(cands, v.t); len(owners) > 1 { // several anchor lines hold the hunk
-		listed := owners[:min(len(owners), listedCandidates)]
-		err := matchErr(matchAnchorAmbiguous)
-		err.Lines, err.More, err.pass = show.OneBased(listed), len(sc.at)-len(listed), p
-		err.HunkLines, err.hunkMore, err.hunkCapped = firstFew(cands, more, capped)
+		listed := owners[:min(len(owners), Listed)]
+		err := &Miss{Reason: AnchorAmbiguous}
+		err.Lines, err.More, err.Pass = show.OneBased(listed), len(sc.at)-len(listed), p
+		err.HunkLines, err.HunkMore, err.HunkCapped = firstFew(cands, more, capped)
 		return -1, err
 	}
-	err := &MatchError{Reason: MatchAmbiguous, pass: p}
-	err.Lines, err.More, err.moreCapped = firstFew(cands, more, capped)
+	err := &Miss{Reason: Ambiguous, Pass: p}
+	err.Lines, err.More, err.MoreCapped = firstFew(cands, more, capped)
 	return -1, err
 }
 
 // listed returns the first few starts of the view in [lo, hi), 1-based, and how many more
 // there are.
 func (v scoped) listed(lo, hi int) ([]int, int, bool) {
-	cands, total, capped := v.list(lo, hi, listedCandidates)
+	cands, total, capped := v.list(lo, hi, Listed)
 	return show.OneBased(cands), total - len(cands), capped
 }
 
-// firstFew cuts 0-based candidates to the few an error lists, 1-based, adding the rest to
+// firstFew cuts 0-based candidates to the few a miss lists, 1-based, adding the rest to
 // more.
 func firstFew(cands []int, more int, capped bool) ([]int, int, bool) {
-	n := min(len(cands), listedCandidates)
+	n := min(len(cands), Listed)
 	return show.OneBased(cands[:n]), more + len(cands) - n, capped
 }
 
-// ambiguous is the error for a scope whose several anchor lines nothing settles: it lists
+// ambiguous is the miss of a scope whose several anchor lines nothing settles: it lists
 // the first few.
-func (sc scope) ambiguous(p matchPass) *MatchError {
+func (sc scope) ambiguous(p Pass) *Miss {
 	lines := sc.lines()
-	n := min(len(lines), listedCandidates)
-	err := matchErr(matchAnchorAmbiguous)
-	err.Lines, err.More, err.pass = show.OneBased(lines[:n]), len(lines)-n, p
+	n := min(len(lines), Listed)
+	err := &Miss{Reason: AnchorAmbiguous}
+	err.Lines, err.More, err.Pass = show.OneBased(lines[:n]), len(lines)-n, p
 	return err
-}
-
-// chainLabel names a chain of anchors in a review row: "class Foo › def bar", each
-// anchor without its indentation.
-func chainLabel(chain []string) string {
-	parts := make([]string, len(chain))
-	for i, a := range chain {
-		parts[i] = strings.TrimSpace(a)
-	}
-	return strings.Join(parts, " › ")
 }
 
 // behindCursor retries a hunk whose lines lie only above the lines its anchor names at or
 // after the order cursor: the cursor narrows an anchor's lines only as long as the
 // hunk keeps a place below them, so a line above the cursor whose block holds the hunk
 // (a class opened before the previous hunk) is not lost.
-func (pl *placer) behindCursor(h *Hunk, old []string, got placement, err *MatchError, sc scope) (placement, *MatchError, scope) {
+func (pl *Placer) behindCursor(h Hunk, old []string, got Place, err *Miss, sc scope) (Place, *Miss, scope) {
 	pl.anchorsBehind = true
 	wide, werr := pl.anchors(h)
 	pl.anchorsBehind = false
 	if werr != nil || len(wide.at) == len(sc.at) {
 		return got, err, sc
 	}
-	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.kind() != matchAboveAnchor {
+	if got2, err2 := pl.locate(h, old, wide); err2 == nil || err2.Reason != AboveAnchor {
 		return got2, err2, wide
 	}
 	return got, err, sc

@@ -1,10 +1,11 @@
-package applypatch
+package match
 
 import (
 	"fmt"
-	textlines "github.com/applypatch/applypatch/internal/lines"
 	"strings"
 	"testing"
+
+	textlines "github.com/applypatch/applypatch/internal/lines"
 )
 
 // nearFile is a file of distinct, code-like lines.
@@ -42,7 +43,7 @@ func TestNearMissBySimilarity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pl := newPlacer(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
+			pl := New(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
 			nm := pl.nearMiss(tt.old)
 			if nm == nil || nm.Start != tt.want {
 				t.Fatalf("nearMiss = %+v, want start %d", nm, tt.want)
@@ -57,7 +58,7 @@ func TestNearMissBySimilarity(t *testing.T) {
 func TestNearMissBudget(t *testing.T) {
 	lines := nearFile(20000)
 	old := typo(lines)
-	pl := newPlacer(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
+	pl := New(textlines.Split(strings.Join(lines, "\n")+"\n"), nil)
 	nm := pl.nearMiss(old)
 	if nm == nil || nm.Start != 1 {
 		t.Fatalf("nearMiss = %+v, want start 1", nm)
@@ -79,7 +80,7 @@ func BenchmarkNearMiss(b *testing.B) {
 			old := typo(lines)
 			t := textlines.Split(strings.Join(lines, "\n") + "\n")
 			for b.Loop() {
-				newPlacer(t, nil).nearMiss(old)
+				New(t, nil).nearMiss(old)
 			}
 		})
 	}

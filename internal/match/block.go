@@ -1,4 +1,4 @@
-package applypatch
+package match
 
 import (
 	"path"

@@ -1,20 +1,22 @@
-package applypatch
+package match
 
 import (
-	textlines "github.com/applypatch/applypatch/internal/lines"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	textlines "github.com/applypatch/applypatch/internal/lines"
 )
 
 // naiveChoose is the anchor and tie-break rule of M6, M3 and M7 written out over the full
 // list of candidates: below the anchor, inside a block, else a section; then at or after
 // the cursor; then nearest the hint. It is the oracle of TestChooseAgreesWithNaive.
-func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
+func naiveChoose(sc scope, all []int, cursor, hint int) (int, Reason) {
 	cands, t := sc.narrow(all)
 	if !sc.unique() && t == tierBelow {
-		return -1, matchAnchorAmbiguous
+		return -1, AnchorAmbiguous
 	}
 	if after := slices.DeleteFunc(slices.Clone(cands), func(c int) bool { return c < cursor }); len(cands) > 1 && len(after) > 0 {
 		cands = after
@@ -27,9 +29,9 @@ func naiveChoose(sc scope, all []int, cursor, hint int) (int, MatchReason) {
 	case len(cands) == 1:
 		return cands[0], 0
 	case len(sc.owners(cands, t)) > 1:
-		return -1, matchAnchorAmbiguous
+		return -1, AnchorAmbiguous
 	}
-	return -1, MatchAmbiguous
+	return -1, Ambiguous
 }
 
 // TestChooseAgreesWithNaive: M3, M6, M7, PERF4. The tie-breaks asked of the lazy match
@@ -50,26 +52,26 @@ func TestChooseAgreesWithNaive(t *testing.T) {
 			old = append(old, words[r.IntN(len(words))])
 		}
 		a := anchors[r.IntN(len(anchors))]
-		h := Hunk{Anchor: a, Lines: linesOf(old)}
+		h := testHunk{Anchor: a, Lines: linesOf(old)}
 		if r.IntN(3) == 0 {
 			h.Hint = 1 + r.IntN(len(lines))
 		}
 		text := textlines.Split(strings.Join(lines, "\n") + "\n")
-		pl := newPlacer(text, []Hunk{h})
+		pl := New(text, []Hunk{&h})
 		pl.cursor = r.IntN(len(lines))
 		sc, err := pl.anchors(&h)
 		if err != nil {
 			continue
 		}
-		all := pl.idx.find(old, passExact, -1)
+		all := pl.idx.find(old, Exact, -1)
 		if c, _ := sc.narrow(all); len(c) == 0 {
 			continue
 		}
 		want, wantReason := naiveChoose(sc, all, pl.cursor, h.Hint)
-		got, gerr := pl.choose(sc, pl.idx.matchSetOf(old, passExact, -1), &h, passExact)
-		gotReason := MatchReason(0)
+		got, gerr := pl.choose(sc, pl.idx.matchSetOf(old, Exact, -1), &h, Exact)
+		gotReason := Reason(0)
 		if gerr != nil {
-			gotReason = gerr.kind()
+			gotReason = gerr.Reason
 		}
 		if got != want || gotReason != wantReason {
 			t.Fatalf("file %q anchor %q hunk %q cursor %d hint %d: got %d %v, want %d %v",
@@ -93,16 +95,16 @@ func TestAnchoredHintWork(t *testing.T) {
 		b.WriteString("func f() {\n" + strings.Repeat("\t}\n", size-1))
 	}
 	text := textlines.Split(b.String())
-	var hunks []Hunk
+	var hunks []testHunk
 	for k := 1; k < blocks; k += 2 {
-		hunks = append(hunks, Hunk{Anchor: "func f() {", Hint: k*size + 3,
-			Lines: []Line{{LineContext, "\t}"}, {LineRemove, "\t}"}, {LineAdd, "X"}}})
+		hunks = append(hunks, testHunk{Anchor: "func f() {", Hint: k*size + 3,
+			Lines: []testLine{{Context, "\t}"}, {Remove, "\t}"}, {Add, "X"}}})
 	}
-	pl := newPlacer(text, hunks)
+	pl := New(text, hunksOf(hunks))
 	for i := range hunks {
-		got, err := pl.place(&hunks[i])
+		got, err := pl.Place(&hunks[i])
 		if err != nil {
-			t.Fatalf("hunk %d: %v", i+1, err)
+			t.Fatalf("hunk %d: %+v", i+1, err)
 		}
 		if want := hunks[i].Hint - 1; got.Start != want {
 			t.Fatalf("hunk %d placed at line %d, want %d (the hinted line)", i+1, got.Start+1, want+1)
@@ -116,26 +118,27 @@ func TestAnchoredHintWork(t *testing.T) {
 // TestAnchorAmbiguityBounded: PERF4, M6, M9. A hunk that the thousands of lines its
 // anchor names cannot settle is refused naming a few of them and a few of its own
 // places, with how many more there are: whether it lies in no section of theirs, or in
-// the sections of several.
+// the sections of several. The library's TestAnchorAmbiguityText checks the words.
 func TestAnchorAmbiguityBounded(t *testing.T) {
 	for _, tc := range []struct{ name, unit, lines, places string }{
-		{"in no section", "key:\nkey: v\nx\n", "names 5,000 lines (1, 4, 7, 10, 13 and 4,995 more)", "(at lines 3, 6, 9, 12, 15 and 4,995 more)"},
-		{"in several sections", "key:\nx\n", "names 5,000 lines (1, 3, 5, 7, 9 and 4,995 more)", "(at lines 2, 4, 6, 8, 10 and 4,995 more)"},
+		{"in no section", "key:\nkey: v\nx\n", "[1 4 7 10 13] and 4995 more", "[3 6 9 12 15] and 4995 more"},
+		{"in several sections", "key:\nx\n", "[1 3 5 7 9] and 4995 more", "[2 4 6 8 10] and 4995 more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := Hunk{Anchor: "key:", Lines: []Line{{LineRemove, "x"}, {LineAdd, "y"}}}
-			pl := newPlacer(textlines.Split(strings.Repeat(tc.unit, 5000)), []Hunk{h})
-			_, err := pl.place(&h)
-			if err == nil || err.kind() != matchAnchorAmbiguous {
-				t.Fatalf("error %v, want AnchorAmbiguous", err)
+			h := testHunk{Anchor: "key:", Lines: []testLine{{Remove, "x"}, {Add, "y"}}}
+			pl := New(textlines.Split(strings.Repeat(tc.unit, 5000)), []Hunk{&h})
+			_, err := pl.Place(&h)
+			if err == nil || err.Reason != AnchorAmbiguous {
+				t.Fatalf("miss %+v, want AnchorAmbiguous", err)
 			}
-			if len(err.Lines) != listedCandidates || len(err.HunkLines) != listedCandidates {
-				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Lines, err.HunkLines, listedCandidates)
+			if len(err.Lines) != Listed || len(err.HunkLines) != Listed {
+				t.Errorf("Candidates %v, HunkLines %v: want %d of each", err.Lines, err.HunkLines, Listed)
 			}
-			for _, want := range []string{tc.lines, tc.places} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error text lacks %q:\n%s", want, err.Error())
-				}
+			lines := fmt.Sprintf("%v and %d more", err.Lines, err.More)
+			places := fmt.Sprintf("%v and %d more", err.HunkLines, err.HunkMore)
+			if lines != tc.lines || places != tc.places || err.MoreCapped || err.HunkCapped {
+				t.Errorf("the anchor names %s (capped %v), the hunk lies at %s (capped %v); want %s, %s",
+					lines, err.MoreCapped, places, err.HunkCapped, tc.lines, tc.places)
 			}
 			if per := pl.idx.verified; per > 3*countBudget {
 				t.Errorf("%d starts verified for one hunk", per)

@@ -1,4 +1,4 @@
-package applypatch
+package match
 
 import (
 	"fmt"
@@ -9,6 +9,14 @@ import (
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/show"
 )
+
+// A NearMiss is the region of the file most like a hunk that was not found: Start is its
+// 1-based first line, Agree how many of the hunk's Of expected lines occur there, and Diff
+// shows the hunk's expected lines against the file's.
+type NearMiss struct {
+	Start, Agree, Of int
+	Diff             string
+}
 
 // The near-miss search has a cost budget, so that a hunk that misses costs about as much
 // as reading it and the file, whatever its size, and its text stays small.
@@ -34,8 +42,8 @@ const (
 // occurrences imply, so a hunk with a typo on every line still points at its place; the
 // best-voted starts are then compared line by line, and the most similar wins (the
 // earliest at or after the cursor among equals).
-func (pl *placer) nearMiss(old []string) *nearMiss {
-	want := normalized(old, passPunctuation)
+func (pl *Placer) nearMiss(old []string) *NearMiss {
+	want := normalized(old, Punctuation)
 	votes := pl.wordVotes(want)
 	if len(votes) == 0 {
 		return nil
@@ -59,7 +67,7 @@ func (pl *placer) nearMiss(old []string) *nearMiss {
 	if n < len(old) {
 		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
 	}
-	return &nearMiss{Start: lo + 1, Agree: agree, Of: n, Diff: diff}
+	return &NearMiss{Start: lo + 1, Agree: agree, Of: n, Diff: diff}
 }
 
 // sample returns the indexes of at most nearMissSample lines, spread evenly over n.
@@ -75,7 +83,7 @@ func sample(n int) []int {
 // wordVotes scans the file once for the words of the sampled hunk lines and returns, for
 // each start the occurrences imply, its votes: a hunk line gives each of its words an
 // equal share of one vote.
-func (pl *placer) wordVotes(want []string) map[int]float64 {
+func (pl *Placer) wordVotes(want []string) map[int]float64 {
 	ks := sample(len(want))
 	lineWords := make([][]string, len(ks))
 	wanted := map[string][]int32{}
@@ -141,7 +149,7 @@ const nearMissSlack = 2
 
 // similarity scores the file from start s against the hunk's lines (normalised): each
 // line's best similarity to a file line near its place, less a little for the distance.
-func (pl *placer) similarity(want []string, s int) float64 {
+func (pl *Placer) similarity(want []string, s int) float64 {
 	score := 0.0
 	for k := range min(len(want), nearMissCompare) {
 		sim, _ := pl.bestNear(want[k], s+k)
@@ -152,12 +160,12 @@ func (pl *placer) similarity(want []string, s int) float64 {
 
 // bestNear returns the best similarity of line w to the file lines within nearMissSlack
 // of p, and the offset where it is found.
-func (pl *placer) bestNear(w string, p int) (float64, int) {
+func (pl *Placer) bestNear(w string, p int) (float64, int) {
 	best, at := 0.0, 0
 	for d := range 2*nearMissSlack + 1 {
 		d -= nearMissSlack
 		if q := p + d; q >= 0 && q < pl.t.Count() {
-			sim := lineSimilarity(w, normalize[passPunctuation](pl.t.Line(q))) * (1 - 0.05*float64(nearAbs(d)))
+			sim := lineSimilarity(w, normalize[Punctuation](pl.t.Line(q))) * (1 - 0.05*float64(nearAbs(d)))
 			if sim > best || (sim == best && nearAbs(d) < nearAbs(at)) {
 				best, at = sim, d
 			}
@@ -226,7 +234,7 @@ func better(s, best, cursor int) bool {
 func nearDiff(old, file []string, lo int) (string, int) {
 	var b strings.Builder
 	agree, shown, more := 0, 0, 0
-	for _, op := range diff.Lines(normalized(old, passPunctuation), normalized(file, passPunctuation)) {
+	for _, op := range diff.Lines(normalized(old, Punctuation), normalized(file, Punctuation)) {
 		if op.Kind == diff.KindContext {
 			agree++
 		}
@@ -255,11 +263,11 @@ func nearDiff(old, file []string, lo int) (string, int) {
 // It is 0 when the hunk adds no line (context alone is no evidence: a deletion's context
 // is in the file whether or not it was applied), or its new side is not there either. It
 // only shapes the message: nothing is placed by it.
-func (pl *placer) appliedAt(h *Hunk) int {
-	if !slices.ContainsFunc(h.Lines, func(l Line) bool { return l.Kind == LineAdd }) {
+func (pl *Placer) appliedAt(h Hunk) int {
+	if !adds(h) {
 		return 0
 	}
-	newSide := h.newLines()
+	newSide := side(h, Add)
 	pl.idx.loose = looseMemo{}
 	var ms matchSet
 	for _, p := range passes {
@@ -269,4 +277,26 @@ func (pl *placer) appliedAt(h *Hunk) int {
 		}
 	}
 	return 0
+}
+
+// adds reports whether the hunk has a '+' line.
+func adds(h Hunk) bool {
+	for i := range h.Len() {
+		if kind, _ := h.LineAt(i); kind == Add {
+			return true
+		}
+	}
+	return false
+}
+
+// Explain adds to a NotFound miss of h the facts that let a model fix the hunk: the line
+// where its new side occurs, when it looks applied already, else the region of the text
+// most like it. Other misses it leaves as they are.
+func (pl *Placer) Explain(m *Miss, h Hunk) {
+	if m.Reason != NotFound {
+		return
+	}
+	if m.AppliedAt = pl.appliedAt(h); m.AppliedAt == 0 {
+		m.Near = pl.nearMiss(side(h, Remove))
+	}
 }

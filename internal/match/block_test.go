@@ -1,0 +1,72 @@
+package match
+
+import (
+	"testing"
+
+	"github.com/applypatch/applypatch/internal/lines"
+)
+
+// blockSnippets are the files the block rule is checked on (M6): each names, for some
+// lines, the last line of the block they open (1-based, inclusive), or their own line
+// when they open none.
+var blockSnippets = []struct {
+	name, file string
+	markdown   bool
+	ends       map[int]int
+}{
+	{name: "python class and methods", file: `class A:
+    """Doc."""
+
+    def f(self):
+        return 1
+
+    def g(self):
+        if x:
+            pass
+        return 2
+class B:
+    pass
+`, ends: map[int]int{1: 11, 4: 7, 7: 11, 8: 10, 11: 12, 2: 2}},
+	{name: "go function and its closing brace", file: `func a() {
+	if x {
+		y()
+	}
+}
+
+func b() {}
+type T struct {
+	F int
+}
+`, ends: map[int]int{1: 5, 2: 4, 7: 7, 8: 10}},
+	{name: "c function with its brace on the next line", file: `static int
+reset(struct dev *d)
+{
+	d->state = 0;
+}
+`, ends: map[int]int{2: 5, 3: 5, 1: 1}},
+	{name: "yaml mappings", file: `server:
+  tls:
+    cert: a.pem
+
+    key: a.key
+  port: 80
+client:
+  port: 81
+`, ends: map[int]int{1: 7, 2: 6, 3: 3, 6: 6, 7: 8}},
+	{name: "markdown headings", markdown: true, file: "# Tool\n\n## Install\n\n```sh\n# not a heading\n```\n\n### Linux\nmake\n## Use\nrun\n", ends: map[int]int{1: 12, 3: 10, 9: 10, 11: 12, 6: 6}},
+	{name: "markdown without the flag", file: "## Install\nmake\n## Use\n", ends: map[int]int{1: 1}},
+}
+
+// TestBlockEnds checks the block rule (M6) on Python, Go, C, YAML and Markdown.
+func TestBlockEnds(t *testing.T) {
+	for _, tt := range blockSnippets {
+		t.Run(tt.name, func(t *testing.T) {
+			b := blocks{t: lines.Split(tt.file), markdown: tt.markdown}
+			for line, want := range tt.ends {
+				if got := b.blockEnd(line-1) + 1; got != want {
+					t.Errorf("block of line %d %q ends at line %d, want %d", line, b.t.Line(line-1), got, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package match
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Pass is the rung of the matching ladder that placed a hunk. Each rung
+// compares lines after a looser normalisation than the one before.
+type Pass int
+
+const (
+	// Exact compares lines as they are (line terminators aside).
+	Exact Pass = iota
+	// TrailingWhitespace ignores whitespace at the end of lines.
+	TrailingWhitespace
+	// SurroundingWhitespace ignores whitespace at both ends of lines.
+	SurroundingWhitespace
+	// Punctuation also folds typographic punctuation to ASCII (see typographicFold).
+	Punctuation
+)
+
+// passes is the ladder, strictest first.
+var passes = [...]Pass{Exact, TrailingWhitespace, SurroundingWhitespace, Punctuation}
+
+// String returns how the pass matched, in the words of the model-visible result:
+// "exact", "ignoring trailing whitespace", "ignoring surrounding whitespace" or
+// "normalizing typographic punctuation".
+func (p Pass) String() string {
+	switch p {
+	case TrailingWhitespace:
+		return "ignoring trailing whitespace"
+	case SurroundingWhitespace:
+		return "ignoring surrounding whitespace"
+	case Punctuation:
+		return "normalizing typographic punctuation"
+	}
+	return "exact"
+}
+
+// Fuzzy reports whether the pass is looser than Exact.
+func (p Pass) Fuzzy() bool { return p > Exact }
+
+// FuzzyName is how a fuzzy pass matched, as a review row says it; "" for Exact.
+func (p Pass) FuzzyName() string {
+	if !p.Fuzzy() {
+		return ""
+	}
+	return p.String()
+}
+
+// typographicFold is the one fold table of Punctuation: each character is
+// compared as the ASCII text it maps to. It is the union of the tables of Codex, OpenCode
+// and mevedel: dashes and the minus sign (U+2010–U+2015, U+2212), curly, low and prime
+// quotes and guillemets (U+2018–U+201F, U+2032, U+2033, U+00AB, U+00BB), the ellipsis
+// (U+2026, as "..."), and exotic spaces (U+00A0, U+2000–U+200A, U+202F, U+205F, U+3000).
+var typographicFold = map[rune]string{
+	'\u2010': "-", '\u2011': "-", '\u2012': "-", '\u2013': "-", '\u2014': "-", '\u2015': "-",
+	'\u2212': "-",
+	'\u2018': "'", '\u2019': "'", '\u201A': "'", '\u201B': "'", '\u2032': "'",
+	'\u201C': `"`, '\u201D': `"`, '\u201E': `"`, '\u201F': `"`, '\u2033': `"`,
+	'\u00AB': `"`, '\u00BB': `"`,
+	'\u2026': "...",
+	'\u00A0': " ", '\u2000': " ", '\u2001': " ", '\u2002': " ", '\u2003': " ", '\u2004': " ",
+	'\u2005': " ", '\u2006': " ", '\u2007': " ", '\u2008': " ", '\u2009': " ", '\u200A': " ",
+	'\u202F': " ", '\u205F': " ", '\u3000': " ",
+}
+
+// normalize is the comparison key of a line at each pass.
+var normalize = [...]func(string) string{
+	Exact:                 func(s string) string { return s },
+	TrailingWhitespace:    func(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) },
+	SurroundingWhitespace: strings.TrimSpace,
+	Punctuation:           func(s string) string { return strings.TrimSpace(fold(s)) },
+}
+
+// Normalize returns the comparison key of line s at pass p: lines are equal at p when
+// their keys are.
+func (p Pass) Normalize(s string) string { return normalize[p](s) }
+
+// fold applies the fold table, allocating only when the line has something to fold.
+func fold(s string) string {
+	i := firstNonASCII(s) // every character the table folds is outside ASCII
+	if i < 0 {
+		return s
+	}
+	if j := strings.IndexFunc(s[i:], folds); j < 0 {
+		return s
+	} else {
+		i += j
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		if f, ok := typographicFold[r]; ok {
+			b.WriteString(f)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// folds reports whether the fold table folds r.
+func folds(r rune) bool {
+	_, ok := typographicFold[r]
+	return ok
+}
+
+// firstNonASCII returns the index of the first byte of s outside ASCII, or -1.
+func firstNonASCII(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return -1
+}
+
+// normalized returns the lines normalised for pass p, which the caller must not modify:
+// for the exact pass, the lines themselves.
+func normalized(lines []string, p Pass) []string {
+	if p == Exact {
+		return lines
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = normalize[p](l)
+	}
+	return out
+}

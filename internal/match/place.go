@@ -1,0 +1,278 @@
+// Package match places each hunk of an Update at exactly one place of a text, or says
+// precisely why not. It runs the ladder of passes (exact, then ignoring whitespace, then
+// folding typographic punctuation), looks lines up in an index of the text, follows "@@"
+// anchors into their blocks and sections, keeps the order cursor, weighs line hints, and
+// finds the region most like a hunk it cannot place.
+//
+// It never reads files and never words an error: a [Miss] holds the facts (a reason,
+// lines, counts) that the caller words for the model. It never breaks a tie by a rule it
+// cannot state: where its rules leave several places, it refuses them all.
+package match
+
+import (
+	"sort"
+
+	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/show"
+)
+
+// A Hunk is what the matcher reads of one hunk of an Update: its lines, each with its
+// kind, its chain of "@@" anchors, its line hint and whether it ends at the end of the
+// file. The caller's hunks implement it without a copy of their lines.
+type Hunk interface {
+	// Chain returns the hunk's anchors, outermost first; none when it has no anchor.
+	Chain() []string
+	// Len returns how many lines the hunk has, of every kind.
+	Len() int
+	// LineAt returns the kind of line i and its text without the marker.
+	LineAt(i int) (Kind, string)
+	// LineHint returns the 1-based line number of the hunk's "@@ N" line hint, or 0.
+	LineHint() int
+	// AtEOF reports whether the hunk ends with "*** End of File".
+	AtEOF() bool
+}
+
+// Kind says whether a hunk line is kept, removed or added; it is the line's marker.
+type Kind byte
+
+const (
+	// Context lines must be present in the text and are kept.
+	Context Kind = ' '
+	// Remove lines must be present in the text and are removed.
+	Remove Kind = '-'
+	// Add lines are added.
+	Add Kind = '+'
+)
+
+// appendSide appends the hunk's context lines and its lines of kind k to dst.
+func appendSide(h Hunk, dst []string, k Kind) []string {
+	for i := range h.Len() {
+		if kind, text := h.LineAt(i); kind == Context || kind == k {
+			dst = append(dst, text)
+		}
+	}
+	return dst
+}
+
+// side returns the hunk's context lines and its lines of kind k: with Remove the lines
+// it expects in the text, with Add those it leaves in their place.
+func side(h Hunk, k Kind) []string { return appendSide(h, make([]string, 0, h.Len()), k) }
+
+// A Place says where a hunk landed in its file's baseline.
+type Place struct {
+	// Start is the 0-based index of the first baseline line the hunk covers; for a hunk
+	// of '+' lines only, the baseline line it is inserted before.
+	Start int
+	// Len is the number of baseline lines the hunk covers (its context and '-' lines).
+	Len int
+	// Pass is the rung of the ladder that matched.
+	Pass Pass
+	// Trimmed counts trailing empty context lines of the hunk that the file does not
+	// have (a model's blank separator line); they are neither required nor written.
+	Trimmed int
+}
+
+// Line returns the 1-based baseline line of the placement's start.
+func (pl Place) Line() int { return pl.Start + 1 }
+
+// A Placer places the hunks of one Update against its baseline, in payload order, keeping
+// the order cursor of M3.
+type Placer struct {
+	t      *lines.Text
+	idx    *lineIndex
+	blocks blocks
+	cursor int
+	// anchorsBehind is set while anchors are looked for without the order cursor.
+	anchorsBehind bool
+	// old holds the old lines of the hunk being placed: one slice for every hunk, so
+	// placing a hunk allocates none.
+	old []string
+}
+
+// New prepares to place hunks in t.
+func New(t *lines.Text, hunks []Hunk) *Placer { return placerOf(newLineIndex(t, hunks)) }
+
+// Index splits s into lines and prepares to place hunks in them, indexing the hunks' key
+// lines in the same pass over s. name is the text's file name: the headings of a Markdown
+// document open blocks.
+func Index(s string, hunks []Hunk, name string) (*lines.Text, *Placer) {
+	t, idx := indexText(s, hunks)
+	pl := placerOf(idx)
+	pl.blocks.markdown = isMarkdown(name)
+	return t, pl
+}
+
+// placerOf prepares to place hunks with an index of their text.
+func placerOf(idx *lineIndex) *Placer {
+	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}}
+}
+
+// Place finds the one place for h. On success the cursor moves past it; on failure it
+// stays, so later hunks are still tried and every failure can be reported at once.
+func (pl *Placer) Place(h Hunk) (Place, *Miss) {
+	sc, err := pl.anchors(h)
+	if err != nil {
+		return Place{}, err
+	}
+	pl.old = appendSide(h, pl.old[:0], Remove)
+	old := pl.old
+	// The index remembers the last lines it gave candidates for by their address, which
+	// the next hunk's lines share: forget them.
+	pl.idx.loose = looseMemo{}
+	if len(old) == 0 {
+		return pl.insertion(h, sc)
+	}
+	got, err := pl.locate(h, old, sc)
+	if err != nil && err.Reason == AboveAnchor {
+		got, err, sc = pl.behindCursor(h, old, got, err, sc)
+	}
+	if err != nil {
+		return Place{}, err
+	}
+	got.Pass = max(got.Pass, sc.pass)
+	pl.cursor = got.Start + got.Len
+	return got, nil
+}
+
+// locate searches for the hunk's old lines, and when they are missing, once more without
+// the empty context lines that end the hunk.
+func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
+	got, err := pl.search(h, old, sc)
+	if err != nil && err.missing() {
+		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
+			if got2, err2 := pl.search(h, old[:len(old)-trimmed], sc); err2 == nil {
+				got2.Trimmed = trimmed
+				got, err = got2, nil
+			}
+		}
+	}
+	return got, err
+}
+
+// trailingEmpty counts the empty context lines that end a hunk.
+func trailingEmpty(h Hunk) int {
+	n := 0
+	for i := h.Len() - 1; i >= 0 && emptyContext(h.LineAt(i)); i-- {
+		n++
+	}
+	return n
+}
+
+// emptyContext reports whether a line of kind k and text s is an empty context line.
+func emptyContext(k Kind, s string) bool { return k == Context && s == "" }
+
+// search runs the ladder for the hunk's old lines: the first pass with any candidate
+// decides, and it must leave exactly one. An End of File hunk is first tried
+// anchored to the end, then anywhere.
+func (pl *Placer) search(h Hunk, old []string, sc scope) (Place, *Miss) {
+	if h.AtEOF() {
+		if got, err := pl.ladder(h, old, sc, pl.t.Count()-len(old)); err == nil || !err.missing() {
+			return got, err
+		}
+	}
+	return pl.ladder(h, old, sc, -1)
+}
+
+// ladder runs the passes. When the only matches lie above the anchor, the miss says so
+// (AboveAnchor) rather than that the lines are missing. The candidates are a lazy match
+// set, so each tie-break narrows a range of starts by binary search and never empties
+// it: below the anchor, inside one of its blocks, else one of its sections, then at
+// or after the cursor, then nearest the line hint.
+func (pl *Placer) ladder(h Hunk, old []string, sc scope, eofStart int) (Place, *Miss) {
+	n := pl.t.Count()
+	if eofStart < 0 && h.AtEOF() && len(old) > n {
+		return Place{}, &Miss{Reason: NotFound}
+	}
+	var sets [2]matchSet // a pass's set, and the first set with starts above the anchor
+	ms, above := &sets[0], (*matchSet)(nil)
+	for _, p := range passes {
+		pl.idx.matches(ms, old, p, eofStart)
+		if ms.first(sc.first()+1, n) < 0 {
+			if above == nil && ms.first(0, n) >= 0 {
+				above, ms = ms, &sets[1]
+			}
+			continue
+		}
+		start, err := pl.choose(sc, ms, h, p)
+		if err != nil {
+			return Place{}, err
+		}
+		return Place{Start: start, Len: len(old), Pass: p}, nil
+	}
+	if above != nil {
+		listed, total, capped := above.list(0, n, Listed)
+		err := &Miss{Reason: AboveAnchor}
+		err.Lines, err.More, err.MoreCapped, err.AnchorLine = show.OneBased(listed), total-len(listed), capped, sc.first()+1
+		return Place{}, err
+	}
+	return Place{}, &Miss{Reason: NotFound}
+}
+
+// Listed is how many candidate lines a [Miss] lists before "and N more".
+const Listed = 5
+
+// afterCursor narrows several sorted candidates to those at or after the cursor,
+// found by binary search; it cannot empty the set.
+func (pl *Placer) afterCursor(cands []int) []int {
+	if len(cands) < 2 {
+		return cands
+	}
+	if i := sort.SearchInts(cands, pl.cursor); i < len(cands) {
+		return cands[i:]
+	}
+	return cands
+}
+
+// insertion places a hunk of '+' lines only: below its anchor, before its hinted
+// line, or at the end of the file.
+func (pl *Placer) insertion(h Hunk, sc scope) (Place, *Miss) {
+	n := pl.t.Count()
+	at := n
+	switch {
+	case !sc.unique():
+		return Place{}, sc.ambiguous(sc.pass)
+	case sc.anchored():
+		at = sc.first() + 1
+	case h.LineHint() > 0:
+		if h.LineHint() > n+1 {
+			err := &Miss{Reason: HintPastEnd}
+			err.Hint, err.FileLines = h.LineHint(), n
+			return Place{}, err
+		}
+		at = h.LineHint() - 1
+	}
+	pl.cursor = at
+	return Place{Start: at, Pass: sc.pass}, nil
+}
+
+// PlaceAt places h and reports whether it landed at start; if not, the cursor is left
+// where it was.
+func (pl *Placer) PlaceAt(h Hunk, start int) (Place, bool) {
+	cursor := pl.cursor
+	got, err := pl.Place(h)
+	if err != nil || got.Start != start {
+		pl.cursor = cursor
+		return Place{}, false
+	}
+	return got, true
+}
+
+// At reports whether a hunk's lines lie in the text where its placement p says, at
+// its recorded pass: how a placement saved with a review is checked against its baseline.
+func At(t *lines.Text, h Hunk, p Place) bool {
+	old := side(h, Remove)
+	if p.Pass < Exact || p.Pass > Punctuation || p.Trimmed < 0 || p.Trimmed > trailingEmpty(h) || p.Trimmed > len(old) {
+		return false
+	}
+	old = old[:len(old)-p.Trimmed]
+	if p.Len != len(old) || p.Start < 0 || p.Start+p.Len > t.Count() {
+		return false
+	}
+	norm := normalize[p.Pass]
+	for i, l := range old {
+		if norm(t.Line(p.Start+i)) != norm(l) {
+			return false
+		}
+	}
+	return true
+}

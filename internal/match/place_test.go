@@ -1,0 +1,81 @@
+package match
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	textlines "github.com/applypatch/applypatch/internal/lines"
+)
+
+// A testHunk is a hunk as the tests write it, with the fields of the library's Hunk.
+type testHunk struct {
+	Anchor string
+	Within []string
+	Hint   int
+	EOF    bool
+	Lines  []testLine
+}
+
+// A testLine is one line of a testHunk.
+type testLine struct {
+	Kind Kind
+	Text string
+}
+
+func (h *testHunk) Chain() []string {
+	if h.Anchor == "" {
+		return nil
+	}
+	return append(slices.Clip(h.Within), h.Anchor)
+}
+
+func (h *testHunk) Len() int                    { return len(h.Lines) }
+func (h *testHunk) LineAt(i int) (Kind, string) { return h.Lines[i].Kind, h.Lines[i].Text }
+func (h *testHunk) LineHint() int               { return h.Hint }
+func (h *testHunk) AtEOF() bool                 { return h.EOF }
+
+// hunksOf returns the hunks as the matcher reads them.
+func hunksOf(hunks []testHunk) []Hunk {
+	out := make([]Hunk, len(hunks))
+	for i := range hunks {
+		out[i] = &hunks[i]
+	}
+	return out
+}
+
+// TestHintTieBreakWork: PERF4, M7. Line hints over 200,000 identical lines are settled
+// by binary search: each hunk verifies a handful of starts, not every candidate.
+func TestHintTieBreakWork(t *testing.T) {
+	const n, h = 200_000, 2000
+	text := textlines.Split(strings.Repeat("}\n", n))
+	var hunks []testHunk // "@@ N", " }", "-}", "+Xi", as a payload writes them
+	for i := 1; i <= h; i++ {
+		hunks = append(hunks, testHunk{Hint: i * (n / (h + 1)),
+			Lines: []testLine{{Context, "}"}, {Remove, "}"}, {Add, fmt.Sprint("X", i)}}})
+	}
+	pl := New(text, hunksOf(hunks))
+	for i := range hunks {
+		got, merr := pl.Place(&hunks[i])
+		if merr != nil {
+			t.Fatalf("hunk %d: %+v", i+1, merr)
+		}
+		if want := hunks[i].Hint - 1; got.Start != want {
+			t.Fatalf("hunk %d placed at %d, want %d (the hinted line)", i+1, got.Start, want)
+		}
+	}
+	if per := pl.idx.verified / h; per > 16 {
+		t.Errorf("%d starts verified per hunk, want a handful", per)
+	}
+}
+
+func linesOf(old []string) []testLine {
+	out := make([]testLine, len(old))
+	for i, s := range old {
+		out[i] = testLine{Kind: Context, Text: s}
+	}
+	return out
+}
+
+func abs(x int) int { return max(x, -x) }
