@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/show"
@@ -325,41 +326,6 @@ func (e *IncompleteRollbackError) Error() string {
 // Unwrap returns the original failure.
 func (e *IncompleteRollbackError) Unwrap() error { return e.Cause }
 
-// A ParseError reports a payload that cannot be read or asks for more than the host's
-// limits allow (Limits.Payload, Limits.Operations), or tool arguments that are not
-// exactly {"patchText": PATCH}. Line is the 1-based line of the payload (as sent, wrapper
-// included) and Text that line; Msg says what was wrong and which form was expected.
-// Nothing is resolved or written when parsing fails.
-//
-// Test for it with errors.As, or with errors.As(err, new(*ParseError)).
-type ParseError struct {
-	Line int
-	Text string
-	Msg  string
-
-	args bool // the tool arguments around the payload, rather than the payload, are wrong
-}
-
-func (e *ParseError) Error() string {
-	switch {
-	case e.args:
-		return show.Clip("invalid arguments: "+e.Msg, show.ErrorBudget)
-	case e.Line == 0:
-		return show.Clip("invalid patch: "+e.Msg, show.ErrorBudget)
-	}
-	return show.Clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, show.ClipLine(e.Text), e.Msg), show.ErrorBudget)
-}
-
-// argumentError reports tool arguments that are not exactly {"patchText": PATCH}.
-func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: true} }
-
-// overLimit reports a payload, or the tool arguments or diff that carry one, with more of
-// something than a limit allows.
-func overLimit(what string, got, limit int, args bool) *ParseError {
-	return &ParseError{Msg: fmt.Sprintf("%s, over the limit of %s; split the change into smaller patches",
-		fmt.Sprintf(what, show.Thousands(got)), show.Thousands(limit)), args: args}
-}
-
 // A rolledBackError is a commit that failed and left the tree as it was: nothing was
 // applied. When Wrote is set it had started writing, and its rollback restored every
 // path it had written. Err is the failure; errors.Is and errors.As see through to it.
@@ -376,3 +342,41 @@ func (e *rolledBackError) Error() string {
 }
 
 func (e *rolledBackError) Unwrap() error { return e.Err }
+
+// fileReasonNames, conflictReasonNames and matchReasonNames are the names the reasons print
+// as: the constants' own names, so a log line can be searched for in the documentation.
+var (
+	fileReasonNames = map[FileReason]string{
+		FileMissing: "FileMissing", FileExists: "FileExists", FileIsDir: "FileIsDir",
+		FileBinary: "FileBinary", FileUndecodable: "FileUndecodable",
+		FileUnreadable: "FileUnreadable", FileParentNotDir: "FileParentNotDir",
+		FileLinked: "FileLinked", FileForbidden: "FileForbidden",
+		FileUnauthorized: "FileUnauthorized", FileAliased: "FileAliased",
+		FileRedirected: "FileRedirected", FileTooLarge: "FileTooLarge",
+	}
+	conflictReasonNames = map[ConflictReason]string{
+		ConflictChanged: "ConflictChanged", ConflictNotOwned: "ConflictNotOwned",
+		ConflictUnsaved: "ConflictUnsaved", ConflictOwner: "ConflictOwner",
+		ConflictLocked: "ConflictLocked", ConflictNotInPatch: "ConflictNotInPatch",
+	}
+	matchReasonNames = map[MatchReason]string{
+		MatchNotFound: "MatchNotFound", MatchAmbiguous: "MatchAmbiguous", MatchOverlap: "MatchOverlap",
+	}
+)
+
+// reasonName is names[r], or the type's name with the number for a value it does not name.
+func reasonName[R ~int](names map[R]string, typ string, r R) string {
+	if s, ok := names[r]; ok {
+		return s
+	}
+	return typ + "(" + strconv.Itoa(int(r)) + ")"
+}
+
+// String returns the constant's name, such as "FileMissing".
+func (r FileReason) String() string { return reasonName(fileReasonNames, "FileReason", r) }
+
+// String returns the constant's name, such as "ConflictChanged".
+func (r ConflictReason) String() string { return reasonName(conflictReasonNames, "ConflictReason", r) }
+
+// String returns the constant's name, such as "MatchAmbiguous".
+func (r MatchReason) String() string { return reasonName(matchReasonNames, "MatchReason", r) }

@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/show"
+
 	"github.com/applypatch/applypatch/internal/envelope"
 )
 
@@ -227,3 +229,38 @@ func (p *parser) checkPaths() error {
 
 // line returns the payload line numbered n, which lies between the envelope markers.
 func (p *parser) line(n int) envelope.Line { return p.lines[n-p.lines[0].N] }
+
+// A ParseError reports a payload that cannot be read or asks for more than the host's
+// limits allow (Limits.Payload, Limits.Operations), or tool arguments that are not
+// exactly {"patchText": PATCH}. Line is the 1-based line of the payload (as sent, wrapper
+// included) and Text that line; Msg says what was wrong and which form was expected.
+// Nothing is resolved or written when parsing fails.
+//
+// Test for it with errors.As, or with errors.As(err, new(*ParseError)).
+type ParseError struct {
+	Line int
+	Text string
+	Msg  string
+
+	args bool // the tool arguments around the payload, rather than the payload, are wrong
+}
+
+func (e *ParseError) Error() string {
+	switch {
+	case e.args:
+		return show.Clip("invalid arguments: "+e.Msg, show.ErrorBudget)
+	case e.Line == 0:
+		return show.Clip("invalid patch: "+e.Msg, show.ErrorBudget)
+	}
+	return show.Clip(fmt.Sprintf("invalid patch: line %d %q: %s", e.Line, show.ClipLine(e.Text), e.Msg), show.ErrorBudget)
+}
+
+// argumentError reports tool arguments that are not exactly {"patchText": PATCH}.
+func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: true} }
+
+// overLimit reports a payload, or the tool arguments or diff that carry one, with more of
+// something than a limit allows.
+func overLimit(what string, got, limit int, args bool) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("%s, over the limit of %s; split the change into smaller patches",
+		fmt.Sprintf(what, show.Thousands(got)), show.Thousands(limit)), args: args}
+}

@@ -3,7 +3,13 @@ package applypatch
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
+
+	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/show"
 
 	"github.com/spf13/afero"
 
@@ -97,4 +103,177 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// A Recovery reports what [Recover] found and did.
+type Recovery struct {
+	// Found is set when an interrupted commit's journal was found.
+	Found bool `json:"found"`
+	// Restored are the paths, as authored, put back to what they held before the
+	// interrupted commit.
+	Restored []string `json:"restored,omitempty"`
+	// Removed counts the temporary files and directories the interrupted commit had
+	// created and recovery removed, the journal not included.
+	Removed int `json:"removed,omitempty"`
+	// Left maps each path recovery left as it is to why: it was changed after the
+	// interrupted commit wrote it, or could not be restored.
+	Left map[string]string `json:"left,omitempty"`
+	// Untrusted maps each entry of the workspace root named like a journal that is not
+	// one this user's applypatch wrote (planted by a clone, a tarball, another user or
+	// program) to why it is not: it was neither read further nor acted on, and is left
+	// where it is.
+	Untrusted map[string]string `json:"untrusted,omitempty"`
+	// Pending is set by a dry run that found an interrupted commit and, writing
+	// nothing, left it for a run that writes.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// String says what was recovered, in one line: empty when there was nothing.
+func (r *Recovery) String() string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	switch {
+	case r.Pending:
+		parts = append(parts, "an interrupted commit's journal is in the workspace; this dry run changed nothing: "+
+			"run \"applypatch --recover\" (or Recover) to put back what it wrote, then check again")
+	case r.Found:
+		parts = append(parts, r.did())
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.Untrusted)) {
+		parts = append(parts, fmt.Sprintf("left %s as it is: it is not a journal of this user's applypatch (%s), so nothing in it was acted on; "+
+			"if you do not know where it came from, remove it with: rm -rf -- %s", show.Path(n), r.Untrusted[n], shellQuote(n)))
+	}
+	return show.Clip(strings.Join(parts, "\n"), show.ErrorBudget)
+}
+
+// did says what recovery did of a trusted journal.
+func (r *Recovery) did() string {
+	var b strings.Builder
+	b.WriteString("recovered an interrupted commit: ")
+	if len(r.Restored) == 0 {
+		b.WriteString("no path had been changed")
+	} else {
+		fmt.Fprintf(&b, "restored %s", strings.Join(show.Paths(r.Restored), ", "))
+	}
+	if r.Removed > 0 {
+		fmt.Fprintf(&b, "; removed %d temporary files and directories it had created", r.Removed)
+	}
+	for _, p := range slices.Sorted(maps.Keys(r.Left)) {
+		fmt.Fprintf(&b, "; left %s: %s", show.Path(p), r.Left[p])
+	}
+	return b.String()
+}
+
+// shellQuote quotes a name for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Recover undoes a commit that was interrupted (the process killed, the machine
+// stopped) in the workspace opts describe on fsys: every path it had written is put back
+// to its baseline, with its mode and owner, and the temporary files, directories and the
+// journal it had created are removed, so the tree is as it was before that commit. A
+// path changed by someone else since the interrupted commit wrote it is left as it is
+// and reported in Recovery.Left. With no interrupted commit it does nothing and reports
+// Found false.
+//
+// Only a journal this user's applypatch wrote is acted on (see Options.JournalKey); any
+// other is left where it is and reported in Recovery.Untrusted. Recovery reads and
+// writes only inside the workspace, through the same fence as a payload, whatever a
+// journal names.
+// When it cannot finish (a path cannot be restored, a file it must remove stays) it
+// returns what it did with an [*IncompleteRollbackError]; run it again once the cause is
+// fixed.
+//
+// Hosts call it when they start, before anything else touches the workspace; [Commit]
+// and [Apply] also run it under their lock before they write, and say what it did in
+// their result. It holds the workspace's lock while it runs, waiting for it as long as
+// ctx allows.
+func Recover(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	f, err := newFence(fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := txnConfigOf(opts)
+	key, err := txn.Key(fsys, cfg)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := txn.Lock(ctx, fsys, f.Real(), cfg)
+	if err != nil {
+		return nil, lockError(err)
+	}
+	defer unlock()
+	return recoverJournal(f, key)
+}
+
+// recoverFor runs recovery for Apply, which holds the lock already.
+func recoverFor(fsys afero.Fs, opts *Options) (*Recovery, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	f, err := newFence(fsys, opts)
+	if err != nil {
+		return &Recovery{}, nil // Resolve reports it
+	}
+	key, err := txn.Key(fsys, txnConfigOf(opts))
+	if err != nil {
+		return &Recovery{}, err
+	}
+	return recoverJournal(f, key)
+}
+
+// pendingFor is what a dry run says of the journals in the workspace: it reads them,
+// verifies them and acts on none.
+func pendingFor(fsys afero.Fs, opts *Options) *Recovery {
+	r := &Recovery{}
+	if opts == nil {
+		opts = &Options{}
+	}
+	f, err := newFence(fsys, opts)
+	if err != nil {
+		return r
+	}
+	key, err := txn.Key(fsys, txnConfigOf(opts))
+	if err != nil {
+		return r
+	}
+	return recoveryOf(txn.Pending(f, key))
+}
+
+// recoverJournal undoes each interrupted commit whose journal is in the workspace root
+// (see txn.Recover). The caller holds the workspace's lock.
+func recoverJournal(f *fence.Fence, key []byte) (*Recovery, error) {
+	rec, err := txn.Recover(f, key)
+	return recoveryOf(rec), txnError(err)
+}
+
+// recoveryOf is the public report of what recovery found and did.
+func recoveryOf(rec *txn.Recovered) *Recovery {
+	if rec == nil {
+		return nil
+	}
+	r := Recovery(*rec)
+	return &r
+}
+
+// withRecovery puts what recovery did, or found and left, into the result the model
+// reads: a note of a result, a line after an error's message.
+func withRecovery(res *Result, r *Recovery) *Result {
+	msg := r.String()
+	if msg == "" || res == nil || slices.Contains(res.Notes, msg) {
+		return res
+	}
+	if res.Status == StatusError {
+		res.Message += "\n" + msg
+		res.Notes = append(res.Notes, msg)
+		return res
+	}
+	res.note(msg)
+	return res
 }
