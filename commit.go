@@ -145,19 +145,6 @@ func (c *change) steps(addMode fs.FileMode) ([]*txn.Step, error) {
 	return []*txn.Step{src}, nil
 }
 
-// hasSelection reports whether the change has anything selected to apply.
-func (c *change) hasSelection() bool {
-	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
-		return c.Selected
-	}
-	for _, h := range c.Hunks {
-		if h.Selected && !h.isLocator() {
-			return true
-		}
-	}
-	return false
-}
-
 // checkBuffers refuses to write a path whose open editor buffer has unsaved edits:
 // the commit would otherwise overwrite them, or they the commit.
 func (pr *Proposal) checkBuffers(plan []*txn.Step) error {

@@ -2,7 +2,6 @@ package applypatch
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"slices"
 	"unsafe"
@@ -115,15 +114,6 @@ func addContent(lines []string) []byte {
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
-}
-
-// applies reports whether a hunk is applied with the current selection: a selected hunk
-// of an Update, or any hunk of a selected Move, which is indivisible.
-func (c *change) applies(h *hunkChange) bool {
-	if c.Op.isMove() {
-		return c.Selected
-	}
-	return h.Selected
 }
 
 // placedHunk is a selected, changing hunk with its number among changing hunks.
@@ -337,19 +327,11 @@ func (c *change) encodeAdd() ([]byte, error) {
 	return b, nil
 }
 
-// encodingError is the cause of a FileUndecodable: the line and the character the codec
-// found, as it words them. Hosts match the FileError's reason; the codec's own fact
-// stays behind this wrapper.
-type encodingError struct{ fact *lines.EncodingError }
-
-func (e *encodingError) Error() string { return e.fact.Error() }
-
-// undecodable words a file that cannot be decoded, or a result that cannot be encoded,
-// as the public error.
-func undecodable(path string, err error) *FileError {
-	var fact *lines.EncodingError
-	if errors.As(err, &fact) {
-		err = &encodingError{fact}
+// addSize is the byte size of an Add's content.
+func addSize(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
 	}
-	return &FileError{Path: path, Reason: FileUndecodable, Err: err}
+	return n
 }

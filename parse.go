@@ -11,16 +11,6 @@ import (
 	"github.com/applypatch/applypatch/internal/envelope"
 )
 
-// Payload markers and section headers.
-const (
-	markerEOF = "*** End of File"
-
-	headerAdd    = "*** Add File: "
-	headerUpdate = "*** Update File: "
-	headerDelete = "*** Delete File: "
-	headerMove   = "*** Move to: "
-)
-
 // validHeaders is shown to the reader of every error about a section header.
 const validHeaders = "valid section headers are '*** Add File: PATH', '*** Update File: PATH' " +
 	"(optionally followed by '*** Move to: PATH') and '*** Delete File: PATH'"

@@ -228,3 +228,13 @@ func (p *Patch) hasTrailingCR() bool {
 	}
 	return false
 }
+
+// Payload markers and section headers.
+const (
+	markerEOF = "*** End of File"
+
+	headerAdd    = "*** Add File: "
+	headerUpdate = "*** Update File: "
+	headerDelete = "*** Delete File: "
+	headerMove   = "*** Move to: "
+)

@@ -2,11 +2,10 @@ package applypatch
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"path"
-	"path/filepath"
-	"strings"
+	"slices"
+
+	"golang.org/x/text/encoding"
 
 	"github.com/spf13/afero"
 
@@ -85,144 +84,65 @@ type hunkChange struct {
 	Revised  bool // beside Selected: one word for both, of the thousands a large patch holds
 }
 
-// pathKind is what an earlier operation of the payload leaves at a path.
-type pathKind uint8
-
-const (
-	pathFile   pathKind = iota + 1 // an Add or a Move destination creates a file
-	pathDir                        // an Add creates a file below it
-	pathAbsent                     // a Delete or a Move source removes it
-)
-
-// laterTree is the tree as the operations checked so far leave it: what they made of
-// each resolved name, and which operation did.
-type laterTree struct {
-	fsys afero.Fs // the tree before the payload
-	kind map[string]pathKind
-	by   map[string]string // the authored path of the operation that made it so
-}
-
-// checkOrder checks every operation against the tree as the earlier operations of the
-// payload leave it, so that Check refuses exactly what Commit would fail on: an Add
-// below a file an earlier Add creates, an Add of a directory an earlier Add creates files
-// in, an operation on a path an earlier one deleted or moved away. A path below a file
-// on disk is fine only where an earlier operation removes that file.
-func (pr *Proposal) checkOrder() []error {
-	t := &laterTree{fsys: pr.files(), kind: map[string]pathKind{}, by: map[string]string{}}
-	var errs []error
-	for _, c := range pr.changes {
-		if err := t.check(c); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		t.apply(c)
-	}
-	return errs
-}
-
-// check checks one change against the tree the earlier ones leave.
-func (t *laterTree) check(c *change) error {
-	if c.Op.Kind != OpAdd {
-		if err := t.needsFile(c.name, c.Op.Path); err != nil {
-			return err
+// revisedSelection reports whether an applied hunk of the change was revised in review.
+func (c *change) revisedSelection() bool {
+	for _, h := range c.Hunks {
+		if h.Revised && c.applies(h) {
+			return true
 		}
 	}
+	return false
+}
+
+func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
+	if pr.opts.Encoding == nil {
+		return nil, ""
+	}
+	return pr.opts.Encoding(name)
+}
+
+// decodeString is decodeBase before the text is split into lines.
+func (pr *Proposal) decodeString(c *change) (string, *lines.Codec, error) {
+	enc, name := pr.declared(c.name)
+	s, cd, err := lines.Decode(c.Base.Bytes, enc, name)
 	switch {
-	case c.Op.Kind == OpAdd:
-		return t.canCreate(c.name, c.Op.Path, c.parentErr)
-	case c.Op.MoveTo != "":
-		return t.canCreate(c.moveName, c.Op.MoveTo, c.destParentErr)
+	case errors.Is(err, lines.ErrBinary):
+		return "", nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
+	case err != nil:
+		return "", nil, undecodable(c.Op.Path, err)
 	}
-	return nil
+	if len(s) > lines.MaxText {
+		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), lines.MaxText)
+	}
+	return s, cd, nil
 }
 
-// needsFile refuses an operation on a path an earlier operation removed, or made a
-// directory of.
-func (t *laterTree) needsFile(name, authored string) error {
-	switch t.kind[name] {
-	case pathAbsent:
-		return &FileError{Path: authored, Reason: FileMissing, Err: fmt.Errorf("an earlier operation of the payload (on %s) removes it", t.by[name])}
-	case pathDir:
-		return &FileError{Path: authored, Reason: FileIsDir, Err: fmt.Errorf("an earlier operation of the payload creates %s in it", t.by[name])}
+// hasSelection reports whether the change has anything selected to apply.
+func (c *change) hasSelection() bool {
+	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
+		return c.Selected
 	}
-	return nil
-}
-
-// canCreate refuses to create a file at a path the earlier operations leave taken, or
-// below a file.
-func (t *laterTree) canCreate(name, authored string, parentErr error) error {
-	switch t.kind[name] {
-	case pathFile:
-		return &FileError{Path: authored, Reason: FileExists, Err: fmt.Errorf("an earlier operation of the payload (on %s) creates it", t.by[name])}
-	case pathDir:
-		return &FileError{Path: authored, Reason: FileExists, Err: errors.New("an earlier operation of the payload creates " + t.by[name] + " in it, so it is a directory")}
-	}
-	removed := false
-	up := filepath.ToSlash(authored)
-	for d := filepath.Dir(name); d != filepath.Dir(d); d = filepath.Dir(d) {
-		up = path.Dir(up)
-		switch t.kind[d] {
-		case pathFile:
-			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: t.by[d]}
-		case pathAbsent:
-			removed = true
-			continue
-		case pathDir:
-			return nil
-		}
-		if removed {
-			continue
-		}
-		fi, err := t.fsys.Stat(d)
-		switch {
-		case err == nil && fi.IsDir():
-			return nil
-		case err == nil && parentErr != nil:
-			return parentErr // found when the path was read, with its cause
-		case err == nil && localParent(up):
-			// Some filesystems (afero's MemMapFs) report a path below a file as
-			// missing rather than ENOTDIR: the file is found here instead.
-			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: up}
-		case err == nil:
-			return &FileError{Path: authored, Reason: FileParentNotDir, Parent: "a parent directory"}
+	for _, h := range c.Hunks {
+		if h.Selected && !h.isLocator() {
+			return true
 		}
 	}
-	if parentErr != nil && !removed {
-		return parentErr
+	return false
+}
+
+// appendNew appends s to list unless list has it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
 	}
-	return nil
+	return append(list, s)
 }
 
-// apply records what a change leaves.
-func (t *laterTree) apply(c *change) {
-	switch {
-	case c.Op.Kind == OpAdd:
-		t.create(c.name, c.Op.Path)
-	case c.Op.Kind == OpDelete:
-		t.set(c.name, pathAbsent, c.Op.Path)
-	case c.Op.MoveTo != "":
-		t.set(c.name, pathAbsent, c.Op.Path)
-		t.create(c.moveName, c.Op.MoveTo)
+// applies reports whether a hunk is applied with the current selection: a selected hunk
+// of an Update, or any hunk of a selected Move, which is indivisible.
+func (c *change) applies(h *hunkChange) bool {
+	if c.Op.isMove() {
+		return c.Selected
 	}
-}
-
-// create records a file and the directories above it.
-func (t *laterTree) create(name, authored string) {
-	t.set(name, pathFile, authored)
-	for d := filepath.Dir(name); d != filepath.Dir(d); d = filepath.Dir(d) {
-		if t.kind[d] == pathDir {
-			break
-		}
-		t.set(d, pathDir, authored)
-	}
-}
-
-// localParent reports whether an authored parent can be shown: it names a directory of
-// the payload's own path, not the root or an escape.
-func localParent(up string) bool {
-	return up != "." && up != "/" && up != ".." && !strings.HasSuffix(up, "/..")
-}
-
-func (t *laterTree) set(name string, k pathKind, authored string) {
-	t.kind[name], t.by[name] = k, authored
+	return h.Selected
 }

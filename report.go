@@ -140,16 +140,6 @@ func (c *change) reportWhole(r *Result) {
 	}
 }
 
-// revisedSelection reports whether an applied hunk of the change was revised in review.
-func (c *change) revisedSelection() bool {
-	for _, h := range c.Hunks {
-		if h.Revised && c.applies(h) {
-			return true
-		}
-	}
-	return false
-}
-
 // revisedDiff renders the diff lines of the applied revised hunks.
 func (c *change) revisedDiff() string {
 	var lines []string
@@ -347,4 +337,24 @@ func (pr *Proposal) reminder() string {
 	}
 	return "The user revised your last patch before approving it: " + strings.Join(revised, ", ") +
 		". Their revisions are deliberate and authoritative; do not revert them or re-apply your original version unless asked."
+}
+
+// displayCount is the number of lines displayLines returns.
+func (pr *Proposal) displayCount(c *change) int {
+	if c.text != nil {
+		return c.text.Count()
+	}
+	return len(pr.displayLines(c))
+}
+
+// displayLines returns the lines of a change's baseline for display: decoded when the
+// file's encoding allows, else split as they are.
+func (pr *Proposal) displayLines(c *change) []string {
+	if c.text != nil {
+		return c.text.Strings()
+	}
+	if t, _, err := pr.decodeBase(c); err == nil {
+		return t.Strings()
+	}
+	return baselineLines(c.Base.Bytes)
 }

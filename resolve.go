@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/spf13/afero"
-	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/applypatch/applypatch/internal/filestate"
@@ -165,22 +164,6 @@ func checkPresence(c *change) error {
 	return nil
 }
 
-// addSize is the byte size of an Add's content.
-func addSize(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	return n
-}
-
-func (pr *Proposal) declared(name string) (encoding.Encoding, string) {
-	if pr.opts.Encoding == nil {
-		return nil, ""
-	}
-	return pr.opts.Encoding(name)
-}
-
 // decodeBase decodes a change's baseline as text: a binary file, or one not valid
 // in its encoding, is a *FileError.
 func (pr *Proposal) decodeBase(c *change) (*lines.Text, *lines.Codec, error) {
@@ -189,22 +172,6 @@ func (pr *Proposal) decodeBase(c *change) (*lines.Text, *lines.Codec, error) {
 		return nil, nil, err
 	}
 	return lines.Split(s), cd, nil
-}
-
-// decodeString is decodeBase before the text is split into lines.
-func (pr *Proposal) decodeString(c *change) (string, *lines.Codec, error) {
-	enc, name := pr.declared(c.name)
-	s, cd, err := lines.Decode(c.Base.Bytes, enc, name)
-	switch {
-	case errors.Is(err, lines.ErrBinary):
-		return "", nil, &FileError{Path: c.Op.Path, Reason: FileBinary}
-	case err != nil:
-		return "", nil, undecodable(c.Op.Path, err)
-	}
-	if len(s) > lines.MaxText {
-		return "", nil, tooLarge(c.Op.Path, 0, int64(len(s)), lines.MaxText)
-	}
-	return s, cd, nil
 }
 
 // captureEntry reads a change's baseline: for a Delete whose path is a symbolic link,
@@ -260,33 +227,6 @@ func (pr *Proposal) expectations() (map[string][]Snapshot, error) {
 		return nil, unknown
 	}
 	return out, nil
-}
-
-// checkExpected checks the snapshots the host expects against the baselines Resolve
-// captured, for a dry run: the conflict a commit would meet if nothing changed
-// meanwhile.
-func (pr *Proposal) checkExpected() error {
-	expected, err := pr.expectations()
-	if err != nil || expected == nil {
-		return err
-	}
-	plan, err := pr.plan()
-	if err != nil {
-		return err
-	}
-	stale := &ConflictError{Reason: ConflictChanged}
-	want := expects(expected)
-	for _, st := range plan {
-		b := st.Base
-		if !(filestate.State{Exists: b.Exists, Dir: b.Dir, Mode: b.Mode, Data: b.Bytes}).SatisfiesAll(want[st.Name]) {
-			stale.Paths = appendNew(stale.Paths, st.Path)
-			stale.Expected = appendNew(stale.Expected, st.Path)
-		}
-	}
-	if len(stale.Paths) > 0 {
-		return stale
-	}
-	return nil
 }
 
 // expects converts the host's snapshots, by resolved name, to what the check reads: once

@@ -337,23 +337,3 @@ func section(t *lines.Text, start int) string {
 	}
 	return ""
 }
-
-// displayCount is the number of lines displayLines returns.
-func (pr *Proposal) displayCount(c *change) int {
-	if c.text != nil {
-		return c.text.Count()
-	}
-	return len(pr.displayLines(c))
-}
-
-// displayLines returns the lines of a change's baseline for display: decoded when the
-// file's encoding allows, else split as they are.
-func (pr *Proposal) displayLines(c *change) []string {
-	if c.text != nil {
-		return c.text.Strings()
-	}
-	if t, _, err := pr.decodeBase(c); err == nil {
-		return t.Strings()
-	}
-	return baselineLines(c.Base.Bytes)
-}

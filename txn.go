@@ -97,14 +97,6 @@ func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) 
 	}, nil
 }
 
-// appendNew appends s to list unless list has it.
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
-}
-
 // A Recovery reports what [Recover] found and did.
 type Recovery struct {
 	// Found is set when an interrupted commit's journal was found.
@@ -276,4 +268,31 @@ func withRecovery(res *Result, r *Recovery) *Result {
 	}
 	res.note(msg)
 	return res
+}
+
+// checkExpected checks the snapshots the host expects against the baselines Resolve
+// captured, for a dry run: the conflict a commit would meet if nothing changed
+// meanwhile.
+func (pr *Proposal) checkExpected() error {
+	expected, err := pr.expectations()
+	if err != nil || expected == nil {
+		return err
+	}
+	plan, err := pr.plan()
+	if err != nil {
+		return err
+	}
+	stale := &ConflictError{Reason: ConflictChanged}
+	want := expects(expected)
+	for _, st := range plan {
+		b := st.Base
+		if !(filestate.State{Exists: b.Exists, Dir: b.Dir, Mode: b.Mode, Data: b.Bytes}).SatisfiesAll(want[st.Name]) {
+			stale.Paths = appendNew(stale.Paths, st.Path)
+			stale.Expected = appendNew(stale.Expected, st.Path)
+		}
+	}
+	if len(stale.Paths) > 0 {
+		return stale
+	}
+	return nil
 }
