@@ -92,12 +92,43 @@ type Session struct {
 	err    error
 }
 
-// NewSession opens a review of a resolved proposal. Every change starts selected and
-// every file folded; a file's hunks show unfolded once it is expanded.
+// NewSession opens a review of a resolved proposal. Every change starts selected. It
+// opens on the diff: every file expanded and, when the whole diff is longer than 80
+// lines, only each file's first hunk unfolded, the others a row each, a fold away.
 func NewSession(pr *Proposal) *Session {
 	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{}), state: StateOpen}
 	s.countDeleted()
+	s.firstLook()
 	return s
+}
+
+// firstLookLines is the most diff lines a review shows whole when it opens.
+const firstLookLines = 80
+
+// firstLook sets the fold state a review opens with (see [NewSession]).
+func (s *Session) firstLook() {
+	lines := 0
+	for _, c := range s.pr.changes {
+		s.expanded[c] = true
+		switch c.Op.Kind {
+		case OpAdd:
+			lines += len(c.Op.Lines)
+		case OpDelete:
+			lines += s.deleted[c]
+		default:
+			for _, h := range c.changing() {
+				lines += len(h.Lines)
+			}
+		}
+	}
+	if lines <= firstLookLines {
+		return
+	}
+	for _, c := range s.pr.changes {
+		for _, h := range c.changing()[min(1, len(c.changing())):] {
+			s.folded[h] = true
+		}
+	}
 }
 
 // countDeleted caches the line count of every Delete's baseline, which rows and tallies

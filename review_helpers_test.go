@@ -47,7 +47,13 @@ func newFixtureOn(t *testing.T, fsys afero.Fs, files map[string]string, payload 
 	if err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
-	return &fixture{t: t, fsys: fsys, pr: pr, s: NewSession(pr)}
+	s := NewSession(pr)
+	// The tests start from every file folded, as a reader who folded them does;
+	// TestReviewStart and TestReviewFirstLook check how a review opens.
+	if err := s.Fold(Target{}, true); err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, fsys: fsys, pr: pr, s: s}
 }
 
 // patch wraps sections in the payload envelope.
@@ -100,9 +106,12 @@ func (f *fixture) submit() *Result {
 }
 
 // rowStrings renders the visible rows.
-func (f *fixture) rowStrings() []string {
+func (f *fixture) rowStrings() []string { return rowStrings(f.s.View().Rows) }
+
+// rowStrings renders rows.
+func rowStrings(rows []Row) []string {
 	var out []string
-	for _, r := range f.s.View().Rows {
+	for _, r := range rows {
 		out = append(out, r.String())
 	}
 	return out

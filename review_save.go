@@ -164,6 +164,8 @@ func RestoreSession(ctx context.Context, fsys afero.Fs, data []byte, opts *Optio
 		return nil, err
 	}
 	s := NewSession(pr)
+	clear(s.expanded) // the saved fold state, not a first look's
+	clear(s.folded)
 	for _, n := range ss.Expanded {
 		if n >= 1 && n <= len(pr.changes) {
 			s.expanded[pr.changes[n-1]] = true

@@ -3,6 +3,7 @@ package applypatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -34,10 +35,20 @@ var twoFiles = struct {
 	),
 }
 
-// R1, R3, R4, R5, X1: the review opens folded, writes nothing, tallies the selection,
-// and submits only what is selected (mevedel-patch-review-start).
+// R1, R3, R4, R5, X1: the review opens on the diff, writes nothing, tallies the
+// selection, and submits only what is selected (mevedel-patch-review-start).
 func TestReviewStart(t *testing.T) {
 	f := newFixture(t, twoFiles.files, twoFiles.payload)
+	opened := []string{
+		"▼ ✓ M one.txt · 2/2 · +2 −2",
+		"    ✓ @@ alpha · +1 −1",
+		"    ✓ @@ zeta · +1 −1",
+		"▼ ✓ M two.txt · 1/1 · +1 −1",
+		"    ✓ @@ first · +1 −1",
+	}
+	if diff := cmp.Diff(opened, rowStrings(NewSession(f.pr).View().Rows)); diff != "" {
+		t.Errorf("rows of a new review (-want +got):\n%s", diff)
+	}
 	if got, want := f.s.View().Header, "ApplyPatch · 2 files · 3/3 changes · +3 −3"; got != want {
 		t.Errorf("header = %q, want %q", got, want)
 	}
@@ -554,5 +565,30 @@ func TestSessionFeedbackReadsBack(t *testing.T) {
 	want := map[Target]string{Target{}: "whole", file: "file", hunk: "hunk\nsecond line", {1, 2}: "", {File: 2}: ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("feedback by target (-want +got):\n%s", diff)
+	}
+}
+
+// TestReviewFirstLook: R4. A review opens on the diff: a short one whole, and one longer
+// than 80 lines with each file's first hunk unfolded and its other hunks a row each.
+func TestReviewFirstLook(t *testing.T) {
+	var file, first, second strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&file, "line %d\n", i)
+	}
+	for i := range 30 {
+		fmt.Fprintf(&first, "-line %d\n+LINE %d\n", i, i)
+		fmt.Fprintf(&second, "-line %d\n+LINE %d\n", 100+i, 100+i)
+	}
+	payload := "*** Begin Patch\n*** Update File: big.txt\n@@\n" + first.String() + "@@\n" + second.String() +
+		"*** Update File: small.txt\n@@\n-a\n+A\n*** End Patch"
+	f := newFixture(t, map[string]string{"big.txt": file.String(), "small.txt": "a\nb\n"}, payload)
+	folded := map[Target]bool{}
+	for _, r := range NewSession(f.pr).View().Rows {
+		folded[r.Target] = r.Folded
+	}
+	want := map[Target]bool{{File: 1}: false, {File: 1, Hunk: 1}: false, {File: 1, Hunk: 2}: true,
+		{File: 2}: false, {File: 2, Hunk: 1}: false}
+	if diff := cmp.Diff(want, folded); diff != "" {
+		t.Errorf("fold state of a long review (-want +got):\n%s", diff)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // A host hands the terminal reviewer to applypatch.Review. Here the "terminal" is a pipe
-// that already holds the keys a person would press: TAB to expand the file, n to move to
-// its second hunk, SPC to deselect it, C-c C-c to apply the rest.
+// that already holds the keys a person would press on the review, which opens on the diff:
+// n twice to move to its second hunk, SPC to deselect it, C-c C-c to apply the rest.
 func ExampleReviewer() {
 	fsys := afero.NewMemMapFs()
 	afero.WriteFile(fsys, "/ws/greet.go", []byte("package greet\n\nfunc hello() string {\n\treturn \"hello\"\n}\n\nfunc bye() string {\n\treturn \"bye\"\n}\n"), 0o644)
@@ -34,7 +34,7 @@ func ExampleReviewer() {
 
 	keys, typing, _ := os.Pipe()
 	defer keys.Close()
-	typing.WriteString("\tnn \x03\x03")
+	typing.WriteString("nn \x03\x03")
 	defer typing.Close()
 	reviewer := tui.Reviewer{Input: keys, Output: io.Discard,
 		ProgramOptions: []tea.ProgramOption{tea.WithWindowSize(80, 24)}}

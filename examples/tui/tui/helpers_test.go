@@ -93,6 +93,13 @@ type fixture struct {
 // and opens the review's model on a 100×40 terminal.
 func newFixture(t *testing.T, files map[string]string, payload string) *fixture {
 	t.Helper()
+	return newFixtureAs(t, files, payload, true)
+}
+
+// newFixtureAs is newFixture; folded starts the review with every file folded, as a
+// reader who folded them, rather than as a review opens (on the diff).
+func newFixtureAs(t *testing.T, files map[string]string, payload string, folded bool) *fixture {
+	t.Helper()
 	fsys := afero.NewMemMapFs()
 	for name, content := range files {
 		if err := afero.WriteFile(fsys, path.Join(workspace, name), []byte(content), 0o644); err != nil {
@@ -108,6 +115,11 @@ func newFixture(t *testing.T, files map[string]string, payload string) *fixture 
 		t.Fatalf("Resolve: %v", err)
 	}
 	s := applypatch.NewSession(pr)
+	if folded {
+		if err := s.Fold(applypatch.Target{}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f := &fixture{t: t, fsys: fsys, s: s, m: newModel(context.Background(), s, []string{"false"})}
 	f.m.exec = runNow
 	f.resize(100, 40)

@@ -103,7 +103,7 @@ func TestReviewerProgram(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := newTerminal(t)
-	term.press("tab", "n", "space", "ctrl+c", "ctrl+c")
+	term.press("n", "space", "ctrl+c", "ctrl+c")
 	res, err := applypatch.Review(t.Context(), pr, term.reviewer(""))
 	if err != nil {
 		t.Fatalf("Review: %v\nscreen:\n%s", err, term.screen.String())

@@ -344,3 +344,16 @@ func TestScrollFollowsCursor(t *testing.T) {
 		t.Errorf("the screen has %d lines, want the terminal's 16", n)
 	}
 }
+
+// R4: the terminal reviewer opens on the diff, as every front end does: the file expanded
+// and its hunks' lines shown, with no key pressed.
+func TestOpensOnTheDiff(t *testing.T) {
+	f := newFixtureAs(t, map[string]string{"greet.go": greetFile}, greetPayload, false)
+	f.showing(
+		"› ▼ ✓ M greet.go · 2/2 · +2 −2",
+		"      ✓ @@ func hello · +1 −1",
+		"         4 - │     return \"hello\"",
+		"      ✓ @@ func bye · +1 −1",
+		"         8 + │     return \"goodbye\"",
+	)
+}

@@ -54,7 +54,6 @@ type Page struct {
 // NewPage returns the page of a session, guarded by token (see [NewToken]).
 func NewPage(s *applypatch.Session, token string, opts PageOptions) *Page {
 	p := &Page{s: s, token: token, opts: opts}
-	openOnLoad(s)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", p.show)
 	for path, act := range map[string]func(*http.Request, applypatch.Target) error{
