@@ -147,6 +147,8 @@ type FileError struct {
 
 	why         FileReason // the private reason behind Reason, which picks the message
 	size, limit int64      // for FileTooLarge
+	// suggest is, for a FileUnauthorized outside path, the workspace path it ends with.
+	suggest string
 }
 
 // tooLarge is the FileTooLarge of a file read (why 0) or of an Add (fileAddTooLarge).
@@ -165,6 +167,10 @@ func (e *FileError) Error() string {
 		return shown + ": " + fmt.Sprintf(fileReasonText[cmp.Or(e.why, FileTooLarge)], show.Thousands(int(e.size)), show.Thousands(int(e.limit)))
 	case FileUnauthorized:
 		text := unauthorized[e.Class]
+		if e.suggest != "" {
+			text[1] = fmt.Sprintf("use a path inside the workspace: it holds %s, which this path ends with "+
+				"(a container's mount point is not the workspace's path); nothing was written there", show.Path(e.suggest))
+		}
 		if e.Err != nil {
 			return fmt.Sprintf("%s: %s (%v); %s", shown, text[0], e.Err, text[1])
 		}
