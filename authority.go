@@ -91,9 +91,25 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		}
 		return cp.Name, cp.Class
 	}
-	for _, op := range pr.patch.Ops {
+	deleted, rewritten := map[string]int{}, map[int]bool{} // a Delete's path → its operation
+	for i, op := range pr.patch.Ops {
+		switch j, ok := deleted[cleanPath(op.Path)]; {
+		case op.Kind == OpDelete:
+			deleted[cleanPath(op.Path)] = i
+		case op.Kind == OpAdd && ok:
+			rewritten[j] = true
+		}
+	}
+	for i, op := range pr.patch.Ops {
+		if rewritten[i] {
+			continue // the Add of the same path that follows rewrites it
+		}
 		c := &change{Op: op, Selected: true}
-		c.name, c.Class = claim(op.Path, op.Kind)
+		if j, ok := deleted[cleanPath(op.Path)]; ok && op.Kind == OpAdd && rewritten[j] {
+			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[j].Line}
+			c.rewrite, c.rewriteLines = true, op.Lines
+		}
+		c.name, c.Class = claim(c.Op.Path, c.Op.Kind)
 		if op.MoveTo != "" {
 			c.moveName, c.MoveClass = claim(op.MoveTo, OpAdd)
 		}

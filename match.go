@@ -14,7 +14,7 @@ import (
 // reporting every failure: each miss becomes a [*MatchError] that names the hunk.
 func (pr *Proposal) place(c *change) []error {
 	s, cd, err := pr.decodeString(c)
-	if len(c.Op.Hunks) == 0 { // a pure rename keeps the bytes as they are, text or not
+	if len(c.Op.Hunks) == 0 && !c.rewrite { // a pure rename keeps the bytes as they are, text or not
 		if errors.Is(err, &FileError{Reason: FileBinary}) {
 			return []error{err}
 		}
@@ -22,6 +22,9 @@ func (pr *Proposal) place(c *change) []error {
 	}
 	if err != nil {
 		return []error{err}
+	}
+	if c.rewrite {
+		return pr.placeRewrite(c, s, cd)
 	}
 	hs := matchHunks(c.Op.Hunks)
 	t, pl := match.Index(s, hs, c.name)
@@ -55,6 +58,26 @@ func (pr *Proposal) place(c *change) []error {
 		}
 	}
 	return errs
+}
+
+// placeRewrite places a rewrite's one hunk over the whole file: every line of it removed,
+// the new content added. The file is matched by construction, so no search is made.
+func (pr *Proposal) placeRewrite(c *change, s string, cd *lines.Codec) []error {
+	t := lines.Split(s)
+	h := Hunk{Line: c.Op.Line, EOF: true, Lines: make([]Line, 0, t.Count()+len(c.rewriteLines))}
+	for i := range t.Count() {
+		h.Lines = append(h.Lines, Line{Kind: LineRemove, Text: t.Line(i)})
+	}
+	for _, l := range c.rewriteLines {
+		h.Lines = append(h.Lines, Line{Kind: LineAdd, Text: l})
+	}
+	c.text, c.codec = t, cd
+	if len(h.Lines) == 0 {
+		return nil // an empty file rewritten empty: nothing to write
+	}
+	c.Op.Hunks = []Hunk{h}
+	c.Hunks = []*hunkChange{{Hunk: h, Place: match.Place{Len: t.Count(), Pass: match.Exact}, Selected: true}}
+	return nil
 }
 
 // A hunkView is a Hunk as the matcher reads it ([match.Hunk]). It is the Hunk itself,

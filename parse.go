@@ -189,32 +189,53 @@ func namesDir(name string) bool {
 // cleanPath is the key two payload paths are compared by.
 func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, "\\", "/")) }
 
-// checkPaths rejects two operations on one path, counting Move destinations. The
-// error names the header or Move line that repeats a path.
+// checkPaths rejects two operations on one path, counting Move destinations, except a
+// Delete followed by an Add of the same path, which rewrites it whole. The error names the
+// header or Move line that repeats a path.
 func (p *parser) checkPaths() error {
-	seen := map[string]int{}
-	claim := func(op *Operation, name string, line int) error {
+	seen := map[string]pathClaim{}
+	claim := func(op *Operation, name string, line int, move bool) error {
 		key := cleanPath(name)
-		if prev, dup := seen[key]; dup {
+		prev, dup := seen[key]
+		switch {
+		case dup && !rewrites(prev, op, move):
 			return p.errf(p.line(line),
-				"the path is already touched by the section on line %d; put all changes to one file in one section", prev)
+				"the path is already touched by the section on line %d; put all changes to one file in one section", prev.line)
+		case dup:
+			prev.kind = "" // rewritten: a third section on the path is refused
+			seen[key] = prev
+		default:
+			seen[key] = pathClaim{line: op.Line, kind: op.Kind, move: move}
 		}
-		seen[key] = op.Line
 		return nil
 	}
 	for i := range p.patch.Ops {
 		op := &p.patch.Ops[i]
-		if err := claim(op, op.Path, op.Line); err != nil {
+		if err := claim(op, op.Path, op.Line, false); err != nil {
 			return err
 		}
 		// "*** Move to:" is always the line after the Update header.
 		if op.MoveTo != "" {
-			if err := claim(op, op.MoveTo, op.Line+1); err != nil {
+			if err := claim(op, op.MoveTo, op.Line+1, true); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// A pathClaim is the first operation that names a path: its header line, kind, and
+// whether the path is its Move destination.
+type pathClaim struct {
+	line int
+	kind OpKind
+	move bool
+}
+
+// rewrites reports whether op, naming a path prev claimed, rewrites it: an Add of a path a
+// Delete (not a Move) named.
+func rewrites(prev pathClaim, op *Operation, move bool) bool {
+	return prev.kind == OpDelete && !prev.move && op.Kind == OpAdd && !move
 }
 
 // line returns the payload line numbered n, which lies between the envelope markers.

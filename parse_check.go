@@ -34,7 +34,7 @@ func checkPatch(p *Patch) error {
 	if len(p.Ops) == 0 {
 		return &ParseError{Msg: "the patch has no operations; add at least one Add, Update or Delete"}
 	}
-	seen := map[string]int{} // cleaned path → 1-based operation that names it
+	seen := map[string]pathClaim{} // cleaned path → the operation (1-based) that names it
 	for i := range p.Ops {
 		op := &p.Ops[i]
 		fail := func(format string, args ...any) error {
@@ -48,14 +48,20 @@ func checkPatch(p *Patch) error {
 		if msg := opProblem(op); msg != "" {
 			return fail("%s; build it as Parse would", msg)
 		}
-		for _, name := range []string{op.Path, op.MoveTo} {
+		for k, name := range []string{op.Path, op.MoveTo} {
 			if name == "" {
 				continue
 			}
-			if prev, dup := seen[cleanPath(name)]; dup {
-				return fail("the path %s is already touched by operation %d; put all changes to one file in one operation", show.Path(name), prev)
+			prev, dup := seen[cleanPath(name)]
+			switch {
+			case dup && !rewrites(prev, op, k == 1):
+				return fail("the path %s is already touched by operation %d; put all changes to one file in one operation", show.Path(name), prev.line)
+			case dup:
+				prev.kind = ""
+				seen[cleanPath(name)] = prev
+			default:
+				seen[cleanPath(name)] = pathClaim{line: i + 1, kind: op.Kind, move: k == 1}
 			}
-			seen[cleanPath(name)] = i + 1
 		}
 	}
 	return nil

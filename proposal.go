@@ -55,6 +55,10 @@ type change struct {
 	Base, Dest filestate.Baseline
 	// Hunks are the Update's hunks with their placements and review state.
 	Hunks []*hunkChange
+	// rewrite is set for a Delete followed by an Add of the same path: the change is an
+	// Update whose one hunk replaces every line of the file with content, keeping its mode.
+	rewrite      bool
+	rewriteLines []string
 	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.
 	// An Update's selection lives on its hunks.
 	Selected bool

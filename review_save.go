@@ -188,7 +188,8 @@ func restoreProposal(ctx context.Context, fsys afero.Fs, sp *savedProposal, opts
 	if sp.Version != savedVersion {
 		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("saved proposal version %d is not supported (want %d)", sp.Version, savedVersion)}
 	}
-	if len(sp.Changes) != len(sp.Ops) || len(sp.Ops) == 0 {
+	// A change per operation, but one for a Delete and the Add that rewrites its path.
+	if len(sp.Changes) == 0 || len(sp.Changes) > len(sp.Ops) {
 		return nil, &ReviewError{Reason: ReviewUnrestorable, Detail: "the saved proposal's operations and changes do not match"}
 	}
 	if opts == nil {
