@@ -87,6 +87,9 @@ type Placer struct {
 	// old holds the old lines of the hunk being placed: one slice for every hunk, so
 	// placing a hunk allocates none.
 	old []string
+	// locator is the last line of the hunk placed just before, when that hunk only
+	// locates (context lines alone), else -1: it scopes the next hunk (see Place).
+	locator int
 }
 
 // New prepares to place hunks in t.
@@ -104,7 +107,7 @@ func Index(s string, hunks []Hunk, name string) (*lines.Text, *Placer) {
 
 // placerOf prepares to place hunks with an index of their text.
 func placerOf(idx *lineIndex) *Placer {
-	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}}
+	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}, locator: -1}
 }
 
 // Place finds the one place for h. On success the cursor moves past it; on failure it
@@ -126,12 +129,41 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	if err != nil && err.Reason == AboveAnchor {
 		got, err, sc = pl.behindCursor(h, old, got, err, sc)
 	}
+	if err != nil && err.Reason == Ambiguous && !sc.anchored() && pl.locator >= 0 {
+		// A hunk that follows a locator and has several places below it goes to the one
+		// inside the block the locator's last line opens, when exactly one is there.
+		if in, miss := pl.locate(h, old, pl.locatorScope()); miss == nil {
+			got, err = in, nil
+		}
+	}
+	pl.locator = -1
 	if err != nil {
 		return Place{}, err
 	}
 	got.Pass = max(got.Pass, sc.pass)
 	pl.cursor = got.Start + got.Len
+	if locates(h) {
+		pl.locator = got.Start + got.Len - 1
+	}
 	return got, nil
+}
+
+// locatorScope is the scope a locator gives the hunk after it: its last line, as if an
+// anchor named it, with the block that line opens.
+func (pl *Placer) locatorScope() scope {
+	at := pl.locator
+	sc := scope{at: []anchorLine{{line: at, block: pl.blocks.blockEnd(at), section: pl.t.Count()}}}
+	return sc.withReach()
+}
+
+// locates reports whether a hunk only locates: it has lines, all of them context.
+func locates(h Hunk) bool {
+	for i := range h.Len() {
+		if k, _ := h.LineAt(i); k != Context {
+			return false
+		}
+	}
+	return h.Len() > 0
 }
 
 // locate searches for the hunk's old lines, and when they are missing, once more without
