@@ -42,6 +42,11 @@ var categories = []struct {
 	{"CRLF file", func(g *gen, s source) (payloadCase, bool) { return g.single(s, editOpts{ctx: 2, crlf: true}) }},
 	{"multi-hunk", func(g *gen, s source) (payloadCase, bool) { return g.multiHunk(s) }},
 	{"multi-file", func(g *gen, s source) (payloadCase, bool) { return g.multiFile(s) }},
+	{"unified-diff header", func(g *gen, s source) (payloadCase, bool) { return g.single(s, editOpts{ctx: 2, unified: true}) }},
+	{"bare @@ ends the anchors", func(g *gen, s source) (payloadCase, bool) {
+		return g.single(s, editOpts{ctx: 1, chain: true, bareAt: true})
+	}},
+	{"rewrite (Delete, then Add)", func(g *gen, s source) (payloadCase, bool) { return g.rewrite(s) }},
 }
 
 type gen struct {
@@ -66,6 +71,8 @@ type editOpts struct {
 	wrap     bool
 	stale    bool
 	crlf     bool
+	unified  bool // a unified-diff header "@@ -N,L +N,L @@" heads the hunk
+	bareAt   bool // a bare "@@" ends the chain of anchors
 }
 
 // an edit is one hunk against a file: the lines it covers and what replaces them.
@@ -75,6 +82,9 @@ type edit struct {
 	neu   []string // what the file holds there after
 	body  []string // the hunk's lines, marked
 	chain []string
+	// header replaces the hunk's "@@" line; bareAt ends its chain with a bare "@@".
+	header string
+	bareAt bool
 }
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]{2,}`)
@@ -217,11 +227,17 @@ func updateSection(name string, edits []edit, bareBlank bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "*** Update File: %s\n", name)
 	for _, e := range edits {
-		if len(e.chain) == 0 {
+		switch {
+		case e.header != "":
+			b.WriteString(e.header + "\n")
+		case len(e.chain) == 0:
 			b.WriteString("@@\n")
 		}
 		for _, a := range e.chain {
 			fmt.Fprintf(&b, "@@ %s\n", a)
+		}
+		if e.bareAt {
+			b.WriteString("@@\n")
 		}
 		for _, l := range e.body {
 			if bareBlank && strings.TrimSpace(l) == "" && l != "" && l[0] == ' ' {
@@ -269,6 +285,10 @@ func (g *gen) single(s source, o editOpts) (payloadCase, bool) {
 	if o.drift != driftNone {
 		e.body = drifted(e.body, o.drift)
 	}
+	if o.unified {
+		e.header = fmt.Sprintf("@@ -%d,%d +%d,%d @@", e.start+1, len(e.old), e.start+1, len(e.neu))
+	}
+	e.bareAt = o.bareAt && len(e.chain) > 0
 	if o.stale {
 		i := g.r.IntN(len(e.body))
 		for ; e.body[i][0] != ' ' && e.body[i][0] != '-'; i = (i + 1) % len(e.body) {
@@ -339,4 +359,22 @@ func (g *gen) multiFile(first source) (payloadCase, bool) {
 	b.WriteString("*** End Patch\n")
 	c.payload = b.String()
 	return c, true
+}
+
+// rewrite replaces a file whole the way models do: a Delete, then an Add of the same path
+// with the new content.
+func (g *gen) rewrite(s source) (payloadCase, bool) {
+	e, ok := g.makeEdit(s, editOpts{ctx: 2}, 0)
+	if !ok {
+		return payloadCase{}, false
+	}
+	neu := apply(s.lines, []edit{e})
+	var b strings.Builder
+	fmt.Fprintf(&b, "*** Begin Patch\n*** Delete File: %s\n*** Add File: %s\n", s.name, s.name)
+	for _, l := range neu {
+		b.WriteString("+" + l + "\n")
+	}
+	b.WriteString("*** End Patch\n")
+	return payloadCase{before: map[string]string{s.name: join(s.lines, "\n")}, want: map[string]string{s.name: join(neu, "\n")},
+		determinable: true, payload: b.String()}, true
 }
