@@ -1,10 +1,13 @@
 // Command tui reviews an applypatch payload in the terminal and applies what the person
 // chose, printing the model-visible result at the end.
 //
-//	go run . [-C DIR] [--allow-outside] [--allow-protected] [--json] [PAYLOAD_FILE | PAYLOAD]
+//	go run . [-C DIR] [--allow-outside] [--allow-protected] [--json] [--stream] [PAYLOAD_FILE | PAYLOAD]
 //
 // The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
 // "*** Begin Patch", or from standard input (the keys are then read from the terminal).
+// With --stream it is read from standard input as it arrives, a model writing it, and
+// previewed on standard error as each hunk completes, placed where it would land; the
+// review starts when the input ends.
 // Exit codes are the applypatch command's: 0 applied or revision requested, 1 rejected or
 // refused (nothing written), 2 usage, 3 incomplete rollback.
 package main
@@ -51,6 +54,7 @@ type config struct {
 	allowOutside   bool
 	allowProtected bool
 	json           bool
+	stream         bool
 	args           []string
 }
 
@@ -71,6 +75,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.allowOutside, "allow-outside", false, "allow paths outside the workspace")
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&cfg.stream, "stream", false, "read the payload from standard input as it arrives, previewing it on standard error")
 	version := fl.Bool("version", false, "print the version and exit")
 	if err := parseHelp(fl, args, stdout); err != nil {
 		return nil, err
@@ -79,7 +84,11 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		fmt.Fprintln(stdout, "tui", buildVersion())
 		return nil, errVersion
 	}
-	if cfg.args = fl.Args(); len(cfg.args) > 1 {
+	if cfg.args = fl.Args(); cfg.stream && len(cfg.args) > 0 {
+		fl.Usage()
+		return nil, errors.New("--stream reads the payload from standard input; give no payload argument")
+	}
+	if len(cfg.args) > 1 {
 		fl.Usage()
 		return nil, errors.New("at most one payload argument")
 	}
@@ -97,10 +106,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "tui:", err)
 		return exitUsage
 	}
-	payload, err := readPayload(cfg.args, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "tui:", err)
-		return exitUsage
+	var payload string
+	if !cfg.stream {
+		if payload, err = readPayload(cfg.args, stdin); err != nil {
+			fmt.Fprintln(stderr, "tui:", err)
+			return exitUsage
+		}
 	}
 	root, err := filepath.Abs(cfg.dir)
 	if err == nil {
@@ -125,6 +136,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitRejected
 	} else if msg := r.String(); msg != "" {
 		fmt.Fprintln(stderr, "tui:", msg)
+	}
+	if cfg.stream {
+		if payload, err = streamPayload(ctx, stdin, stderr, opts); err != nil {
+			fmt.Fprintln(stderr, "tui:", err)
+			return exitUsage
+		}
 	}
 	res, err := review(ctx, payload, opts, rv)
 	return report(res, err, cfg.json, stdout)
@@ -157,10 +174,13 @@ func readPayload(args []string, stdin io.Reader) (string, error) {
 	}
 	b, err := io.ReadAll(stdin)
 	if err == nil && len(b) == 0 {
-		err = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
+		err = errNoPayload
 	}
 	return string(b), err
 }
+
+// errNoPayload says where a payload may come from.
+var errNoPayload = errors.New("no payload: give a payload file, the payload itself, or pipe it on standard input")
 
 // authorizer allows the classes the flags allow (F4); forbidden paths never reach it.
 func (cfg *config) authorizer() applypatch.Authorizer {
