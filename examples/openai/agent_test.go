@@ -231,3 +231,27 @@ func TestFunctionApplyPatch(t *testing.T) {
 		t.Errorf("input sent back = %v, want [%v]", api.requests[1]["input"], wantItem)
 	}
 }
+
+// TestCallerEchoed runs the host loop with a call a program made (the API's "caller"):
+// its output carries the same caller back, as the API asks (H7).
+func TestCallerEchoed(t *testing.T) {
+	call := `{"type":"apply_patch_call","id":"apc_1","call_id":"call_prog","status":"completed",` +
+		`"caller":{"type":"program","caller_id":"ci_1"},` +
+		`"operation":{"type":"create_file","path":"made.txt","diff":"+by a program\n"}}`
+	api := &fakeAPI{replies: []string{response("resp_1", call), response("resp_2", doneMessage)}}
+	agent, fsys := newAgent(t, api, OfferBuiltin)
+	if text, err := agent.Run(context.Background(), "make"); err != nil || text != "Done." {
+		t.Fatalf("Run = %q, %v", text, err)
+	}
+	if got := fileText(fsys, "/ws/made.txt"); got != "by a program\n" {
+		t.Errorf("made.txt = %q", got)
+	}
+	items, _ := api.requests[1]["input"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("input sent back = %v", api.requests[1]["input"])
+	}
+	item, _ := items[0].(map[string]any)
+	if !cmp.Equal(item["caller"], map[string]any{"type": "program", "caller_id": "ci_1"}) || item["call_id"] != "call_prog" {
+		t.Errorf("output item = %v, want the caller echoed", item)
+	}
+}
