@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	// Level 2.
 	"internal/fence":     {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
+	"internal/history":   nil,
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
