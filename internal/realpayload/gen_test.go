@@ -47,6 +47,7 @@ var categories = []struct {
 		return g.single(s, editOpts{ctx: 1, chain: true, bareAt: true})
 	}},
 	{"rewrite (Delete, then Add)", func(g *gen, s source) (payloadCase, bool) { return g.rewrite(s) }},
+	{"locator, then its closing brace", func(g *gen, s source) (payloadCase, bool) { return g.afterBrace(s) }},
 }
 
 type gen struct {
@@ -377,4 +378,43 @@ func (g *gen) rewrite(s source) (payloadCase, bool) {
 	b.WriteString("*** End Patch\n")
 	return payloadCase{before: map[string]string{s.name: join(s.lines, "\n")}, want: map[string]string{s.name: join(neu, "\n")},
 		determinable: true, payload: b.String()}, true
+}
+
+// afterBrace adds a function after another the way models do: a context-only hunk names
+// the function's header line, then a hunk whose only context is its closing brace. The
+// reader places it at the brace that closes that header's block when the header line is
+// unique below the start of the file and the brace occurs once inside the block.
+func (g *gen) afterBrace(s source) (payloadCase, bool) {
+	var heads []int
+	for i, l := range s.lines {
+		if strings.HasSuffix(strings.TrimRight(l, " \t"), "{") && strings.TrimSpace(l) != "{" {
+			if j := indentEnd(s.lines, i); j > i && strings.TrimSpace(s.lines[j]) == "}" {
+				heads = append(heads, i)
+			}
+		}
+	}
+	if len(heads) == 0 {
+		return payloadCase{}, false
+	}
+	h := heads[g.r.IntN(len(heads))]
+	end := indentEnd(s.lines, h)
+	added := []string{"", "func addedAfter() {", "\treturn", "}"}
+	neu := append(append(append([]string{}, s.lines[:end+1]...), added...), s.lines[end+1:]...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "*** Begin Patch\n*** Update File: %s\n@@\n %s\n@@\n %s\n", s.name, s.lines[h], s.lines[end])
+	for _, l := range added {
+		b.WriteString("+" + l + "\n")
+	}
+	b.WriteString("*** End Patch\n")
+	headCount, braceIn := 0, 0
+	for i, l := range s.lines {
+		if l == s.lines[h] {
+			headCount++
+		}
+		if i > h && i <= end && l == s.lines[end] {
+			braceIn++
+		}
+	}
+	return payloadCase{before: map[string]string{s.name: join(s.lines, "\n")}, want: map[string]string{s.name: join(neu, "\n")},
+		determinable: headCount == 1 && braceIn == 1, payload: b.String()}, true
 }
