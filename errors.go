@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/applypatch/applypatch/internal/lines"
-
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -388,20 +386,3 @@ func (r ConflictReason) String() string { return reasonName(conflictReasonNames,
 
 // String returns the constant's name, such as "MatchAmbiguous".
 func (r MatchReason) String() string { return reasonName(matchReasonNames, "MatchReason", r) }
-
-// encodingError is the cause of a FileUndecodable: the line and the character the codec
-// found, as it words them. Hosts match the FileError's reason; the codec's own fact
-// stays behind this wrapper.
-type encodingError struct{ fact *lines.EncodingError }
-
-func (e *encodingError) Error() string { return e.fact.Error() }
-
-// undecodable words a file that cannot be decoded, or a result that cannot be encoded,
-// as the public error.
-func undecodable(path string, err error) *FileError {
-	var fact *lines.EncodingError
-	if errors.As(err, &fact) {
-		err = &encodingError{fact}
-	}
-	return &FileError{Path: path, Reason: FileUndecodable, Err: err}
-}

@@ -3,6 +3,9 @@ package applypatch
 import (
 	"errors"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/afero"
 
@@ -134,4 +137,35 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 		return nil, &patchError{errs: errs}
 	}
 	return paths, nil
+}
+
+// tailsTried bounds how many trailing parts of an outside path are looked up.
+const tailsTried = 16
+
+// insideTail returns the workspace path an outside path most likely meant, or "": when
+// exactly one of its trailing parts (for /workspace/src/x.py: workspace/src/x.py,
+// src/x.py, x.py) names an existing file of the workspace, as a container's mount point
+// makes a model write. It only looks: the path is refused all the same.
+func (pr *Proposal) insideTail(authored string) string {
+	f, err := pr.fencer()
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(strings.Trim(path.Clean(filepath.ToSlash(authored)), "/"), "/")
+	found := ""
+	for k := max(1, len(parts)-tailsTried); k < len(parts); k++ {
+		tail := path.Join(parts[k:]...)
+		if tail == "." || strings.HasPrefix(tail, "..") {
+			continue
+		}
+		res, err := f.Classify(tail, false)
+		if err != nil || res.Class != fence.ClassWorkspace || res.Info == nil || !res.Info.Mode().IsRegular() {
+			continue
+		}
+		if found != "" {
+			return "" // two of its tails name files: no guess
+		}
+		found = tail
+	}
+	return found
 }

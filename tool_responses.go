@@ -164,10 +164,10 @@ const (
 //
 // whose output says the same, an error's text starting with "Error: ".
 //
-// A create_file's diff is the new file's lines, each "+" line ending with a newline in the
-// file written, the last included, as an Add of a payload does: a text file ends with a
-// newline. (The Agents SDKs' reference helper writes none after the last line; a model
-// that wants a file without one says so with no other means, so none is honoured.)
+// A create_file's diff is the new file's lines, and each ends with a newline in the file
+// written, the last included, as an Add of a payload does: a text file ends with one.
+// (The Agents SDKs' reference helper writes none after the last line; the operation has
+// no way to ask for a file without one.)
 // Calls of one response that must apply together go to [Tool.Respond] instead.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (json.RawMessage, *Result, error) {
 	var out any
