@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -124,9 +125,13 @@ func openRecord(key []byte, dir string, data []byte) (*Record, error) {
 	if err != nil || !hmac.Equal(got, mac(key, "record", []byte(dir), []byte{0}, []byte(body))) {
 		return nil, errNotSealed
 	}
+	// A field this version does not know is refused, not skipped: a record whose field was
+	// renamed would otherwise restore with that field's zero value (a mode of 0).
 	var rec Record
-	if err := json.Unmarshal([]byte(body), &rec); err != nil {
-		return nil, err
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("its record cannot be read by this version: %w", err)
 	}
 	if rec.Version != journalVersion {
 		return nil, errors.New("its record has a version this version cannot read")
