@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -24,22 +23,7 @@ import (
 // commit there would, until its standard input ends: another process for the tests below.
 const holdEnv = "APPLYPATCH_CLI_TEST_HOLD"
 
-func holdLock(dir string) int {
-	d, err := os.Open(dir)
-	if err == nil {
-		var release func()
-		if release, err = wslock.Dir(context.Background(), d); err == nil {
-			defer release()
-		}
-	}
-	if err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	return 0
-}
+func holdLock(dir string) int { return statetest.Hold(dir, wslock.Dir) }
 
 // holdElsewhere has another process hold the workspace lock of dir until the test ends,
 // and returns its id.

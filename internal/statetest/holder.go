@@ -2,6 +2,10 @@ package statetest
 
 import (
 	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"testing"
 )
@@ -30,4 +34,24 @@ func StartHolder(t testing.TB, cmd *exec.Cmd) int {
 		t.Fatalf("the holding process: %q", line)
 	}
 	return cmd.Process.Pid
+}
+
+// Hold is the holding process's side of StartHolder: it opens dir, takes its lock with
+// lock, prints "held" and keeps the lock until standard input closes. It returns the
+// process's exit code.
+func Hold(dir string, lock func(context.Context, *os.File) (func(), error)) int {
+	d, err := os.Open(dir)
+	if err == nil {
+		var release func()
+		if release, err = lock(context.Background(), d); err == nil {
+			defer release()
+		}
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
 }

@@ -5,8 +5,6 @@ package wslock
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,22 +25,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func hold(dir string) int {
-	d, err := os.Open(dir)
-	if err == nil {
-		var release func()
-		if release, err = Dir(context.Background(), d); err == nil {
-			defer release()
-		}
-	}
-	if err != nil {
-		fmt.Println(err)
-		return 1
-	}
-	fmt.Println("held")
-	io.Copy(io.Discard, os.Stdin)
-	return 0
-}
+func hold(dir string) int { return statetest.Hold(dir, Dir) }
 
 // holdElsewhere has another process hold the lock of dir until the test ends, and
 // returns its id.
