@@ -53,11 +53,12 @@ func (t *Tool) batchCall(item json.RawMessage) *batchCall {
 		c := &batchCall{}
 		err := json.Unmarshal(item, &call)
 		c.out = &customOutput{Type: "custom_tool_call_output", CallID: call.CallID}
+		if err == nil && call.Name != "" && call.Name != toolName {
+			err = fmt.Errorf("the call is for the tool %q", call.Name)
+		}
 		switch {
 		case err != nil:
-			c.err = argumentError("not a custom_tool_call: " + err.Error())
-		case call.Name != "" && call.Name != toolName:
-			c.err = argumentError(fmt.Sprintf("not a custom_tool_call of %s: the call is for the tool %q", toolName, call.Name))
+			c.err = argumentError("not a custom_tool_call of " + toolName + ": " + err.Error() + customCallHint)
 		default:
 			c.ops, c.err = t.batchPayload(call.Input)
 		}
@@ -71,7 +72,7 @@ func (t *Tool) batchCall(item json.RawMessage) *batchCall {
 	c := &batchCall{out: &responsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Caller: call.Caller}}
 	switch {
 	case err != nil:
-		c.err = argumentError("not an apply_patch_call item: " + err.Error())
+		c.err = argumentError("not an apply_patch_call item: " + err.Error() + applyPatchCallHint)
 	case len(call.Operation.Diff) > t.Options.Limits.withDefaults().Payload:
 		c.err = overLimit("the diff has %s bytes", len(call.Operation.Diff), t.Options.Limits.withDefaults().Payload, false)
 	default:

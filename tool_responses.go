@@ -170,51 +170,15 @@ const (
 // no way to ask for a file without one.)
 // Calls of one response that must apply together go to [Tool.Respond] instead.
 func (t *Tool) CallResponses(ctx context.Context, item json.RawMessage) (json.RawMessage, *Result, error) {
-	var out any
-	var res *Result
-	var err error
-	if t.checkArgsSize(item) == nil && itemType(item) == "custom_tool_call" {
-		out, res, err = t.callCustom(ctx, item)
-	} else {
-		out, res, err = t.callResponses(ctx, item) // which refuses an oversized item
-	}
-	b, _ := json.Marshal(out) // a struct of strings always encodes
-	return b, res, err
+	outs, res, err := t.Respond(ctx, []json.RawMessage{item})
+	return outs[0], res, err
 }
 
-func (t *Tool) callResponses(ctx context.Context, item json.RawMessage) (*responsesOutput, *Result, error) {
-	var call responsesCall
-	if err := t.checkArgsSize(item); err != nil {
-		res := errorResult(err)
-		return &responsesOutput{Type: "apply_patch_call_output", Status: responsesFailed, Output: res.Text()}, res, err
-	}
-	err := json.Unmarshal(item, &call)
-	if err == nil && call.Type != "" && call.Type != "apply_patch_call" {
-		err = fmt.Errorf("the item has type %q", call.Type)
-	}
-	var res *Result
-	if err != nil {
-		err = argumentError("not an apply_patch_call item: " + err.Error() +
-			`; send {"type": "apply_patch_call", "call_id": ..., "operation": {"type": ..., "path": ..., "diff": ...}}`)
-		res = errorResult(err)
-	} else {
-		res, err = t.call(ctx, func() (*Proposal, error) {
-			if limit := t.Options.Limits.withDefaults().Payload; len(call.Operation.Diff) > limit {
-				return nil, overLimit("the diff has %s bytes", len(call.Operation.Diff), limit, false)
-			}
-			p, err := call.Operation.patch()
-			if err != nil {
-				return nil, err
-			}
-			return t.proposePatch(ctx, p)
-		})
-	}
-	out := &responsesOutput{Type: "apply_patch_call_output", CallID: call.CallID, Status: responsesCompleted, Output: res.Text(), Caller: call.Caller}
-	if res.Status == StatusError {
-		out.Status = responsesFailed
-	}
-	return out, res, err
-}
+// Hints that end a refusal of a call item that is not what it must be.
+const (
+	applyPatchCallHint = `; send {"type": "apply_patch_call", "call_id": ..., "operation": {"type": ..., "path": ..., "diff": ...}}`
+	customCallHint     = `; send {"type": "custom_tool_call", "call_id": ..., "name": "apply_patch", "input": PATCH}`
+)
 
 // toolGrammar is the Lark grammar of the freeform tool's input: the payload as [Parse]
 // reads it when nothing wraps the envelope. It admits what Parse admits there (blank
@@ -293,27 +257,4 @@ func itemType(item json.RawMessage) string {
 		return ""
 	}
 	return head.Type
-}
-
-// callCustom handles a custom_tool_call item: its input is a whole payload.
-func (t *Tool) callCustom(ctx context.Context, item json.RawMessage) (*customOutput, *Result, error) {
-	var call customCall
-	err := json.Unmarshal(item, &call)
-	if err == nil && call.Name != "" && call.Name != toolName {
-		err = fmt.Errorf("the call is for the tool %q", call.Name)
-	}
-	var res *Result
-	if err != nil {
-		err = argumentError("not a custom_tool_call of " + toolName + ": " + err.Error() +
-			`; send {"type": "custom_tool_call", "call_id": ..., "name": "apply_patch", "input": PATCH}`)
-		res = errorResult(err)
-	} else {
-		res, err = t.call(ctx, func() (*Proposal, error) {
-			if t.FS == nil {
-				return nil, errNoFS
-			}
-			return ResolvePayload(ctx, t.FS, call.Input, &t.Options)
-		})
-	}
-	return &customOutput{Type: "custom_tool_call_output", CallID: call.CallID, Output: res.Text()}, res, err
 }

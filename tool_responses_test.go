@@ -169,7 +169,7 @@ func TestCallResponses(t *testing.T) {
 			fsys := memFiles(t, map[string]string{"main.go": toolBase})
 			before := contents(t, fsys)
 			tool := &Tool{FS: fsys, Options: Options{Workspace: "/ws", Mode: ModeEdits}}
-			out, res, err := tool.callResponses(context.Background(), tt.item)
+			out, res, err := callDecoded(t, tool, tt.item)
 			if out.Type != "apply_patch_call_output" || out.Status != tt.status || out.Output != res.Text() {
 				t.Errorf("output = %+v, want status %s and the result's text", out, tt.status)
 			}
@@ -192,7 +192,7 @@ func TestCallResponsesLimit(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	tool := &Tool{FS: fsys, Options: Options{Mode: ModeEdits, Limits: Limits{Payload: 10}}}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "create_file", Path: "a", Diff: "+0123456789\n"}})
-	out, _, err := tool.callResponses(context.Background(), b)
+	out, _, err := callDecoded(t, tool, b)
 	if !errors.As(err, new(*ParseError)) || !strings.Contains(err.Error(), "over the limit of 10") || out.Status != "failed" {
 		t.Fatalf("CallResponses = %+v, %v; want a limit error", out, err)
 	}
@@ -211,7 +211,7 @@ func TestCallResponsesAsk(t *testing.T) {
 		return s.Reject()
 	})}
 	b, _ := json.Marshal(responsesCall{CallID: "c", Operation: responsesOperation{Type: "delete_file", Path: "main.go"}})
-	out, res, _ := tool.callResponses(context.Background(), b)
+	out, res, _ := callDecoded(t, tool, b)
 	if shown == "" || out.Status != "failed" || out.Output != "Error: Patch rejected" || !res.Reviewed {
 		t.Errorf("reviewer saw %q; output %+v", shown, out)
 	}
@@ -237,4 +237,15 @@ func TestCallResponsesJSON(t *testing.T) {
 	if !maps.Equal(item, want) {
 		t.Errorf("output item = %v, want %v", item, want)
 	}
+}
+
+// callDecoded is CallResponses with its apply_patch_call_output decoded.
+func callDecoded(t *testing.T, tool *Tool, item json.RawMessage) (*responsesOutput, *Result, error) {
+	t.Helper()
+	raw, res, err := tool.CallResponses(context.Background(), item)
+	var out responsesOutput
+	if e := json.Unmarshal(raw, &out); e != nil {
+		t.Fatalf("output %s: %v", raw, e)
+	}
+	return &out, res, err
 }
