@@ -91,22 +91,18 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		}
 		return cp.Name, cp.Class
 	}
-	deleted, rewritten := map[string]int{}, map[int]bool{} // a Delete's path → its operation
-	for i, op := range pr.patch.Ops {
-		switch j, ok := deleted[cleanPath(op.Path)]; {
-		case op.Kind == OpDelete:
-			deleted[cleanPath(op.Path)] = i
-		case op.Kind == OpAdd && ok:
-			rewritten[j] = true
-		}
+	pairs := rewrites(pr.patch.Ops) // a Delete → the Add that rewrites its path
+	rewriting := map[int]int{}
+	for del, add := range pairs {
+		rewriting[add] = del
 	}
 	for i, op := range pr.patch.Ops {
-		if rewritten[i] {
+		if _, ok := pairs[i]; ok {
 			continue // the Add of the same path that follows rewrites it
 		}
 		c := &change{Op: op, Selected: true}
-		if j, ok := deleted[cleanPath(op.Path)]; ok && op.Kind == OpAdd && rewritten[j] {
-			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[j].Line}
+		if del, ok := rewriting[i]; ok {
+			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[del].Line}
 			c.rewrite, c.rewriteLines = true, op.Lines
 		}
 		c.name, c.Class = claim(c.Op.Path, c.Op.Kind)

@@ -193,49 +193,72 @@ func cleanPath(name string) string { return path.Clean(strings.ReplaceAll(name, 
 // Delete followed by an Add of the same path, which rewrites it whole. The error names the
 // header or Move line that repeats a path.
 func (p *parser) checkPaths() error {
-	seen := map[string]pathClaim{}
-	claim := func(op *Operation, name string, line int, move bool) error {
-		key := cleanPath(name)
-		prev, dup := seen[key]
-		switch {
-		case dup && !rewrites(prev, op, move):
-			return p.errf(p.line(line),
-				"the path is already touched by the section on line %d; put all changes to one file in one section", prev.line)
-		case dup:
-			prev.kind = "" // rewritten: a third section on the path is refused
-			seen[key] = prev
-		default:
-			seen[key] = pathClaim{line: op.Line, kind: op.Kind, move: move}
-		}
-		return nil
-	}
+	claims := pathClaims{}
 	for i := range p.patch.Ops {
 		op := &p.patch.Ops[i]
-		if err := claim(op, op.Path, op.Line, false); err != nil {
-			return err
+		if prev, _, ok := claims.claim(op.Path, op.Line, op.Kind, false); !ok {
+			return p.repeated(op.Line, prev)
 		}
 		// "*** Move to:" is always the line after the Update header.
 		if op.MoveTo != "" {
-			if err := claim(op, op.MoveTo, op.Line+1, true); err != nil {
-				return err
+			if prev, _, ok := claims.claim(op.MoveTo, op.Line, op.Kind, true); !ok {
+				return p.repeated(op.Line+1, prev)
 			}
 		}
 	}
 	return nil
 }
 
-// A pathClaim is the first operation that names a path: its header line, kind, and
-// whether the path is its Move destination.
+// repeated is the error of the payload line that names a path the section on line prev
+// named.
+func (p *parser) repeated(line, prev int) error {
+	return p.errf(p.line(line),
+		"the path is already touched by the section on line %d; put all changes to one file in one section", prev)
+}
+
+// pathClaims records, by cleaned path, the operation that first names each path of a
+// patch, so that a second one is refused, except an Add after a Delete: a rewrite.
+type pathClaims map[string]pathClaim
+
+// A pathClaim is the operation that names a path: where it is (a payload line, or an
+// index), its kind, and whether the path is its Move destination.
 type pathClaim struct {
-	line int
+	at   int
 	kind OpKind
 	move bool
 }
 
-// rewrites reports whether op, naming a path prev claimed, rewrites it: an Add of a path a
-// Delete (not a Move) named.
-func rewrites(prev pathClaim, op *Operation, move bool) bool {
-	return prev.kind == OpDelete && !prev.move && op.Kind == OpAdd && !move
+// claim records that the operation at at, of kind, names name (as its Move destination
+// when move is set). When an earlier operation named it, it returns where that one is
+// and repeat; ok says whether the path may be named again: an Add of a path a Delete (not
+// a Move) named, once, which rewrites it.
+func (pc pathClaims) claim(name string, at int, kind OpKind, move bool) (prev int, repeat, ok bool) {
+	key := cleanPath(name)
+	c, dup := pc[key]
+	switch {
+	case !dup:
+		pc[key] = pathClaim{at: at, kind: kind, move: move}
+		return 0, false, true
+	case c.kind == OpDelete && !c.move && kind == OpAdd && !move:
+		pc[key] = pathClaim{at: c.at} // rewritten: a third operation on the path is refused
+		return c.at, true, true
+	}
+	return c.at, true, false
+}
+
+// rewrites pairs each Delete of ops that an Add of the same path follows with that Add,
+// by their indexes: the two rewrite the file whole.
+func rewrites(ops []Operation) map[int]int {
+	claims, out := pathClaims{}, map[int]int{}
+	for i := range ops {
+		if prev, repeat, ok := claims.claim(ops[i].Path, i, ops[i].Kind, false); repeat && ok {
+			out[prev] = i
+		}
+		if ops[i].MoveTo != "" {
+			claims.claim(ops[i].MoveTo, i, ops[i].Kind, true)
+		}
+	}
+	return out
 }
 
 // line returns the payload line numbered n, which lies between the envelope markers.

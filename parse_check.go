@@ -34,7 +34,7 @@ func checkPatch(p *Patch) error {
 	if len(p.Ops) == 0 {
 		return &ParseError{Msg: "the patch has no operations; add at least one Add, Update or Delete"}
 	}
-	seen := map[string]pathClaim{} // cleaned path → the operation (1-based) that names it
+	claims := pathClaims{} // by the 1-based number of the operation
 	for i := range p.Ops {
 		op := &p.Ops[i]
 		fail := func(format string, args ...any) error {
@@ -52,15 +52,8 @@ func checkPatch(p *Patch) error {
 			if name == "" {
 				continue
 			}
-			prev, dup := seen[cleanPath(name)]
-			switch {
-			case dup && !rewrites(prev, op, k == 1):
-				return fail("the path %s is already touched by operation %d; put all changes to one file in one operation", show.Path(name), prev.line)
-			case dup:
-				prev.kind = ""
-				seen[cleanPath(name)] = prev
-			default:
-				seen[cleanPath(name)] = pathClaim{line: i + 1, kind: op.Kind, move: k == 1}
+			if prev, _, ok := claims.claim(name, i+1, op.Kind, k == 1); !ok {
+				return fail("the path %s is already touched by operation %d; put all changes to one file in one operation", show.Path(name), prev)
 			}
 		}
 	}
