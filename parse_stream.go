@@ -26,6 +26,7 @@ type Stream struct {
 	// current its operation as last read (nil before its first complete hunk).
 	done    []Operation
 	section []envelope.Line
+	update  bool // the section in progress is an Update
 	current *Operation
 	readLen int // bytes of section when current was read
 	secLen  int
@@ -69,6 +70,8 @@ func (s *Stream) line(l envelope.Line) {
 		s.finishSection()
 		s.section = append(s.section[:0:0], l)
 		s.secLen = len(l.Text)
+		kind, _, _ := header(trimmed)
+		s.update = kind == OpUpdate
 	case len(s.section) > 0:
 		ends := s.endsHunk(l.Text)
 		if ends && updateMarker(l.Text) != markerEOF {
@@ -85,22 +88,17 @@ func (s *Stream) line(l envelope.Line) {
 // startsSection reports whether a line is a section header where it stands: inside an
 // Update only a header at the start of the line is one, as the parser reads it.
 func (s *Stream) startsSection(text string) bool {
-	if len(s.section) > 0 && s.inUpdate() {
+	if len(s.section) > 0 && s.update {
 		m := updateMarker(text)
 		return m != "" && isHeaderLine(m)
 	}
 	return isHeaderLine(text)
 }
 
-func (s *Stream) inUpdate() bool {
-	kind, _, _ := header(strings.TrimSpace(s.section[0].Text))
-	return kind == OpUpdate
-}
-
 // endsHunk reports whether a line of the section in progress completes a hunk: an "@@"
 // line after a line of the hunk above it, or "*** End of File", the hunk's last line.
 func (s *Stream) endsHunk(text string) bool {
-	if !s.inUpdate() || len(s.section) < 2 {
+	if !s.update || len(s.section) < 2 {
 		return false
 	}
 	m := updateMarker(text)

@@ -125,8 +125,10 @@ func (s *Session) firstLook() {
 		return
 	}
 	for _, c := range s.pr.changes {
-		for _, h := range c.changing()[min(1, len(c.changing())):] {
-			s.folded[h] = true
+		if hs := c.changing(); len(hs) > 1 {
+			for _, h := range hs[1:] {
+				s.folded[h] = true
+			}
 		}
 	}
 }

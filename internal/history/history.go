@@ -135,7 +135,7 @@ func (s *Store) Record(e *Entry, contents map[string][]byte) error {
 	if err != nil {
 		return err
 	}
-	if err := s.dropUndone(list); err != nil {
+	if list, err = s.dropUndone(list); err != nil {
 		return err
 	}
 	e.Seq = 1
@@ -154,7 +154,7 @@ func (s *Store) Record(e *Entry, contents map[string][]byte) error {
 	if err := s.writeOnce(path.Join(s.entries(), name), []byte(sealed)); err != nil {
 		return err
 	}
-	return s.prune()
+	return s.prune(append(list, *e))
 }
 
 // mac is the entry's MAC under the store's key.
@@ -280,16 +280,18 @@ func (s *Store) SetUndone(id string, undone bool) error {
 	return s.writeOnce(name, nil)
 }
 
-// dropUndone removes the entries that could be redone: a new commit starts a new line.
-func (s *Store) dropUndone(list []Entry) error {
+// dropUndone removes the entries that could be redone, since a new commit starts a new
+// line, and returns the others.
+func (s *Store) dropUndone(list []Entry) ([]Entry, error) {
+	kept := list[:0:0]
 	for _, e := range list {
-		if e.Undone {
-			if err := s.remove(e); err != nil {
-				return err
-			}
+		if !e.Undone {
+			kept = append(kept, e)
+		} else if err := s.remove(e); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return kept, nil
 }
 
 // remove deletes an entry and its mark.
@@ -300,12 +302,9 @@ func (s *Store) remove(e Entry) error {
 	return s.SetUndone(e.ID, false)
 }
 
-// prune drops the oldest entries past the limits, then every content no entry names.
-func (s *Store) prune() error {
-	list, err := s.List()
-	if err != nil {
-		return err
-	}
+// prune drops the oldest entries of list (the store's, oldest first) past the limits,
+// then every content no entry names.
+func (s *Store) prune(list []Entry) error {
 	used := func(list []Entry) int64 {
 		var n int64
 		seen := map[string]bool{}
