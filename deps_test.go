@@ -55,7 +55,8 @@ var allowedImports = map[string][]string{
 	"internal/linktree":    nil,
 	"internal/statetest":   nil,
 	"internal/realpayload": nil,
-	"internal/difftool":    nil,
+	"internal/difftool":    {"internal/scriptcmd"},
+	"internal/scriptcmd":   nil,
 }
 
 // TestLayering checks every package's imports of this module against allowedImports,

@@ -1,18 +1,14 @@
 package applypatch_test
 
 import (
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/applypatch/applypatch"
-	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/applypatch/applypatch/internal/scriptcmd"
 )
 
 // scriptCmds are the commands testdata scripts may use beyond testscript's own: for
@@ -84,22 +80,7 @@ func cmdListing(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: listing DIR FILE")
 	}
-	root := ts.MkAbs(args[0])
-	var lines []string
-	ts.Check(filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, name)
-		lines = append(lines, fmt.Sprintf("%q %v %d", filepath.ToSlash(rel), info.Mode(), info.Size()))
-		return nil
-	}))
-	sort.Strings(lines)
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	ts.Check(scriptcmd.Listing(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }
 
 // expand FILE... replaces $VAR and ${VAR} in each file with the script's environment, so
@@ -109,21 +90,15 @@ func expand(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: expand FILE...")
 	}
 	for _, name := range args {
-		text := os.Expand(ts.ReadFile(name), ts.Getenv)
-		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(text), 0o666))
+		ts.Check(scriptcmd.Expand(ts.MkAbs(name), ts.Getenv))
 	}
 }
-
-// stampTime is the modification time stamp gives a file.
-var stampTime = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 
 func cmdPrintf(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: printf FILE TEXT")
 	}
-	text, err := strconv.Unquote(`"` + args[1] + `"`)
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(text), 0o644))
+	ts.Check(scriptcmd.Printf(ts.MkAbs(args[0]), args[1]))
 }
 
 func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
@@ -131,10 +106,7 @@ func cmdCRLF(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: crlf FILE...")
 	}
 	for _, name := range args {
-		b, err := os.ReadFile(ts.MkAbs(name))
-		ts.Check(err)
-		s := strings.ReplaceAll(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n", "\r\n")
-		ts.Check(os.WriteFile(ts.MkAbs(name), []byte(s), 0o644))
+		ts.Check(scriptcmd.CRLF(ts.MkAbs(name)))
 	}
 }
 
@@ -143,7 +115,7 @@ func cmdStamp(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stamp FILE...")
 	}
 	for _, name := range args {
-		ts.Check(os.Chtimes(ts.MkAbs(name), stampTime, stampTime))
+		ts.Check(scriptcmd.Stamp(ts.MkAbs(name)))
 	}
 }
 
@@ -152,13 +124,13 @@ func cmdStamped(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: [!] stamped FILE...")
 	}
 	for _, name := range args {
-		fi, err := os.Stat(ts.MkAbs(name))
+		kept, err := scriptcmd.Stamped(ts.MkAbs(name))
 		ts.Check(err)
-		switch kept := fi.ModTime().Equal(stampTime); {
+		switch {
 		case neg && kept:
 			ts.Fatalf("%s was not rewritten: it still has its stamped time", name)
 		case !neg && !kept:
-			ts.Fatalf("%s was rewritten: its time is %v, not the stamped %v", name, fi.ModTime(), stampTime)
+			ts.Fatalf("%s was rewritten: its time is no longer the stamped %v", name, scriptcmd.StampTime)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/applypatch/applypatch/internal/scriptcmd"
 )
 
 // check evaluates one assertion of a script (cmp, cmpenv, exists, stdout, stderr, grep,
@@ -105,7 +107,7 @@ func (s *script) check(neg bool, args []string) error {
 			if err != nil {
 				return err
 			}
-			if fi.ModTime().Equal(stampTime) == neg {
+			if fi.ModTime().Equal(scriptcmd.StampTime) == neg {
 				return fmt.Errorf("stamped %s: kept is %v", f, !neg)
 			}
 		}
