@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
@@ -142,13 +143,14 @@ func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) 
 // tailsTried bounds how many trailing parts of an outside path are looked up.
 const tailsTried = 16
 
-// insideTail returns the workspace path an outside path most likely meant, or "": when
-// exactly one of its trailing parts (for /workspace/src/x.py: workspace/src/x.py,
+// insideTail returns the workspace path an absolute outside path most likely meant, or
+// "": when exactly one of its trailing parts (for /workspace/src/x.py: workspace/src/x.py,
 // src/x.py, x.py) names an existing file of the workspace, as a container's mount point
-// makes a model write. It only looks: the path is refused all the same.
+// makes a model write. A relative path that leaves by ".." or a link meant to leave, so
+// it gets no guess. It only looks: the path is refused all the same.
 func (pr *Proposal) insideTail(authored string) string {
 	f, err := pr.fencer()
-	if err != nil {
+	if err != nil || !pathwalk.Rooted(authored) {
 		return ""
 	}
 	parts := strings.Split(strings.Trim(path.Clean(filepath.ToSlash(authored)), "/"), "/")
