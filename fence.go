@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/fence"
-	"github.com/applypatch/applypatch/internal/pathwalk"
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
@@ -150,7 +149,7 @@ const tailsTried = 16
 // it gets no guess. It only looks: the path is refused all the same.
 func (pr *Proposal) insideTail(authored string) string {
 	f, err := pr.fencer()
-	if err != nil || !pathwalk.Rooted(authored) {
+	if err != nil || !fence.Rooted(authored) {
 		return ""
 	}
 	parts := strings.Split(strings.Trim(path.Clean(filepath.ToSlash(authored)), "/"), "/")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/pathpattern"
+	"github.com/applypatch/applypatch/internal/pathwalk"
 )
 
 // JournalPrefix starts the name of every commit journal directory at the workspace
@@ -40,3 +41,7 @@ func inJournal(components []string) bool {
 	}
 	return false
 }
+
+// Rooted reports whether a payload path starts from a filesystem root, as the fence
+// reads it: absolute, or (on Windows) starting with a separator.
+func Rooted(name string) bool { return pathwalk.Rooted(name) }
