@@ -1,0 +1,173 @@
+package history
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// List returns the store's entries, oldest first, each with its undone mark. Files that
+// are not entries of this store (a wrong name, a link, not sealed with the key, cut
+// short, a name or state an undo could not trust) are skipped, never read as a record.
+func (s *Store) List() ([]Entry, error) {
+	names, err := s.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, n := range names {
+		if e, ok := s.read(n); ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Undoable returns the newest entry not undone, reading no other; ok is false when every
+// entry is undone or there is none.
+func (s *Store) Undoable() (e Entry, ok bool, err error) {
+	names, err := s.names()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for i := len(names) - 1; i >= 0; i-- {
+		if names[i].undone {
+			continue
+		}
+		if e, ok := s.read(names[i]); ok {
+			return e, true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+// Redoable returns the entry undone last: the oldest of the undone entries that follow
+// the newest one not undone. ok is false when there is none.
+func (s *Store) Redoable() (e Entry, ok bool, err error) {
+	names, err := s.names()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	var found Entry
+	for i := len(names) - 1; i >= 0 && names[i].undone; i-- {
+		if e, ok := s.read(names[i]); ok {
+			found, ok = e, true
+		}
+	}
+	return found, found.ID != "", nil
+}
+
+// read opens one entry file and checks its trailer, seal and contents' places.
+func (s *Store) read(n name) (Entry, bool) {
+	f, err := s.fs.Open(n.file)
+	if err != nil {
+		return Entry{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(entryMagic)) {
+		return Entry{}, false
+	}
+	size := fi.Size()
+	head := make([]byte, len(entryMagic))
+	tail := make([]byte, min(size, trailerLimit))
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != entryMagic {
+		return Entry{}, false
+	}
+	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil && !errors.Is(err, io.EOF) {
+		return Entry{}, false
+	}
+	sum, start, length, tlen, ok := trailer(tail)
+	if !ok || length > headerLimit || start < int64(len(entryMagic)) || start+length != size-tlen {
+		return Entry{}, false
+	}
+	body := make([]byte, length)
+	if _, err := f.ReadAt(body, start); err != nil || !hmac.Equal(sum, s.mac(body)) {
+		return Entry{}, false
+	}
+	var e Entry
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&e) != nil || !trusted(&e, start-int64(len(entryMagic))) || e.Seq != n.Seq || e.ID != n.ID {
+		return Entry{}, false
+	}
+	e.file, e.size, e.Undone = n.file, size, n.undone
+	return e, true
+}
+
+// trailer reads the entry file's last line: the MAC, where the JSON starts and its
+// length, and the trailer's own length with the newline that ends the JSON.
+func trailer(tail []byte) (sum []byte, start, length, tlen int64, ok bool) {
+	if len(tail) < 2 || tail[len(tail)-1] != '\n' {
+		return nil, 0, 0, 0, false
+	}
+	nl := bytes.LastIndexByte(tail[:len(tail)-1], '\n')
+	if nl < 0 {
+		return nil, 0, 0, 0, false
+	}
+	tlen = int64(len(tail) - nl)
+	fields := strings.Fields(string(tail[nl+1 : len(tail)-1]))
+	if len(fields) != 3 {
+		return nil, 0, 0, 0, false
+	}
+	sum, err := hex.DecodeString(fields[0])
+	start, err1 := strconv.ParseInt(fields[1], 10, 64)
+	length, err2 := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil || err1 != nil || err2 != nil || len(sum) != 32 || start < 0 || length < 0 {
+		return nil, 0, 0, 0, false
+	}
+	return sum, start, length, tlen, true
+}
+
+// Content returns the bytes of the entry's content i, checked against its CRC-32C.
+func (s *Store) Content(e *Entry, i int) ([]byte, error) {
+	if i < 0 || i >= len(e.Blobs) || e.file == "" {
+		return nil, fmt.Errorf("history: entry %s has no content %d", e.ID, i)
+	}
+	b := e.Blobs[i]
+	f, err := s.fs.Open(e.file)
+	if err != nil {
+		return nil, fmt.Errorf("the history has lost the entry: %w", err)
+	}
+	defer f.Close()
+	out := make([]byte, b.Len)
+	if _, err := f.ReadAt(out, int64(len(entryMagic))+b.Off); err != nil && !(errors.Is(err, io.EOF) && b.Len == 0) {
+		return nil, fmt.Errorf("the history cannot read a file's content: %w", err)
+	}
+	if crc32.Checksum(out, castagnoli) != b.CRC {
+		return nil, errors.New("the history holds a file's content that does not match its checksum")
+	}
+	return out, nil
+}
+
+// SetUndone marks an entry undone, or not (a redo): a file of its own, made or removed
+// whole, so the entry itself is never rewritten.
+func (s *Store) SetUndone(id string, undone bool) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("history: %q is not an entry id", id)
+	}
+	mark := path.Join(s.undone(), id)
+	if !undone {
+		if err := s.fs.Remove(mark); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("the history cannot be updated: %w", err)
+		}
+		return nil
+	}
+	if err := s.fs.MkdirAll(s.undone(), 0o700); err != nil {
+		return fmt.Errorf("the history cannot be updated: %w", err)
+	}
+	f, err := s.fs.OpenFile(mark, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("the history cannot be updated: %w", err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,211 @@
+package history
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// A Content is bytes an entry keeps: written out once, when the entry is recorded.
+type Content interface {
+	WriteOut(w io.Writer) error
+}
+
+// Bytes is a Content held in memory.
+type Bytes []byte
+
+// WriteOut writes the bytes to w.
+func (b Bytes) WriteOut(w io.Writer) error {
+	_, err := w.Write(b)
+	return err
+}
+
+// Record adds an entry whose states name contents by index: it takes the next sequence
+// number, drops the entries that could be redone (a new commit starts a new line of
+// history), writes the entry file whole (a temporary file renamed into place) and prunes
+// the oldest entries past the limits, never the new one.
+func (s *Store) Record(e *Entry, contents []Content) error {
+	for _, dir := range []string{s.entries(), s.undone()} {
+		if err := s.fs.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("the history cannot be created: %w", err)
+		}
+	}
+	list, err := s.names()
+	if err != nil {
+		return err
+	}
+	if list, err = s.dropUndone(list); err != nil {
+		return err
+	}
+	e.Seq = 1
+	if len(list) > 0 {
+		e.Seq = list[len(list)-1].Seq + 1
+	}
+	if !idPattern.MatchString(e.ID) {
+		return fmt.Errorf("history: the entry id %q is not lowercase hex", e.ID)
+	}
+	file := path.Join(s.entries(), fileName(e))
+	size, err := s.write(file, e, contents)
+	if err != nil {
+		return err
+	}
+	e.file, e.size = file, size
+	return s.prune(append(list, name{Seq: e.Seq, ID: e.ID, file: file, size: size}))
+}
+
+// write writes the entry file: the magic line, the contents, the entry's JSON and the
+// trailer, to a temporary file renamed over name once complete.
+func (s *Store) write(name string, e *Entry, contents []Content) (int64, error) {
+	tmp := name + ".tmp-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	f, err := s.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("the history cannot be written: %w", err)
+	}
+	size, err := writeEntry(f, e, contents, s.mac)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.fs.Rename(tmp, name)
+	}
+	if err != nil {
+		s.fs.Remove(tmp)
+		return 0, fmt.Errorf("the history cannot be written: %w", err)
+	}
+	return size, nil
+}
+
+// counter counts and sums what passes through it.
+type counter struct {
+	w   io.Writer
+	n   int64
+	crc uint32
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
+	return n, err
+}
+
+// writeEntry writes the entry file's bytes to w and returns how many it wrote.
+func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []byte) (int64, error) {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if _, err := bw.WriteString(entryMagic); err != nil {
+		return 0, err
+	}
+	e.Blobs = make([]Blob, len(contents))
+	var off int64
+	for i, c := range contents {
+		cw := &counter{w: bw}
+		if err := c.WriteOut(cw); err != nil {
+			return 0, err
+		}
+		e.Blobs[i] = Blob{Off: off, Len: cw.n, CRC: cw.crc}
+		off += cw.n
+	}
+	body, err := json.Marshal(e)
+	if err != nil {
+		return 0, err
+	}
+	start := int64(len(entryMagic)) + off
+	bw.Write(body)
+	trailer := fmt.Sprintf("\n%s %d %d\n", hex.EncodeToString(mac(body)), start, len(body))
+	bw.WriteString(trailer)
+	if err := bw.Flush(); err != nil {
+		return 0, err
+	}
+	return start + int64(len(body)+len(trailer)), nil
+}
+
+// A name is an entry file found in the store, before it is read.
+type name struct {
+	Seq    int
+	ID     string
+	file   string
+	size   int64
+	undone bool
+}
+
+// names lists the store's entry files by name, oldest first, with their undone marks,
+// reading none of them; a leftover temporary file is removed.
+func (s *Store) names() ([]name, error) {
+	infos, err := afero.ReadDir(s.fs, s.entries())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the history cannot be read: %w", err)
+	}
+	marks := map[string]bool{}
+	if undone, err := afero.ReadDir(s.fs, s.undone()); err == nil {
+		for _, fi := range undone {
+			marks[fi.Name()] = fi.Mode().IsRegular()
+		}
+	}
+	var out []name
+	for _, fi := range infos {
+		m := entryName.FindStringSubmatch(fi.Name())
+		if m == nil {
+			if strings.Contains(fi.Name(), ".entry.tmp-") && fi.Mode().IsRegular() {
+				s.fs.Remove(path.Join(s.entries(), fi.Name())) // an entry a crash cut short
+			}
+			continue
+		}
+		seq, _ := strconv.Atoi(m[1])
+		if !fi.Mode().IsRegular() || seq == 0 {
+			continue
+		}
+		out = append(out, name{Seq: seq, ID: m[2], file: path.Join(s.entries(), fi.Name()), size: fi.Size(), undone: marks[m[2]]})
+	}
+	return out, nil // ReadDir sorts by name, and names sort by sequence
+}
+
+// dropUndone removes the entries that could be redone and returns the others.
+func (s *Store) dropUndone(list []name) ([]name, error) {
+	kept := list[:0:0]
+	for _, n := range list {
+		if !n.undone {
+			kept = append(kept, n)
+		} else if err := s.remove(n); err != nil {
+			return nil, err
+		}
+	}
+	return kept, nil
+}
+
+// remove deletes an entry and its mark.
+func (s *Store) remove(n name) error {
+	if err := s.fs.Remove(n.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the history cannot drop an entry: %w", err)
+	}
+	return s.SetUndone(n.ID, false)
+}
+
+// prune drops the oldest entries of list past the limits, keeping the newest.
+func (s *Store) prune(list []name) error {
+	var total int64
+	for _, n := range list {
+		total += n.size
+	}
+	for len(list) > 1 && (len(list) > s.limits.Entries || total > s.limits.Bytes) {
+		if err := s.remove(list[0]); err != nil {
+			return err
+		}
+		total -= list[0].size
+		list = list[1:]
+	}
+	return nil
+}
