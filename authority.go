@@ -101,6 +101,9 @@ func (pr *Proposal) fence(ctx context.Context) error {
 			continue // the Add of the same path that follows rewrites it
 		}
 		c := &change{Op: op, Selected: true}
+		if i < len(pr.restores) {
+			c.undoSpec = pr.restores[i]
+		}
 		if del, ok := rewriting[i]; ok {
 			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[del].Line}
 			c.rewrite, c.rewriteLines = true, op.Lines

@@ -89,6 +89,9 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err := pr.checkBuffers(plan); err != nil {
 		return errorResult(err), err
 	}
+	if err := pr.stillReverting(); err != nil {
+		return errorResult(err), err
+	}
 	if pr.read == nil {
 		pr.read = filestate.Stamps{} // a proposal restored from JSON
 	}
@@ -98,6 +101,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)
+	pr.recordHistory(plan, res)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }
@@ -131,6 +135,9 @@ func (c *change) steps(addMode fs.FileMode) ([]*txn.Step, error) {
 	}
 	src := &txn.Step{Op: txn.Write, Name: c.name, Path: c.Op.Path, Body: body, Mode: c.Base.Mode, Base: c.Base}
 	switch {
+	case c.Op.Kind == OpAdd && c.undoSpec != nil:
+		src.Mode = c.undoSpec.mode // an undone Delete's file comes back with its mode
+		return []*txn.Step{src}, nil
 	case c.Op.Kind == OpAdd:
 		src.Mode = addMode
 		return []*txn.Step{src}, nil
@@ -261,5 +268,9 @@ func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Op
 	if err != nil {
 		return nil, err
 	}
-	return resolve(ctx, fsys, p, opts, true)
+	pr, err := resolve(ctx, fsys, p, opts, true)
+	if pr != nil {
+		pr.payload = payload
+	}
+	return pr, err
 }

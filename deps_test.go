@@ -42,7 +42,7 @@ var allowedImports = map[string][]string{
 	"internal/txn": {"internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
 		"internal/wslock"},
 	// The facade.
-	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr",
+	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/sysstat", "internal/wslock"},

@@ -17,6 +17,9 @@ func (c *change) result() ([]byte, error) { return c.derive() }
 
 // derive computes the change's result bytes from its baseline and selected hunks.
 func (c *change) derive() ([]byte, error) {
+	if b, ok := c.restored(); ok {
+		return b, nil
+	}
 	switch c.Op.Kind {
 	case OpAdd:
 		return c.encodeAdd()
@@ -47,6 +50,9 @@ func (c *change) derive() ([]byte, error) {
 // from its baseline as it is written, so the commit holds the file once; any other result
 // is derived and held. Refusals are derive's.
 func (c *change) content() (*content, error) {
+	if b, ok := c.restored(); ok {
+		return heldContent(b), nil
+	}
 	sel := c.selectedHunks()
 	if c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
 		c.codec == nil || c.codec.Enc != nil || c.derived.of(sel) {

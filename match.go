@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,6 +26,9 @@ func (pr *Proposal) place(c *change) []error {
 	}
 	if c.rewrite {
 		return pr.placeRewrite(c, s, cd)
+	}
+	if r := c.undoSpec; r != nil && bytes.Equal(c.Base.Bytes, r.from) {
+		return pr.placeRestore(c, s, cd)
 	}
 	hs := matchHunks(c.Op.Hunks)
 	t, pl := match.Index(s, hs, c.name)

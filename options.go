@@ -165,6 +165,11 @@ type Options struct {
 	// ~/.local/state/applypatch/, made private on first use). A host whose journals must be recovered by another user
 	// or machine passes its own key here: at least 16 random bytes, kept secret.
 	JournalKey []byte
+	// History, when set, records every commit of a proposal resolved with these options
+	// (see [History]), for [Undo] and [Redo], which read it from here too. A commit
+	// whose entry cannot be written still stands; its result says the change cannot be
+	// undone. Nil keeps no history.
+	History *History
 	// LockTimeout bounds each wait for the workspace lock (see the Options doc); zero
 	// waits as long as ctx allows. A wait it ends is a [*ConflictError] of reason
 	// ConflictLocked that wraps [context.DeadlineExceeded], with nothing written.

@@ -42,6 +42,13 @@ type Proposal struct {
 	// capture is the commit's check of the whole batch.
 	read       filestate.Stamps
 	readLocked bool
+	// payload is the text the patch was parsed from, when there was one: what a history
+	// entry records; reverts is set on an undo's or a redo's proposal.
+	payload string
+	reverts *reverting
+	// restores are, during Resolve of an undo or a redo, the restoreSpec of each
+	// operation.
+	restores []*restoreSpec
 }
 
 // A change is one resolved operation.
@@ -77,6 +84,11 @@ type change struct {
 	// spare holds the regions validate found, whose room the content of a write step
 	// takes, so that a large Update's regions are allocated once.
 	spare []region
+	// exact is set on an undo's or a redo's Update whose file holds what its hunks were
+	// computed from: they were placed where the comparison put them.
+	exact bool
+	// restore is what an undo's or a redo's operation expects and puts back.
+	undoSpec *restoreSpec
 }
 
 // A hunkChange is one hunk of an Update with where it landed and its review state.

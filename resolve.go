@@ -35,10 +35,15 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 // resolve is Resolve; parsed is set for a patch parse just returned, which holds what a
 // payload can hold by construction, so it skips checkPatch.
 func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool) (*Proposal, error) {
+	return resolveRestoring(ctx, fsys, p, opts, parsed, nil)
+}
+
+// resolveRestoring is resolve for an undo or a redo, whose operations carry restores.
+func resolveRestoring(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool, restores []*restoreSpec) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: filestate.Stamps{}}
+	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: filestate.Stamps{}, restores: restores}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, overLimit("the patch has %s operations", n, pr.opts.Limits.Operations, false)
@@ -99,7 +104,7 @@ func (pr *Proposal) prepare(c *change) []error {
 	}
 	switch {
 	case c.Op.Kind == OpAdd:
-		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes {
+		if n := addSize(c.Op.Lines); n > pr.opts.Limits.AddBytes && c.undoSpec == nil {
 			return []error{tooLarge(c.Op.Path, fileAddTooLarge, int64(n), int64(pr.opts.Limits.AddBytes))}
 		}
 		if pr.addCodec(c) {

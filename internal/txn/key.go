@@ -186,3 +186,7 @@ func checkPrivate(fi fs.FileInfo, err error) error {
 	}
 	return nil
 }
+
+// StateDir is the directory of the user's applypatch state: $XDG_STATE_HOME/applypatch,
+// by default ~/.local/state/applypatch.
+func StateDir() (string, error) { return stateDir() }

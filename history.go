@@ -1,0 +1,165 @@
+package applypatch
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/txn"
+)
+
+// A History is a store of committed changes that [Undo] and [Redo] read: for every
+// commit of a proposal resolved with it in Options.History, what each path held before
+// the commit (bytes, mode, or absence) and what the commit left there, the payload, the
+// time and the tallies. Each entry is written whole after its commit, or not at all; a
+// history that cannot be written is noted in the commit's result and never fails the
+// commit. The store keeps the last 100 commits within 256 MiB, dropping the oldest
+// first, and a new commit drops the changes an undo made redoable.
+//
+// Entries are sealed with a key of this user (of this process for an [afero.MemMapFs]),
+// so a store copied from elsewhere is never read as a record, and every entry is checked
+// before it is used. It holds the bytes of the files it records: keep it where only the
+// user can read it, outside the workspace. A History may be shared by the goroutines of a
+// process; commits of one workspace are serialised by its lock.
+type History struct {
+	fsys afero.Fs
+	dir  string
+
+	once  sync.Once
+	store *history.Store
+	err   error
+}
+
+// NewHistory returns the history kept in dir of fsys, created on the first commit. Give
+// each workspace its own directory: an undo reads the workspace's files by the names the
+// history recorded, relative to the workspace.
+func NewHistory(fsys afero.Fs, dir string) *History {
+	return &History{fsys: fsys, dir: dir}
+}
+
+// UserHistory returns the history of the workspace directory dir on the operating
+// system's filesystem, kept under $XDG_STATE_HOME/applypatch/history/ (by default
+// ~/.local/state/applypatch/history/) in a directory named for the workspace's identity:
+// its real path and the device and inode of its directory. A copied, cloned or unpacked
+// tree is a new identity with no history, and nothing is written inside the workspace.
+func UserHistory(dir string) (*History, error) {
+	id, err := workspaceIdentity(dir)
+	if err != nil {
+		return nil, fmt.Errorf("applypatch: the workspace %s has no history: %w", dir, err)
+	}
+	state, err := txn.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	return NewHistory(afero.NewOsFs(), filepath.Join(state, "history", id)), nil
+}
+
+// workspaceIdentity names a workspace directory by its real path and, where the system
+// has them, its device and inode.
+func workspaceIdentity(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", errors.New("it is not a directory")
+	}
+	sum := sha256.Sum256([]byte(real + "\x00" + fileIdentity(fi)))
+	return hex.EncodeToString(sum[:16]), nil
+}
+
+// opened is the store, with its key, made on first use.
+func (h *History) opened() (*history.Store, error) {
+	h.once.Do(func() {
+		key, err := txn.Key(h.fsys, txn.Config{})
+		if err != nil {
+			h.err = err
+			return
+		}
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("applypatch history key\n"))
+		h.store = history.Open(h.fsys, h.dir, m.Sum(nil), history.Limits{})
+	})
+	return h.store, h.err
+}
+
+// A HistoryEntry is one commit a [History] recorded.
+type HistoryEntry struct {
+	// ID names the entry.
+	ID string `json:"id"`
+	// Time is when the commit ended.
+	Time time.Time `json:"time"`
+	// Paths are the paths the commit changed, as authored, a Move as its two.
+	Paths []string `json:"paths"`
+	// Added and Removed count the lines the commit added and removed.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+	// Undone is set when the change is undone: [Redo] can apply it again.
+	Undone bool `json:"undone"`
+}
+
+// Entries returns the recorded commits, newest first. Files in the store that are not
+// sound entries of this user's history are skipped.
+func (h *History) Entries() ([]HistoryEntry, error) {
+	s, err := h.opened()
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEntry, 0, len(list))
+	for _, e := range slices.Backward(list) {
+		out = append(out, entryOf(&e))
+	}
+	return out, nil
+}
+
+// entryOf is the public view of a store entry.
+func entryOf(e *history.Entry) HistoryEntry {
+	he := HistoryEntry{ID: e.ID, Time: e.Time, Added: e.Added, Removed: e.Removed, Undone: e.Undone, Paths: []string{}}
+	for _, f := range e.Files {
+		he.Paths = append(he.Paths, f.Path)
+	}
+	return he
+}
+
+// String says what the entry changed, in one line: when, its id, its paths and tallies.
+func (e HistoryEntry) String() string {
+	paths := e.Paths
+	if len(paths) > 3 {
+		paths = append(slices.Clip(paths[:3]), fmt.Sprintf("and %d more", len(e.Paths)-3))
+	}
+	s := fmt.Sprintf("%s %s %s (+%d -%d)", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(paths, ", "), e.Added, e.Removed)
+	if e.Undone {
+		s += " [undone]"
+	}
+	return s
+}
+
+// ErrNothingToUndo is returned by [Undo] when the history holds no change that is not
+// undone, or no history is configured.
+var ErrNothingToUndo = errors.New("there is nothing to undo: no change applied here is recorded in the history, or every one is undone")
+
+// ErrNothingToRedo is returned by [Redo] when no change was undone since the last commit.
+var ErrNothingToRedo = errors.New("there is nothing to redo: no change was undone since the last one applied")

@@ -1,0 +1,237 @@
+package applypatch
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/spf13/afero"
+	"golang.org/x/text/encoding"
+
+	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/lines"
+)
+
+// Undo returns the proposal that reverts the newest change the history in
+// Options.History holds that is not undone: an Add becomes a Delete, a Delete an Add of
+// the old bytes with the old mode, a Move moves back and an Update gets the inverse
+// hunks. It is an ordinary proposal: review it like any other, and [Commit] writes it
+// with the lock, the journal, the fence and rollback, then marks the change undone so
+// that [Redo] can apply it again.
+//
+// Undo never overwrites what changed since. A file that still holds exactly what the
+// change wrote gets back exactly the bytes it held before. A file edited since gets the
+// inverse hunks placed on what it holds now, by the rules a payload's hunks follow, so
+// that the later edits elsewhere in it are kept. When a hunk cannot be placed with
+// certainty, when an added file was edited since (deleting it would lose the edits), or
+// when a path was deleted, replaced or created since, the whole undo is refused with
+// every such path named, and nothing is written. Each undo reverts one change: undoing
+// several is several undos, each its own transaction.
+//
+// With no history, or nothing left to undo, it returns [ErrNothingToUndo].
+func Undo(ctx context.Context, fsys afero.Fs, opts *Options) (*Proposal, error) {
+	return revert(ctx, fsys, opts, true)
+}
+
+// Redo returns the proposal that applies again the change the last [Undo] reverted, by
+// the same rules: a file that still holds exactly what the undo left gets back exactly
+// the bytes the change wrote, a file edited since gets the change's hunks placed on what
+// it holds now, and anything else refuses the redo. A new commit after an undo drops
+// what could be redone. With nothing to redo it returns [ErrNothingToRedo].
+func Redo(ctx context.Context, fsys afero.Fs, opts *Options) (*Proposal, error) {
+	return revert(ctx, fsys, opts, false)
+}
+
+// A reverting proposal undoes (or redoes) one history entry; its commit marks it.
+type reverting struct {
+	history *History
+	entry   HistoryEntry
+	undo    bool
+}
+
+// revert builds the proposal that undoes (undo) or redoes the history's pick.
+func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Proposal, error) {
+	if opts == nil || opts.History == nil {
+		return nil, nothingTo(undo)
+	}
+	s, err := opts.History.opened()
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := pick(s, undo)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, nothingTo(undo)
+	}
+	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
+	p, restores, err := reversal(s, &e, undo, declaredBy(fsys, opts))
+	if err != nil {
+		return nil, rv.refused(err)
+	}
+	pr, err := resolveRestoring(ctx, fsys, p, opts, true, restores)
+	if err == nil {
+		err = pr.checkReverting()
+	}
+	if err != nil {
+		return nil, rv.refused(err)
+	}
+	pr.reverts = rv
+	return pr, nil
+}
+
+// pick is the entry an undo reverts, or a redo applies again.
+func pick(s *history.Store, undo bool) (history.Entry, bool, error) {
+	if undo {
+		return s.Undoable()
+	}
+	return s.Redoable()
+}
+
+// nothingTo is the error of an undo or redo with nothing to do.
+func nothingTo(undo bool) error {
+	if undo {
+		return ErrNothingToUndo
+	}
+	return ErrNothingToRedo
+}
+
+// declaredBy returns the encoding the host declares for a workspace-relative name.
+func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encoding, string) {
+	root := opts.workspace()
+	if f, err := newFence(fsys, opts); err == nil {
+		root = f.Real()
+	}
+	return func(name string) (encoding.Encoding, string) {
+		if opts.Encoding == nil {
+			return nil, ""
+		}
+		return opts.Encoding(path.Join(root, name))
+	}
+}
+
+// reversal is the patch that takes each path of the entry from one of its states to
+// the other: from what the commit left to what it found (undo), or back (redo). Each
+// operation carries the bytes it expects and the bytes it restores.
+func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string)) (*Patch, []*restoreSpec, error) {
+	files := slices.Clone(e.Files)
+	if undo {
+		slices.Reverse(files) // the last operation of the commit is undone first
+	}
+	sources := map[string]history.File{}
+	for _, f := range e.Files {
+		if f.From != "" {
+			for _, g := range e.Files {
+				if g.Name == f.From {
+					sources[f.Name] = g
+				}
+			}
+		}
+	}
+	moved := map[string]bool{}
+	for _, f := range e.Files {
+		if f.From != "" {
+			moved[f.From] = true
+		}
+	}
+	p := &Patch{}
+	var restores []*restoreSpec
+	for _, f := range files {
+		if moved[f.Name] {
+			continue // the source of a Move goes with its destination
+		}
+		src, dst, from, to := f.Path, f.Path, f.After, f.Before
+		if !undo {
+			from, to = f.Before, f.After
+		}
+		if g, ok := sources[f.Name]; ok { // f is where the commit moved g
+			src, dst, from, to = f.Path, g.Path, f.After, g.Before
+			if !undo {
+				src, dst, from, to = g.Path, f.Path, g.Before, f.After
+			}
+		}
+		enc, encName := declared(f.Name)
+		op, spec, err := transition(s, e, src, dst, from, to, enc, encName)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if op != nil {
+			p.Ops = append(p.Ops, *op)
+			restores = append(restores, spec)
+		}
+	}
+	if len(p.Ops) == 0 {
+		return nil, nil, fmt.Errorf("the history entry %s changes nothing", e.ID)
+	}
+	return p, restores, nil
+}
+
+// transition is the operation that takes src, holding from, to to at dst: an Add, a
+// Delete, an Update or a Move with the hunks between the two contents.
+func transition(s *history.Store, e *history.Entry, src, dst string, from, to history.State, enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
+	content := func(st history.State) ([]byte, error) {
+		if !st.Exists {
+			return nil, nil
+		}
+		return s.Content(e, st.Blob)
+	}
+	x, err := content(from)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := content(to)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec := &restoreSpec{from: x, to: y, mode: to.Mode}
+	switch {
+	case !from.Exists && !to.Exists:
+		return nil, nil, nil
+	case !from.Exists:
+		op := &Operation{Kind: OpAdd, Path: dst}
+		if text, _, err := lines.Decode(y, enc, encName); err == nil {
+			op.Lines = textLines(lines.Split(text))
+		}
+		return op, spec, nil
+	case !to.Exists:
+		return &Operation{Kind: OpDelete, Path: src}, spec, nil
+	}
+	op := &Operation{Kind: OpUpdate, Path: src}
+	if dst != src {
+		op.MoveTo = dst
+	}
+	a, _, err := lines.Decode(x, enc, encName)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, _, err := lines.Decode(y, enc, encName)
+	if err != nil {
+		return nil, nil, err
+	}
+	at, bt := lines.Split(a), lines.Split(b)
+	al := textLines(at)
+	for _, h := range diff.Hunks(al, textLines(bt), 3) {
+		hk := Hunk{EOF: h.OldStart+h.OldLen == len(al)}
+		for _, l := range h.Lines {
+			hk.Lines = append(hk.Lines, Line{Kind: LineKind(l.Kind), Text: l.Text})
+		}
+		op.Hunks = append(op.Hunks, hk)
+		spec.starts = append(spec.starts, h.OldStart)
+	}
+	if len(op.Hunks) == 0 && op.MoveTo == "" && !slices.Equal(x, y) {
+		return nil, nil, fmt.Errorf("the change differs only in its line endings or encoding, which hunks cannot express")
+	}
+	return op, spec, nil
+}
+
+// textLines are a text's lines without their terminators.
+func textLines(t *lines.Text) []string {
+	out := make([]string, t.Count())
+	for i := range out {
+		out[i] = t.Line(i)
+	}
+	return out
+}

@@ -1,0 +1,157 @@
+package applypatch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
+	"github.com/applypatch/applypatch/internal/show"
+)
+
+// restoreSpec is what an operation of an undo or a redo expects and restores: the bytes
+// its path holds when nothing changed since (from), the bytes and mode it puts back (to,
+// mode), and for an Update each hunk's first line in from.
+type restoreSpec struct {
+	from, to []byte
+	mode     fs.FileMode
+	starts   []int
+}
+
+// placeRestore places an undo's or a redo's hunks on a file that holds exactly the bytes
+// they were computed from: each where the comparison put it, with no search.
+func (pr *Proposal) placeRestore(c *change, s string, cd *lines.Codec) []error {
+	c.text, c.codec, c.exact = lines.Split(s), cd, true
+	for i, h := range c.Op.Hunks {
+		place := match.Place{Start: c.undoSpec.starts[i], Len: oldCount(h.Lines), Pass: match.Exact}
+		c.Hunks = append(c.Hunks, &hunkChange{Hunk: h, Place: place, Selected: true})
+	}
+	if err := c.validate(); err != nil {
+		return []error{err}
+	}
+	return nil
+}
+
+// restored returns the bytes an undo or a redo puts back exactly: an Add's, or an
+// Update's whose file held exactly what the change left, while every hunk is selected
+// and none revised. Otherwise the result is derived from the hunks as for any patch.
+func (c *change) restored() ([]byte, bool) {
+	r := c.undoSpec
+	switch {
+	case r == nil || c.Op.Kind == OpDelete || c.Revised:
+		return nil, false
+	case c.Op.Kind == OpAdd:
+		return r.to, c.Selected
+	case !c.exact:
+		return nil, false
+	}
+	for _, h := range c.Hunks {
+		if !h.isLocator() && (!c.applies(h) || h.Revised) {
+			return nil, false
+		}
+	}
+	return r.to, true
+}
+
+// checkReverting refuses the Delete of an undo or a redo whose file no longer holds
+// what the change left: deleting it would lose the edits made since.
+func (pr *Proposal) checkReverting() error {
+	stale := &ConflictError{Reason: ConflictChanged, Reasons: map[string]string{}}
+	for _, c := range pr.changes {
+		if r := c.undoSpec; r != nil && c.Op.Kind == OpDelete && !bytes.Equal(c.Base.Bytes, r.from) {
+			stale.Paths = append(stale.Paths, c.Op.Path)
+			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
+		}
+	}
+	if len(stale.Paths) > 0 {
+		return stale
+	}
+	return nil
+}
+
+// sinceReasons word what happened to a path since the change, by the file error an
+// operation of the undo met.
+var sinceReasons = map[FileReason]string{
+	FileExists:  "it was created since",
+	FileMissing: "it was deleted since",
+	FileIsDir:   "it was replaced by a directory since",
+	FileBinary:  "it was replaced by a binary file since",
+}
+
+// refused is the error of an undo or a redo that cannot be proposed: what changed since
+// at each path, and every hunk that cannot be placed.
+func (rv *reverting) refused(err error) error {
+	var errs []error
+	if pe, ok := err.(*patchError); ok {
+		errs = pe.errs
+	} else {
+		errs = []error{err}
+	}
+	since := &ConflictError{Reason: ConflictChanged, Reasons: map[string]string{}}
+	var rest []error
+	for _, err := range errs {
+		var fe *FileError
+		var ce *ConflictError
+		switch {
+		case errors.As(err, &fe) && sinceReasons[fe.Reason] != "":
+			since.Paths = append(since.Paths, fe.Path)
+			since.Reasons[fe.Path] = sinceReasons[fe.Reason]
+		case errors.As(err, &ce) && ce.Reason == ConflictChanged && len(ce.Reasons) > 0:
+			for _, p := range ce.Paths {
+				since.Paths = append(since.Paths, p)
+				since.Reasons[p] = ce.Reasons[p]
+			}
+		default:
+			rest = append(rest, err)
+		}
+	}
+	if len(since.Paths) > 0 {
+		rest = append([]error{since}, rest...)
+	}
+	return &revertError{rv: rv, errs: rest}
+}
+
+// A revertError is an undo or a redo refused: nothing was written.
+type revertError struct {
+	rv   *reverting
+	errs []error
+}
+
+func (e *revertError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot %s %s; nothing was written:", e.rv.verb(), e.rv.what())
+	for _, err := range e.errs {
+		if ce, ok := err.(*ConflictError); ok {
+			for _, p := range ce.Paths {
+				fmt.Fprintf(&b, "\n- %s: %s", show.Path(p), ce.Reasons[p])
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(strings.TrimSuffix(err.Error(), "\nNothing was applied."), "\n", "\n  "))
+	}
+	b.WriteString("\nEvery file is as it was. Put those paths back as the change left them and try again, or keep the change.")
+	return show.Clip(b.String(), show.ErrorBudget)
+}
+
+func (e *revertError) Unwrap() []error { return e.errs }
+
+// verb is "undo" or "redo".
+func (rv *reverting) verb() string {
+	if rv.undo {
+		return "undo"
+	}
+	return "redo"
+}
+
+// what names the entry: its id, time and paths.
+func (rv *reverting) what() string {
+	e := rv.entry
+	paths := show.Paths(e.Paths)
+	if len(paths) > 3 {
+		paths = append(paths[:3:3], fmt.Sprintf("and %d more", len(e.Paths)-3))
+	}
+	return fmt.Sprintf("the change %s of %s (%s)", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(paths, ", "))
+}

@@ -1,0 +1,202 @@
+package applypatch
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+)
+
+// undoBench is a workspace in memory with a history.
+type undoBench struct {
+	t    *testing.T
+	fsys afero.Fs
+	opts *Options
+}
+
+func newUndoBench(t *testing.T, files map[string]string) *undoBench {
+	t.Helper()
+	b := &undoBench{t: t, fsys: afero.NewMemMapFs()}
+	b.opts = &Options{Workspace: workspace, History: NewHistory(b.fsys, "/state/history")}
+	for name, content := range files {
+		b.write(name, content)
+	}
+	return b
+}
+
+func (b *undoBench) write(name, content string) {
+	b.t.Helper()
+	if err := afero.WriteFile(b.fsys, path.Join(workspace, name), []byte(content), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// tree is every workspace file and its content.
+func (b *undoBench) tree() map[string]string {
+	out := map[string]string{}
+	afero.Walk(b.fsys, workspace, func(p string, fi fs.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			data, _ := afero.ReadFile(b.fsys, p)
+			out[strings.TrimPrefix(p, workspace+"/")] = string(data)
+		}
+		return nil
+	})
+	return out
+}
+
+func (b *undoBench) apply(sections ...string) {
+	b.t.Helper()
+	if _, err := Apply(context.Background(), b.fsys, patch(sections...), b.opts); err != nil {
+		b.t.Fatalf("Apply: %v", err)
+	}
+}
+
+func (b *undoBench) revert(undo bool) (*Result, error) {
+	b.t.Helper()
+	op := Undo
+	if !undo {
+		op = Redo
+	}
+	pr, err := op(context.Background(), b.fsys, b.opts)
+	if err != nil {
+		return nil, err
+	}
+	return Commit(context.Background(), pr)
+}
+
+// U2, U3, U4: an undo restores the exact bytes (CRLF and a missing final newline kept),
+// a redo the exact bytes the change wrote, and both say what they did.
+func TestUndoRedoExact(t *testing.T) {
+	before := "one\r\ntwo\r\nthree\nfour"
+	b := newUndoBench(t, map[string]string{"a.txt": before, "gone.txt": "bye\n"})
+	b.apply("*** Update File: a.txt\n@@\n one\n-two\n+TWO\n three", "*** Delete File: gone.txt", "*** Add File: new/b.txt\n+hello")
+	after := b.tree()
+	res, err := b.revert(true)
+	if err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": before, "gone.txt": "bye\n"}) {
+		t.Errorf("after undo: %q", got)
+	}
+	if !strings.Contains(res.Text(), "Undid the change") {
+		t.Errorf("the result does not say what was undone:\n%s", res.Text())
+	}
+	if _, err := b.revert(true); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("a second undo: %v, want ErrNothingToUndo", err)
+	}
+	if _, err := b.revert(false); err != nil {
+		t.Fatalf("Redo: %v", err)
+	}
+	if got := b.tree(); !cmp.Equal(got, after) {
+		t.Errorf("after redo: %s", cmp.Diff(after, got))
+	}
+	if _, err := b.revert(false); !errors.Is(err, ErrNothingToRedo) {
+		t.Errorf("a second redo: %v, want ErrNothingToRedo", err)
+	}
+}
+
+// U3: a later edit elsewhere in the file survives the undo.
+func TestUndoKeepsLaterEdits(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"})
+	b.apply("*** Update File: a.txt\n@@\n b\n-c\n+C\n d")
+	b.write("a.txt", "a\nb\nC\nd\ne\nf\ng\nh\ni\nJ (mine)\n")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got := b.tree()["a.txt"]; got != "a\nb\nc\nd\ne\nf\ng\nh\ni\nJ (mine)\n" {
+		t.Errorf("after undo: %q", got)
+	}
+}
+
+// U3: an edit of the change's own lines refuses the undo, naming the file and hunk;
+// nothing is written, in any file of the change.
+func TestUndoRefusesEditedLines(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\nb\nc\nd\n", "z.txt": "1\n2\n"})
+	b.apply("*** Update File: a.txt\n@@\n b\n-c\n+C\n d", "*** Update File: z.txt\n@@\n 1\n-2\n+two")
+	b.write("a.txt", "a\nb\nC, edited by hand\nd\n")
+	before := b.tree()
+	_, err := b.revert(true)
+	var me *MatchError
+	if !errors.As(err, &me) || me.Path != "a.txt" || !strings.Contains(err.Error(), "cannot undo") {
+		t.Fatalf("Undo: %v, want a MatchError for a.txt", err)
+	}
+	if got := b.tree(); !cmp.Equal(got, before) {
+		t.Errorf("a refused undo wrote: %s", cmp.Diff(before, got))
+	}
+}
+
+// U3: a file deleted, recreated or an added file edited since refuses the undo.
+func TestUndoRefusesChangedPaths(t *testing.T) {
+	for name, tc := range map[string]struct {
+		patch  string
+		since  func(b *undoBench)
+		reason string
+	}{
+		"deleted":     {"*** Update File: a.txt\n@@\n-x\n+y", func(b *undoBench) { b.fsys.Remove(workspace + "/a.txt") }, "deleted since"},
+		"recreated":   {"*** Delete File: a.txt", func(b *undoBench) { b.write("a.txt", "new\n") }, "created since"},
+		"added, edit": {"*** Add File: n.txt\n+n", func(b *undoBench) { b.write("n.txt", "n\nmore\n") }, "edited since"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := newUndoBench(t, map[string]string{"a.txt": "x\n"})
+			b.apply(tc.patch)
+			tc.since(b)
+			before := b.tree()
+			_, err := b.revert(true)
+			if !errors.Is(err, &ConflictError{Reason: ConflictChanged}) || !strings.Contains(err.Error(), tc.reason) {
+				t.Fatalf("Undo: %v, want a conflict saying %q", err, tc.reason)
+			}
+			if got := b.tree(); !cmp.Equal(got, before) {
+				t.Errorf("a refused undo wrote: %s", cmp.Diff(before, got))
+			}
+		})
+	}
+}
+
+// U2: a Move with an edit moves back with the old bytes; a deleted file comes back with
+// its mode.
+func TestUndoMoveAndMode(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "one\ntwo\n"})
+	b.fsys.Chmod(workspace+"/a.txt", 0o755)
+	b.apply("*** Update File: a.txt\n*** Move to: b/c.txt\n@@\n-one\n+ONE\n two")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "one\ntwo\n"}) {
+		t.Errorf("after undoing the move: %q", got)
+	}
+	b.apply("*** Delete File: a.txt")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if fi, err := b.fsys.Stat(workspace + "/a.txt"); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("the undone Delete left %v, %v; want mode 0755", fi, err)
+	}
+}
+
+// U4: a new commit after an undo drops what could be redone; several undos step back.
+func TestUndoSteps(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "v0\n"})
+	b.apply("*** Update File: a.txt\n@@\n-v0\n+v1")
+	b.apply("*** Update File: a.txt\n@@\n-v1\n+v2")
+	for _, want := range []string{"v1\n", "v0\n"} {
+		if _, err := b.revert(true); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.tree()["a.txt"]; got != want {
+			t.Fatalf("after undo: %q, want %q", got, want)
+		}
+	}
+	b.apply("*** Update File: a.txt\n@@\n-v0\n+w1")
+	if _, err := b.revert(false); !errors.Is(err, ErrNothingToRedo) {
+		t.Errorf("redo after a new commit: %v", err)
+	}
+	list, err := b.opts.History.Entries()
+	if err != nil || len(list) != 1 || list[0].Undone || list[0].Paths[0] != "a.txt" {
+		t.Errorf("Entries = %+v, %v; want only the new commit", list, err)
+	}
+}
