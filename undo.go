@@ -235,3 +235,14 @@ func textLines(t *lines.Text) []string {
 	}
 	return out
 }
+
+// Preview returns the result [Commit] would return for the proposal's selection if
+// nothing changed before it ran, with Status StatusChecked: the dry run of a proposal,
+// such as an [Undo] to show before it is committed. Nothing is written.
+func (pr *Proposal) Preview() *Result {
+	res := pr.resultAs(true)
+	if pr.reverts != nil {
+		res.note("Would " + pr.reverts.verb() + " " + pr.reverts.what() + "; nothing was written.")
+	}
+	return res
+}

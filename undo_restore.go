@@ -130,7 +130,7 @@ func (e *revertError) Error() string {
 			}
 			continue
 		}
-		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(strings.TrimSuffix(err.Error(), "\nNothing was applied."), "\n", "\n  "))
+		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(revertProblem(err), "\n", "\n  "))
 	}
 	b.WriteString("\nEvery file is as it was. Put those paths back as the change left them and try again, or keep the change.")
 	return show.Clip(b.String(), show.ErrorBudget)
@@ -154,4 +154,20 @@ func (rv *reverting) what() string {
 		paths = append(paths[:3:3], fmt.Sprintf("and %d more", len(e.Paths)-3))
 	}
 	return fmt.Sprintf("the change %s of %s (%s)", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(paths, ", "))
+}
+
+// revertProblem words one problem of an undo or a redo: a hunk that no longer matches is
+// told as lines edited since, with the closest region the matcher found.
+func revertProblem(err error) string {
+	text := strings.TrimSuffix(err.Error(), "\nNothing was applied.")
+	var me *MatchError
+	if !errors.As(err, &me) {
+		return text
+	}
+	_, detail, _ := strings.Cut(text, "\n")
+	head := fmt.Sprintf("%s: hunk %d: the lines the change left there were edited since, so where to put them back is not certain", show.Path(me.Path), me.Hunk)
+	if detail == "" {
+		return head
+	}
+	return head + "\n" + detail
 }

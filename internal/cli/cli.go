@@ -71,6 +71,9 @@ type config struct {
 	allowProtected bool
 	reviewScript   string
 	recover        bool
+	undo, redo     bool
+	listHistory    bool
+	noHistory      bool
 	lockTimeout    time.Duration
 	expect         expectations
 	encodings      encodingFlags
@@ -108,6 +111,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.check, "check", false, "resolve the payload and report, writing nothing")
 	fl.BoolVar(&cfg.diff, "diff", false, "with --check, also print the unified diff the patch would apply")
 	fl.BoolVar(&cfg.recover, "recover", false, "only undo a commit that was interrupted in the workspace, and say what was done")
+	fl.BoolVar(&cfg.undo, "undo", false, "undo the newest change applied in the workspace that is not undone, from its history")
+	fl.BoolVar(&cfg.redo, "redo", false, "apply again the change the last --undo reverted")
+	fl.BoolVar(&cfg.listHistory, "history", false, "list the changes the workspace's history holds, newest first")
+	fl.BoolVar(&cfg.noHistory, "no-history", false, "keep no history of this run's change (it cannot be undone)")
 	fl.DurationVar(&cfg.lockTimeout, "lock-timeout", defaultLockTimeout, "give up after waiting this `DURATION` (e.g. 30s) for another commit's lock on the\n"+
 		"workspace, with nothing written; 0 waits as long as it takes")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
@@ -137,6 +144,9 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		return nil, errors.New("--diff shows what a check would apply; use it with --check")
 	}
 	cfg.args = fl.Args()
+	if err := cfg.checkModes(); err != nil {
+		return nil, err
+	}
 	if len(cfg.args) > 1 {
 		return nil, errors.New("at most one payload argument, a file or the patch itself (applypatch --help)")
 	}
@@ -166,7 +176,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	}
 	cfg.stderr = stderr
 	var payload string
-	if !cfg.recover {
+	if !cfg.recover && !cfg.reverting() && !cfg.listHistory {
 		if (len(cfg.args) == 0 || cfg.args[0] == "-") && isTerminal(stdin) {
 			fmt.Fprintln(stderr, "applypatch:", errNoPayload)
 			return exitUsage
@@ -198,6 +208,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 	if cfg.recover {
 		return recoverOnly(ctx, cfg.locking(root, confined), stdout)
 	}
+	if cfg.listHistory {
+		return cfg.historyOnly(root, stdout)
+	}
 	if !cfg.check { // a dry run writes nothing: Check reports a pending commit instead
 		if _, err := recoverWorkspace(ctx, cfg.locking(root, confined), stderr); err != nil {
 			res, err := cfg.explain(applypatch.ErrorResult(err), err)
@@ -214,6 +227,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 			fmt.Fprintln(stderr, "applypatch:", err)
 			return exitUsage
 		}
+	}
+	if cfg.reverting() {
+		return cfg.revertOnly(ctx, root, ws, script, stdout, stderr)
 	}
 	res, err := cfg.explain(cfg.apply(ctx, root, ws, payload, script))
 	return report(res, err, cfg, stdout, stderr)
@@ -247,9 +263,10 @@ func workspaceRoot(dir string) (string, error) {
 // check and a write cannot lead the write out of the workspace. Only outside paths, which
 // need --allow-outside, are written through the plain filesystem.
 func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, payload string, script *reviewscript.Script) (*applypatch.Result, error) {
-	opts := cfg.locking(root, confined)
-	opts.Authorizer, opts.Limits = cfg.authorizer(), applypatch.Limits{Payload: payloadLimit}
-	opts.Encoding, opts.Expected = cfg.encodings.declared(root), cfg.expected()
+	opts := cfg.options(root, confined)
+	if cfg.check {
+		opts.History = nil // a dry run records nothing
+	}
 	if script == nil {
 		res, err := execute(ctx, hostFs(), payload, opts, cfg.check)
 		if err == nil && cfg.diff {
@@ -262,6 +279,45 @@ func (cfg *config) apply(ctx context.Context, root string, confined afero.Fs, pa
 	}
 	opts.Mode = applypatch.ModeAsk
 	return review(ctx, hostFs(), payload, opts, script)
+}
+
+// options are the library's options for this run: the workspace, its lock, the
+// authority the flags give, the encodings, the snapshots and the history.
+func (cfg *config) options(root string, confined afero.Fs) *applypatch.Options {
+	opts := cfg.locking(root, confined)
+	opts.Authorizer, opts.Limits = cfg.authorizer(), applypatch.Limits{Payload: payloadLimit}
+	opts.Encoding, opts.Expected = cfg.encodings.declared(root), cfg.expected()
+	opts.History = cfg.history(root)
+	return opts
+}
+
+// reverting reports whether the run is --undo or --redo.
+func (cfg *config) reverting() bool { return cfg.undo || cfg.redo }
+
+// checkModes refuses flags that do not go together: one of a payload, --recover,
+// --undo, --redo and --history at a time.
+func (cfg *config) checkModes() error {
+	modes := []struct {
+		on   bool
+		name string
+	}{{cfg.recover, "--recover"}, {cfg.undo, "--undo"}, {cfg.redo, "--redo"}, {cfg.listHistory, "--history"}}
+	var on []string
+	for _, m := range modes {
+		if m.on {
+			on = append(on, m.name)
+		}
+	}
+	switch {
+	case len(on) > 1:
+		return fmt.Errorf("%s and %s do not go together: run one at a time", on[0], on[1])
+	case len(on) == 1 && len(cfg.args) > 0:
+		return fmt.Errorf("%s takes no payload", on[0])
+	case cfg.listHistory && (cfg.check || cfg.reviewScript != ""):
+		return errors.New("--history lists the history; --check and --review-script are for a patch, --undo or --redo")
+	case cfg.noHistory && (cfg.reverting() || cfg.listHistory):
+		return fmt.Errorf("--no-history and %s do not go together: %s reads the history", on[0], on[0])
+	}
+	return nil
 }
 
 // hostFs returns the operating system's filesystem, on which payload paths are resolved

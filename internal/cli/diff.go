@@ -25,24 +25,54 @@ func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *apply
 	if err != nil {
 		return "", err
 	}
+	var ops []fileOp
+	for _, op := range p.Ops {
+		ops = append(ops, fileOp{op.Kind, op.Path, op.MoveTo})
+	}
+	return renderDiff(pr, ops, fsys, opts), nil
+}
+
+// proposalDiff is unifiedDiff of a proposal built in the library, such as an undo: its
+// operations are read from its preview, which lists every one in order.
+func proposalDiff(pr *applypatch.Proposal, fsys afero.Fs, opts *applypatch.Options, preview *applypatch.Result) (string, error) {
+	kinds := map[string]applypatch.OpKind{"add": applypatch.OpAdd, "delete": applypatch.OpDelete}
+	var ops []fileOp
+	for _, f := range preview.Files {
+		kind, ok := kinds[f.Kind]
+		if !ok {
+			kind = applypatch.OpUpdate
+		}
+		ops = append(ops, fileOp{kind, f.Path, f.MovePath})
+	}
+	return renderDiff(pr, ops, fsys, opts), nil
+}
+
+// A fileOp is what the diff says of one file: its operation and paths as authored.
+type fileOp struct {
+	kind         applypatch.OpKind
+	path, moveTo string
+}
+
+// renderDiff writes the proposal's files, ops being its operations in order.
+func renderDiff(pr *applypatch.Proposal, ops []fileOp, fsys afero.Fs, opts *applypatch.Options) string {
 	s := applypatch.NewSession(pr)
 	var b strings.Builder
-	for i, op := range p.Ops {
-		dst := op.Path
-		if op.MoveTo != "" {
-			dst = op.MoveTo
+	for i, op := range ops {
+		dst := op.path
+		if op.moveTo != "" {
+			dst = op.moveTo
 		}
-		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", op.Path, dst)
-		oldName, newName := "a/"+op.Path, "b/"+dst
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", op.path, dst)
+		oldName, newName := "a/"+op.path, "b/"+dst
 		switch {
-		case op.Kind == applypatch.OpAdd:
+		case op.kind == applypatch.OpAdd:
 			oldName = "/dev/null"
 			fmt.Fprintf(&b, "new file mode %s\n", gitMode(opts.FileMode, 0o644))
-		case op.Kind == applypatch.OpDelete:
+		case op.kind == applypatch.OpDelete:
 			newName = "/dev/null"
-			fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(baseMode(fsys, opts, op.Path), 0o644))
-		case op.MoveTo != "":
-			fmt.Fprintf(&b, "rename from %s\nrename to %s\n", op.Path, op.MoveTo)
+			fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(baseMode(fsys, opts, op.path), 0o644))
+		case op.moveTo != "":
+			fmt.Fprintf(&b, "rename from %s\nrename to %s\n", op.path, op.moveTo)
 		}
 		r, err := s.Revise(applypatch.Target{File: i + 1})
 		if err != nil { // a pure rename, or an empty file added or deleted: no lines change
@@ -55,7 +85,7 @@ func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *apply
 		b.Write(d)
 		r.Cancel()
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // baseMode is the mode of a path of the payload as it is now, 0 when it cannot be read.

@@ -59,7 +59,7 @@ func Stamped(name string) (bool, error) {
 	return fi.ModTime().Equal(StampTime), nil
 }
 
-// Listing writes to out every path under root, sorted, each with its mode and size.
+// Listing writes to out every path under root, sorted, each with its mode and size (0 for a directory).
 func Listing(root, out string) error {
 	var lines []string
 	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
@@ -71,7 +71,11 @@ func Listing(root, out string) error {
 			return err
 		}
 		rel, _ := filepath.Rel(root, name)
-		lines = append(lines, fmt.Sprintf("%q %v %d", filepath.ToSlash(rel), info.Mode(), info.Size()))
+		size := info.Size()
+		if info.IsDir() {
+			size = 0 // a directory's size is the filesystem's, not the tree's
+		}
+		lines = append(lines, fmt.Sprintf("%q %v %d", filepath.ToSlash(rel), info.Mode(), size))
 		return nil
 	})
 	if err != nil {
