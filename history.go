@@ -35,8 +35,12 @@ import (
 type History struct {
 	fsys afero.Fs
 	dir  string
+	// workspace is, for a user history, the real path of the workspace it belongs to,
+	// written beside it so that a history whose workspace is gone can be swept.
+	workspace string
 
 	once  sync.Once
+	mark  sync.Once
 	store *history.Store
 	err   error
 }
@@ -54,7 +58,7 @@ func NewHistory(fsys afero.Fs, dir string) *History {
 // its real path and the device and inode of its directory. A copied, cloned or unpacked
 // tree is a new identity with no history, and nothing is written inside the workspace.
 func UserHistory(dir string) (*History, error) {
-	id, err := workspaceIdentity(dir)
+	id, real, err := workspaceIdentity(dir)
 	if err != nil {
 		return nil, fmt.Errorf("applypatch: the workspace %s has no history: %w", dir, err)
 	}
@@ -62,29 +66,60 @@ func UserHistory(dir string) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewHistory(afero.NewOsFs(), filepath.Join(state, "history", id)), nil
+	all := filepath.Join(state, "history")
+	sweepHistories(all, id)
+	h := NewHistory(afero.NewOsFs(), filepath.Join(all, id))
+	h.workspace = real
+	return h, nil
 }
 
 // workspaceIdentity names a workspace directory by its real path and, where the system
 // has them, its device and inode.
-func workspaceIdentity(dir string) (string, error) {
+func workspaceIdentity(dir string) (id, real string, err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err = filepath.EvalSymlinks(abs)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if !fi.IsDir() {
-		return "", errors.New("it is not a directory")
+		return "", "", errors.New("it is not a directory")
 	}
 	sum := sha256.Sum256([]byte(real + "\x00" + fileIdentity(fi)))
-	return hex.EncodeToString(sum[:16]), nil
+	return hex.EncodeToString(sum[:16]), real, nil
+}
+
+// workspaceFile names, in a user history's directory, the workspace it belongs to.
+const workspaceFile = "workspace"
+
+// sweepHistories removes the user histories beside keep whose workspace is gone: its
+// directory removed, or another directory in its place (a tree deleted and made again,
+// as a test or a benchmark does on every run). The history of a workspace that no longer
+// exists can never be undone, and would otherwise keep its files' bytes forever.
+func sweepHistories(all, keep string) {
+	entries, err := os.ReadDir(all)
+	if err != nil {
+		return
+	}
+	for _, d := range entries {
+		if d.Name() == keep || !d.IsDir() || len(d.Name()) != 32 {
+			continue
+		}
+		dir := filepath.Join(all, d.Name())
+		b, err := os.ReadFile(filepath.Join(dir, workspaceFile))
+		if err != nil || len(b) > 4096 {
+			continue // being made, or not ours to judge
+		}
+		if id, _, err := workspaceIdentity(string(b)); err != nil || id != d.Name() {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // opened is the store, with its key, made on first use.
@@ -99,6 +134,9 @@ func (h *History) opened() (*history.Store, error) {
 		m.Write([]byte("applypatch history key\n"))
 		h.store = history.Open(h.fsys, h.dir, m.Sum(nil), history.Limits{})
 	})
+	if h.store != nil && h.workspace != "" {
+		h.mark.Do(h.markWorkspace)
+	}
 	return h.store, h.err
 }
 
@@ -163,3 +201,17 @@ var ErrNothingToUndo = errors.New("there is nothing to undo: no change applied h
 
 // ErrNothingToRedo is returned by [Redo] when no change was undone since the last commit.
 var ErrNothingToRedo = errors.New("there is nothing to redo: no change was undone since the last one applied")
+
+// markWorkspace writes which workspace a user history belongs to, once.
+func (h *History) markWorkspace() {
+	name := filepath.Join(h.dir, workspaceFile)
+	if _, err := os.Stat(name); err == nil {
+		return
+	}
+	if err := os.MkdirAll(h.dir, 0o700); err == nil {
+		tmp := name + ".tmp"
+		if os.WriteFile(tmp, []byte(h.workspace), 0o600) == nil {
+			os.Rename(tmp, name)
+		}
+	}
+}

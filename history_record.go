@@ -1,6 +1,10 @@
 package applypatch
 
 import (
+	"bytes"
+	"hash/crc32"
+	"unsafe"
+
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -8,6 +12,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/applypatch/applypatch/internal/lines"
 
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/txn"
@@ -90,14 +96,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 		e.Added += fr.Added
 		e.Removed += fr.Removed
 	}
-	var contents []history.Content
-	state := func(exists bool, mode fs.FileMode, c history.Content) history.State {
-		if !exists {
-			return history.State{Blob: -1}
-		}
-		contents = append(contents, c)
-		return history.State{Exists: true, Mode: mode, Blob: len(contents) - 1}
-	}
+	r := &recording{plan: plan, index: map[blobKey]int{}}
 	seen := map[string]bool{}
 	for _, st := range plan {
 		name, ok := relativeTo(f.Real(), st.Name)
@@ -108,9 +107,13 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 			return fmt.Errorf("%s is not a regular file written once", st.Path)
 		}
 		seen[name] = true
-		file := history.File{Path: st.Path, Name: name}
-		file.Before = state(st.Base.Exists, st.Base.Mode.Perm()|st.Base.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), history.Bytes(st.Base.Bytes))
-		file.After = state(st.Op == txn.Write, st.Mode, st.Body)
+		file := history.File{Path: st.Path, Name: name, Before: history.State{Blob: -1}, After: history.State{Blob: -1}}
+		if st.Base.Exists {
+			file.Before = r.held(st.Base.Mode.Perm()|st.Base.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), st.Base.Bytes)
+		}
+		if st.Op == txn.Write {
+			file.After = r.written(st)
+		}
 		if st.From != "" {
 			if file.From, ok = relativeTo(f.Real(), st.From); !ok {
 				return fmt.Errorf("%s lies outside the workspace", st.Path)
@@ -118,7 +121,120 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 		}
 		e.Files = append(e.Files, file)
 	}
-	return s.Record(e, contents)
+	return s.Record(e, r.contents)
+}
+
+// A recording gathers the contents of a history entry, each kept once.
+type recording struct {
+	plan     []*txn.Step
+	contents []history.Content
+	index    map[blobKey]int
+}
+
+// A blobKey names bytes held in memory: where they start and their length.
+type blobKey struct {
+	p *byte
+	n int
+}
+
+// held is the state of a file of these bytes, kept as a content of the entry.
+func (r *recording) held(mode fs.FileMode, b []byte) history.State {
+	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), CRC: crc32.Checksum(b, castagnoli), Blob: r.blob(b)}
+}
+
+// blob is the index of the content holding b, added once.
+func (r *recording) blob(b []byte) int {
+	k := blobKey{unsafe.SliceData(b), len(b)}
+	if i, ok := r.index[k]; ok && len(b) > 0 {
+		return i
+	}
+	r.index[k] = len(r.contents)
+	r.contents = append(r.contents, history.Bytes(b))
+	return len(r.contents) - 1
+}
+
+// written is the state a write step leaves: an Update derived from its baseline is kept
+// as its regions over the baseline (what it changed, not the whole file again); any
+// other content is kept whole.
+func (r *recording) written(st *txn.Step) history.State {
+	c, ok := st.Body.(*content)
+	if !ok || c.t == nil {
+		var b bytes.Buffer
+		st.Body.WriteOut(&b)
+		return r.held(st.Mode, b.Bytes())
+	}
+	base := st.Base.Bytes
+	if st.From != "" { // a Move's result is derived from its source's baseline
+		for _, src := range r.plan {
+			if src.Name == st.From && src.Op == txn.Remove {
+				base = src.Base.Bytes
+			}
+		}
+	}
+	sum := &crcCounter{}
+	c.emit(sum)
+	out := history.State{Exists: true, Mode: st.Mode, Size: sum.n, CRC: sum.crc, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
+	for _, reg := range c.regs {
+		hr := history.Region{Start: reg.start, End: reg.end, Ops: make([]history.Op, len(reg.ops))}
+		for i, l := range reg.ops {
+			hr.Ops[i].Kind = byte(l.Kind)
+			if l.Kind == LineAdd {
+				hr.Ops[i].Text = l.Text
+			}
+		}
+		out.Edit = append(out.Edit, hr)
+	}
+	return out
+}
+
+// castagnoli is the CRC-32C table a history states its files' identities with.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// crcCounter sums and counts what is written to it.
+type crcCounter struct {
+	n   int64
+	crc uint32
+}
+
+func (c *crcCounter) Write(p []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, castagnoli, p)
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// rebuild is the bytes a history state names: its content, or its edit applied to its
+// base, checked against its size and CRC-32C.
+func rebuild(s *history.Store, e *history.Entry, st history.State) ([]byte, error) {
+	if st.Blob >= 0 {
+		return s.Content(e, st.Blob)
+	}
+	base, err := s.Content(e, st.Base)
+	if err != nil {
+		return nil, err
+	}
+	if st.BOM > len(base) {
+		return nil, errors.New("the history holds an edit that does not fit its file")
+	}
+	t := lines.Split(string(base[st.BOM:]))
+	var regs []region
+	for _, hr := range st.Edit {
+		if hr.End > t.Count() {
+			return nil, errors.New("the history holds an edit that does not fit its file")
+		}
+		reg := region{start: hr.Start, end: hr.End}
+		for _, op := range hr.Ops {
+			reg.ops = append(reg.ops, Line{Kind: LineKind(op.Kind), Text: op.Text})
+		}
+		regs = append(regs, reg)
+	}
+	var b bytes.Buffer
+	b.Grow(int(min(st.Size, 1<<30)))
+	b.Write(base[:st.BOM])
+	writeResult(&b, t, regs)
+	if int64(b.Len()) != st.Size || crc32.Checksum(b.Bytes(), castagnoli) != st.CRC {
+		return nil, errors.New("the history cannot rebuild what the change wrote: its record does not match")
+	}
+	return b.Bytes(), nil
 }
 
 // relativeTo is name relative to the workspace root, when it lies inside it.

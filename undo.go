@@ -176,7 +176,7 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 		if !st.Exists {
 			return nil, nil
 		}
-		return s.Content(e, st.Blob)
+		return rebuild(s, e, st)
 	}
 	x, err := content(from)
 	if err != nil {

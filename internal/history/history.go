@@ -23,12 +23,33 @@ import (
 	"github.com/spf13/afero"
 )
 
-// A State is what a path holds: presence, mode and, for a file, the entry's content
-// that holds its bytes (Blob, an index into the entry's contents).
+// A State is what a path holds: presence, mode and, for a file, its size and CRC-32C
+// and where its bytes are: the entry's content Blob (an index into the entry's
+// contents), or, when Blob is -1, the content Base with the regions of Edit applied
+// after a byte-order mark of BOM bytes (an Update's result, kept as what it changed).
 type State struct {
 	Exists bool        `json:"exists"`
 	Mode   fs.FileMode `json:"mode,omitempty"`
+	Size   int64       `json:"size,omitempty"`
+	CRC    uint32      `json:"crc,omitempty"`
 	Blob   int         `json:"blob"`
+	Base   int         `json:"base,omitempty"`
+	BOM    int         `json:"bom,omitempty"`
+	Edit   []Region    `json:"edit,omitempty"`
+}
+
+// A Region is one change of an Edit: the base's lines [Start, End) replaced as Ops say,
+// in the order they are written.
+type Region struct {
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	Ops   []Op `json:"ops"`
+}
+
+// An Op is one line of a Region: ' ' a base line kept, '-' one removed, '+' Text added.
+type Op struct {
+	Kind byte   `json:"k"`
+	Text string `json:"t,omitempty"`
 }
 
 // A File is one path a commit changed: as authored, as a clean slash-separated name
@@ -45,15 +66,16 @@ type File struct {
 // An Entry is one commit: its id and sequence number in the store, when it ended, the
 // payload, its files and tallies, and whether it was undone since.
 type Entry struct {
-	ID      string    `json:"id"`
-	Seq     int       `json:"seq"`
-	Time    time.Time `json:"time"`
-	Payload string    `json:"payload"`
-	Files   []File    `json:"files"`
-	Added   int       `json:"added"`
-	Removed int       `json:"removed"`
-	Blobs   []Blob    `json:"blobs"`
-	Undone  bool      `json:"-"`
+	ID          string    `json:"id"`
+	Seq         int       `json:"seq"`
+	Time        time.Time `json:"time"`
+	Payload     string    `json:"-"` // kept as the content PayloadBlob
+	PayloadBlob int       `json:"payloadBlob"`
+	Files       []File    `json:"files"`
+	Added       int       `json:"added"`
+	Removed     int       `json:"removed"`
+	Blobs       []Blob    `json:"blobs"`
+	Undone      bool      `json:"-"`
 
 	file string // the entry file it was read from
 	size int64  // its size
@@ -151,7 +173,7 @@ func trusted(e *Entry, size int64) bool {
 			return false
 		}
 		for _, st := range []State{f.Before, f.After} {
-			if st.Exists && (st.Blob < 0 || st.Blob >= len(e.Blobs)) || st.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+			if st.Exists && !located(st, len(e.Blobs)) || st.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 				return false
 			}
 		}
@@ -162,6 +184,25 @@ func trusted(e *Entry, size int64) bool {
 		}
 	}
 	return idPattern.MatchString(e.ID) && e.Seq > 0
+}
+
+// located reports whether a file's state names its bytes soundly: a content of the
+// entry, or an edit of one whose regions are in order.
+func located(st State, blobs int) bool {
+	if st.Blob >= 0 {
+		return st.Blob < blobs && st.Edit == nil
+	}
+	if st.Blob != -1 || st.Base < 0 || st.Base >= blobs || st.BOM < 0 || st.BOM > 4 || st.Size < 0 {
+		return false
+	}
+	end := 0
+	for _, r := range st.Edit {
+		if r.Start < end || r.End < r.Start {
+			return false
+		}
+		end = r.End
+	}
+	return true
 }
 
 // cleanName reports whether name is a clean relative slash path inside the workspace.

@@ -55,6 +55,8 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 	if !idPattern.MatchString(e.ID) {
 		return fmt.Errorf("history: the entry id %q is not lowercase hex", e.ID)
 	}
+	e.PayloadBlob = len(contents)
+	contents = append(contents, Bytes(e.Payload))
 	file := path.Join(s.entries(), fileName(e))
 	size, err := s.write(file, e, contents)
 	if err != nil {
