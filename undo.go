@@ -1,7 +1,9 @@
 package applypatch
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 )
@@ -68,7 +71,13 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		return nil, nothingTo(undo)
 	}
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
-	p, restores, err := reversal(s, &e, undo, declaredBy(fsys, opts))
+	p, restores, err := reversal(s, &e, undo, declaredBy(fsys, opts), holderOf(fsys, opts))
+	if errors.Is(err, errReverted) { // every path holds what the revert would leave
+		if err := rv.mark(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("every file of %s already holds what %s would leave, so it is marked %sne: %w", rv.what(), rv.verb(), rv.verb(), nothingTo(undo))
+	}
 	if err != nil {
 		return nil, rv.refused(err)
 	}
@@ -116,7 +125,7 @@ func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encodi
 // reversal is the patch that takes each path of the entry from one of its states to
 // the other: from what the commit left to what it found (undo), or back (redo). Each
 // operation carries the bytes it expects and the bytes it restores.
-func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string)) (*Patch, []*restoreSpec, error) {
+func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string), holds holder) (*Patch, []*restoreSpec, error) {
 	files := slices.Clone(e.Files)
 	if undo {
 		slices.Reverse(files) // the last operation of the commit is undone first
@@ -158,13 +167,16 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
+		if op != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
+			continue // already as the revert would leave it: a part a review kept back, or put back by hand
+		}
 		if op != nil {
 			p.Ops = append(p.Ops, *op)
 			restores = append(restores, spec)
 		}
 	}
 	if len(p.Ops) == 0 {
-		return nil, nil, fmt.Errorf("the history entry %s changes nothing", e.ID)
+		return nil, nil, errReverted
 	}
 	return p, restores, nil
 }
@@ -245,4 +257,33 @@ func (pr *Proposal) Preview() *Result {
 		res.note("Would " + pr.reverts.verb() + " " + pr.reverts.what() + "; nothing was written.")
 	}
 	return res
+}
+
+// errReverted is a revert with nothing left to do.
+var errReverted = errors.New("every path already holds what the revert would leave")
+
+// A holder reports whether a workspace path holds exactly want (nil: that it is absent).
+type holder func(path string, want []byte) bool
+
+// holderOf reads paths through the workspace's fence to tell a holder; a path that cannot
+// be read holds nothing known.
+func holderOf(fsys afero.Fs, opts *Options) holder {
+	f, err := newFence(fsys, opts)
+	return func(path string, want []byte) bool {
+		if err != nil {
+			return false
+		}
+		r, err := f.Classify(path, false)
+		if err != nil {
+			return false
+		}
+		b, err := filestate.Capture(f.Files(), r.Name, path, opts.Limits.withDefaults().FileBytes, filestate.Stamps{})
+		switch {
+		case err != nil:
+			return false
+		case want == nil:
+			return !b.Exists
+		}
+		return b.Exists && !b.Dir && bytes.Equal(b.Bytes, want)
+	}
 }

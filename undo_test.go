@@ -200,3 +200,43 @@ func TestUndoSteps(t *testing.T) {
 		t.Errorf("Entries = %+v, %v; want only the new commit", list, err)
 	}
 }
+
+// U2, U4: a review that keeps part of an undo back reverts the rest; a redo then applies
+// again only what was undone, leaving the part already as the change left it; an undo of
+// a change whose files were all put back by hand has nothing left to do, and says so.
+func TestPartialUndoThenRedo(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\n", "z.txt": "z\n"})
+	b.apply("*** Update File: a.txt\n@@\n-a\n+A", "*** Update File: z.txt\n@@\n-z\n+Z")
+	pr, err := Undo(context.Background(), b.fsys, b.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keepFirst := ReviewerFunc(func(ctx context.Context, s *Session) error {
+		if err := s.Select(Target{File: 1}, false, nil); err != nil { // z.txt: an undo runs backwards
+			return err
+		}
+		_, err := s.Submit(ctx)
+		return err
+	})
+	if _, err := Review(context.Background(), pr, keepFirst); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "a\n", "z.txt": "Z\n"}) {
+		t.Fatalf("after the partial undo: %q", got)
+	}
+	if _, err := b.revert(false); err != nil {
+		t.Fatalf("Redo: %v", err)
+	}
+	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "A\n", "z.txt": "Z\n"}) {
+		t.Fatalf("after the redo: %q", got)
+	}
+	b.write("a.txt", "a\n")
+	b.write("z.txt", "z\n")
+	_, err = b.revert(true)
+	if !errors.Is(err, ErrNothingToUndo) || !strings.Contains(err.Error(), "already holds") {
+		t.Errorf("an undo of a change put back by hand: %v", err)
+	}
+	if _, err := b.revert(false); err != nil {
+		t.Errorf("the change put back by hand is not marked undone: redo says %v", err)
+	}
+}
