@@ -1,10 +1,10 @@
-// Command applypatch-mcp is an MCP server that gives a client the apply_patch tool on one
-// workspace, over standard input and output.
+// Command applypatch-mcp is an MCP server that gives a client the apply_patch and
+// undo_patch tools on one workspace, over standard input and output.
 //
 // Usage:
 //
 //	applypatch-mcp [-C DIR] [-mode ask|edits|full-auto] [-fallback refuse|edits|full-auto]
-//	               [-allow-outside] [-allow-protected]
+//	               [-allow-outside] [-allow-protected] [-no-history]
 //
 // -C is the workspace (default: the current directory); payload paths are relative to it
 // and credential paths inside it are never written. -mode chooses the approval mode
@@ -13,6 +13,12 @@
 // client that cannot elicit (default refuse: such calls write nothing, and the refusal
 // says which flag changes that). -allow-outside and -allow-protected let patches write
 // outside the workspace and to protected paths such as .git/.
+//
+// The server keeps the workspace's history under $XDG_STATE_HOME/applypatch/history/
+// (by default ~/.local/state/applypatch/history/), outside the workspace, and offers
+// undo_patch, which reverts the newest change not undone (or, with redo, applies again the
+// one undone last) in the same approval mode as apply_patch, never overwriting edits made
+// since. -no-history keeps none and offers apply_patch alone.
 //
 // A line that is not a JSON-RPC message the server can take is answered with a JSON-RPC
 // error, and the server goes on. On SIGINT or SIGTERM it accepts no new calls, answers the
@@ -47,6 +53,7 @@ var modes = map[string]applypatch.Mode{"edits": applypatch.ModeEdits, "full-auto
 // fallbacks maps the -fallback values; refuse is ask with no one to ask.
 var fallbacks = map[string]applypatch.Mode{"refuse": applypatch.ModeAsk, "edits": applypatch.ModeEdits, "full-auto": applypatch.ModeFullAuto}
 
+// main serves the workspace the flags name until the client leaves or a signal stops it.
 func main() {
 	cfg, err := parseFlags(os.Args[1:], os.Stdout, os.Stderr)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errVersion) {
@@ -107,7 +114,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*Config, error) {
 	fl := flag.NewFlagSet("applypatch-mcp", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "usage: applypatch-mcp [flags]\n\nServes the apply_patch tool over MCP on standard input and output.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "usage: applypatch-mcp [flags]\n\nServes the apply_patch and undo_patch tools over MCP on standard input and output.\n\nFlags:")
 		fl.PrintDefaults()
 	}
 	version := fl.Bool("version", false, "print the version and exit")
@@ -116,6 +123,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*Config, error) {
 	fallback := fl.String("fallback", "refuse", "ask mode for a client that cannot elicit: refuse, edits or full-auto")
 	allowOutside := fl.Bool("allow-outside", false, "allow paths outside the workspace")
 	allowProtected := fl.Bool("allow-protected", false, "allow protected paths such as .git/")
+	noHistory := fl.Bool("no-history", false, "keep no history of the changes applied: they cannot be undone, and undo_patch is not offered")
 	if err := parseHelp(fl, args, stdout); err != nil {
 		return nil, err
 	}
@@ -142,7 +150,21 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*Config, error) {
 		return nil, usageError(fl, "-C: %v", err)
 	}
 	cfg.Workspace = root
+	if !*noHistory {
+		cfg.History = userHistory(root, stderr)
+	}
 	return cfg, nil
+}
+
+// userHistory is the history of the workspace root under the user's state directory. One
+// that cannot be opened is said on stderr, and the server runs without one.
+func userHistory(root string, stderr io.Writer) *applypatch.History {
+	h, err := applypatch.UserHistory(root)
+	if err != nil {
+		fmt.Fprintln(stderr, "applypatch-mcp: no history is kept, so undo_patch is not offered:", err)
+		return nil
+	}
+	return h
 }
 
 // confine makes the workspace's reads and writes go through an os.Root, while paths are
@@ -157,6 +179,7 @@ func confine(cfg *Config) (closeFn func() error, err error) {
 	return root.Close, nil
 }
 
+// usageError tells a usage error on the flag set's output, with the usage, and returns it.
 func usageError(fl *flag.FlagSet, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	fmt.Fprintln(fl.Output(), "applypatch-mcp:", err)

@@ -19,41 +19,72 @@ import (
 // reviewKey names the review question among a call's input requests.
 const reviewKey = "review"
 
-// decisionSchema is the form the person answers: a decision and an optional comment.
-const decisionSchema = `{"type":"object","properties":{` +
-	`"decision":{"type":"string","title":"Decision","enum":["apply","reject","feedback"],"default":"apply",` +
-	`"description":"apply: write every change. reject: write nothing. feedback: write nothing and ask the agent to revise the patch."},` +
-	`"feedback":{"type":"string","title":"Feedback","description":"A comment for the agent, sent with any decision; feedback needs one."}},` +
-	`"required":["decision"]}`
+// A form is the question an ask-mode tool puts to the person, worded for what the tool
+// does: the decisions are the same (see answerReviewer), what they do is not.
+type form struct {
+	tool    string // the tool the model calls again to be asked again
+	choices string // what each decision does, shown with the form
+	marker  string // the last line of a diff cut to the card's budget
+	empty   error  // the answer to a feedback decision without a comment
+}
+
+// patchForm asks about a patch apply_patch was given.
+var patchForm = form{
+	tool:    "apply_patch",
+	choices: "apply: write every change. reject: write nothing. feedback: write nothing and ask the agent to revise the patch.",
+	marker:  "[truncated: the rest of the patch does not fit in this message; reject it and ask the agent for smaller patches]",
+	empty:   errEmptyFeedback,
+}
+
+// schema is the form the person answers: a decision and an optional comment.
+func (f form) schema() json.RawMessage {
+	choices, _ := json.Marshal(f.choices)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"decision":{"type":"string","title":"Decision","enum":["apply","reject","feedback"],"default":"apply",` +
+		`"description":` + string(choices) + `},` +
+		`"feedback":{"type":"string","title":"Feedback","description":"A comment for the agent, sent with any decision; feedback needs one."}},` +
+		`"required":["decision"]}`)
+}
+
+// message shows the person what the call would write: intro with the card's action, a
+// paragraph about it if any, the review's header and the diff, cut to the card's budget
+// (C2).
+func (f form) message(intro, about string, rs *applypatch.Session) string {
+	card := rs.Card(applypatch.CardOptions{DiffMarker: f.marker})
+	if about != "" {
+		intro = fmt.Sprintf("%s (%s).\n\n%s", intro, card.Action, about)
+	} else {
+		intro = fmt.Sprintf("%s (%s).", intro, card.Action)
+	}
+	return fmt.Sprintf("%s\n\n%s\n\n%s", intro, rs.View().Header, strings.TrimSuffix(card.Diff, "\n"))
+}
+
+// question is the call's result that asks the person message, carrying sealed state
+// to the answer.
+func (f form) question(message, state string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{reviewKey: &mcp.ElicitParams{
+			Message:         message,
+			RequestedSchema: f.schema(),
+		}},
+		RequestState: state,
+	}
+}
 
 // review runs an ask-mode call. The first invocation resolves the patch and asks the
 // person; the answer comes back with the baselines the person saw, and the call runs again
 // with the answer as its Reviewer, expecting the files to be exactly what the person saw.
-// A client on the current protocol answers by calling again (a multi round-trip request);
-// an earlier client is asked here, so that an answer that cannot be read becomes a tool
-// result the model can act on rather than a protocol error.
 func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args := req.Params.Arguments
 	text, err := applypatch.ParseToolArgs(args)
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
-	answer, answered := req.Params.InputResponses[reviewKey].(*mcp.ElicitResult)
-	state := req.Params.RequestState
-	if !answered {
-		question, err := s.ask(ctx, tool, text)
-		if err != nil {
-			return toolResult(applypatch.ErrorResult(err)), nil
-		}
-		if multiRoundTrip(req.Session) {
-			return question, nil
-		}
-		if answer, err = req.Session.Elicit(ctx, question.InputRequests[reviewKey].(*mcp.ElicitParams)); err != nil {
-			return toolResult(applypatch.ErrorResult(&unreadableAnswer{err})), nil
-		}
-		state = question.RequestState
+	answer, state, early := answerOf(ctx, req, patchForm, func() (*mcp.CallToolResult, error) { return s.ask(ctx, tool, text) })
+	if early != nil {
+		return early, nil
 	}
-	d, err := readDecision(answer)
+	d, err := readDecision(answer, patchForm)
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(err)), nil
 	}
@@ -65,6 +96,31 @@ func (s *server) review(ctx context.Context, tool *applypatch.Tool, req *mcp.Cal
 	tool.Reviewer = answerReviewer(d)
 	_, res, _ := tool.Call(ctx, args)
 	return toolResult(res), nil
+}
+
+// answerOf returns the person's answer to the call's question, with the state sealed
+// with the question. A call that brings no answer is asked: ask builds the question. A
+// client on the current protocol answers by calling again (a multi round-trip request), so
+// the question is returned as early, the call's result; an earlier client is asked here,
+// so that an answer that cannot be read becomes a tool result the model can act on rather
+// than a protocol error. A question that cannot be built is an early error result.
+func answerOf(ctx context.Context, req *mcp.CallToolRequest, f form, ask func() (*mcp.CallToolResult, error)) (answer *mcp.ElicitResult, state string, early *mcp.CallToolResult) {
+	answer, answered := req.Params.InputResponses[reviewKey].(*mcp.ElicitResult)
+	if answered {
+		return answer, req.Params.RequestState, nil
+	}
+	question, err := ask()
+	if err != nil {
+		return nil, "", toolResult(applypatch.ErrorResult(err))
+	}
+	if multiRoundTrip(req.Session) {
+		return nil, "", question
+	}
+	answer, err = req.Session.Elicit(ctx, question.InputRequests[reviewKey].(*mcp.ElicitParams))
+	if err != nil {
+		return nil, "", toolResult(applypatch.ErrorResult(&unreadableAnswer{f.tool, err}))
+	}
+	return answer, question.RequestState, nil
 }
 
 // multiRoundTripVersion is the first protocol version whose clients answer a question by
@@ -85,20 +141,8 @@ func (s *server) ask(ctx context.Context, tool *applypatch.Tool, text string) (*
 		return nil, err
 	}
 	expected := pr.Snapshots() // by authored path: no host path leaves the server (F5)
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{reviewKey: &mcp.ElicitParams{
-			Message:         reviewMessage(applypatch.NewSession(pr)),
-			RequestedSchema: json.RawMessage(decisionSchema),
-		}},
-		RequestState: s.seal(text, expected),
-	}, nil
-}
-
-// reviewMessage shows the person what the patch would write: the review's header and the
-// patch, cut to the card's budget (C2).
-func reviewMessage(rs *applypatch.Session) string {
-	card := rs.Card(applypatch.CardOptions{DiffMarker: "[truncated: the rest of the patch does not fit in this message; reject it and ask the agent for smaller patches]"})
-	return fmt.Sprintf("The agent wants to apply this patch (%s).\n\n%s\n\n%s", card.Action, rs.View().Header, strings.TrimSuffix(card.Diff, "\n"))
+	message := patchForm.message("The agent wants to apply this patch", "", applypatch.NewSession(pr))
+	return patchForm.question(message, s.seal(text, expected)), nil
 }
 
 // A decision is the person's answer.
@@ -139,24 +183,29 @@ var errEmptyFeedback = errors.New("the user chose to send feedback but left the 
 	"then call apply_patch again with a revised patch")
 
 // An unreadableAnswer is an answer that is none of the form's choices, or a question the
-// client failed to put to the person. Nothing was written.
-type unreadableAnswer struct{ err error }
+// client failed to put to the person. Nothing was written; calling tool again asks again.
+type unreadableAnswer struct {
+	tool string
+	err  error
+}
 
+// Error says that nothing was written and how to ask again, with the cause if any.
 func (e *unreadableAnswer) Error() string {
 	msg := "the user's review answer could not be read, so nothing was written; " +
-		"the answer must choose apply, reject or feedback; call apply_patch again to ask again"
+		"the answer must choose apply, reject or feedback; call " + e.tool + " again to ask again"
 	if e.err != nil {
 		msg += " (" + e.err.Error() + ")"
 	}
 	return msg
 }
 
+// Unwrap returns the cause.
 func (e *unreadableAnswer) Unwrap() error { return e.err }
 
-// readDecision reads the person's answer: decline is a reject without comment, cancel
+// readDecision reads the person's answer to f: decline is a reject without comment, cancel
 // (dismissed without a choice) is "cancel". An answer that is none of the form's choices,
 // and feedback without a comment, are errors saying so.
-func readDecision(answer *mcp.ElicitResult) (decision, error) {
+func readDecision(answer *mcp.ElicitResult, f form) (decision, error) {
 	var d decision
 	switch answer.Action {
 	case "decline":
@@ -166,53 +215,67 @@ func readDecision(answer *mcp.ElicitResult) (decision, error) {
 	case "accept":
 		b, _ := json.Marshal(answer.Content)
 		if json.Unmarshal(b, &d) != nil || !slices.Contains(choices, d.Decision) {
-			return d, &unreadableAnswer{}
+			return d, &unreadableAnswer{tool: f.tool}
 		}
 		d.Feedback = strings.TrimSpace(d.Feedback)
 		if d.Decision == "feedback" && d.Feedback == "" {
-			return d, errEmptyFeedback
+			return d, f.empty
 		}
 		return d, nil
 	}
-	return d, &unreadableAnswer{fmt.Errorf("unknown action %q", answer.Action)}
+	return d, &unreadableAnswer{f.tool, fmt.Errorf("unknown action %q", answer.Action)}
 }
 
 // choices are the decisions the form offers.
 var choices = []string{"apply", "reject", "feedback"}
 
-// reviewState is what the question carries to the answer: the patch it asked about and
-// the baselines the person saw.
+// reviewState is what the question carries to the answer: what it asked about (the hash
+// of the patch, or of the change an undo reverts) and the baselines the person saw.
 type reviewState struct {
-	Patch    []byte                         `json:"patch"`
+	Subject  []byte                         `json:"subject"`
 	Expected map[string]applypatch.Snapshot `json:"expected"`
 }
 
 // errStaleAnswer refuses an answer that does not belong to the patch being applied.
 var errStaleAnswer = errors.New("the review answer does not belong to this patch; call apply_patch again to review it")
 
-// seal encodes the state of a question and signs it, so that a client cannot alter the
-// baselines or reuse an answer for another patch.
-func (s *server) seal(text string, expected map[string]applypatch.Snapshot) string {
-	sum := sha256.Sum256([]byte(text))
-	b, _ := json.Marshal(reviewState{Patch: sum[:], Expected: expected})
+// seal encodes the state of a question about subject and signs it, so that a client
+// cannot alter the baselines or reuse an answer for another patch or another change.
+func (s *server) seal(subject string, expected map[string]applypatch.Snapshot) string {
+	sum := sha256.Sum256([]byte(subject))
+	b, _ := json.Marshal(reviewState{Subject: sum[:], Expected: expected})
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(s.mac(b))
 }
 
 // open verifies sealed state for the patch text and returns the baselines it carries.
 func (s *server) open(state, text string) (map[string]applypatch.Snapshot, error) {
-	body, sig, _ := strings.Cut(state, ".")
-	b, err1 := base64.RawURLEncoding.DecodeString(body)
-	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
-	var st reviewState
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(b)) || json.Unmarshal(b, &st) != nil {
-		return nil, errStaleAnswer
-	}
-	if sum := sha256.Sum256([]byte(text)); !hmac.Equal(st.Patch, sum[:]) {
+	st, err := s.unseal(state)
+	if err != nil || !st.about(text) {
 		return nil, errStaleAnswer
 	}
 	return st.Expected, nil
 }
 
+// unseal verifies the signature of sealed state and decodes it; what it is about is for
+// the caller to check (see reviewState.about).
+func (s *server) unseal(state string) (reviewState, error) {
+	body, sig, _ := strings.Cut(state, ".")
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	var st reviewState
+	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(b)) || json.Unmarshal(b, &st) != nil {
+		return reviewState{}, errStaleAnswer
+	}
+	return st, nil
+}
+
+// about reports whether the state was sealed for subject.
+func (st reviewState) about(subject string) bool {
+	sum := sha256.Sum256([]byte(subject))
+	return hmac.Equal(st.Subject, sum[:])
+}
+
+// mac signs b with the server's key.
 func (s *server) mac(b []byte) []byte {
 	m := hmac.New(sha256.New, s.key)
 	m.Write(b)

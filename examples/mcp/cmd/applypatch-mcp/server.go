@@ -29,6 +29,9 @@ type Config struct {
 	// AllowOutside and AllowProtected let patches write outside the workspace and to
 	// protected paths such as .git/. Credential paths are refused whatever they say.
 	AllowOutside, AllowProtected bool
+	// History, when set, records every change the server applies, and the server offers
+	// the undo_patch tool, which reverts them one by one (and applies them again).
+	History *applypatch.History
 }
 
 // errCannotAsk refuses an ask-mode call from a client without elicitation.
@@ -45,7 +48,8 @@ type server struct {
 	halt context.Context
 }
 
-// NewServer returns an MCP server exposing the apply_patch tool on cfg's workspace.
+// NewServer returns an MCP server exposing the apply_patch tool on cfg's workspace, and
+// undo_patch when cfg keeps a history.
 func NewServer(cfg Config) *mcp.Server {
 	return newServer(cfg, context.Background())
 }
@@ -63,6 +67,9 @@ func newServer(cfg Config, halt context.Context) *mcp.Server {
 		InputSchema: def.Parameters,
 		Annotations: &mcp.ToolAnnotations{Title: "Apply patch", DestructiveHint: new(true), OpenWorldHint: new(false)},
 	}, s.applyPatch)
+	if cfg.History != nil {
+		srv.AddTool(undoTool(), s.undoPatch)
+	}
 	return srv
 }
 
@@ -70,21 +77,33 @@ func newServer(cfg Config, halt context.Context) *mcp.Server {
 func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx, cancel := s.haltable(ctx)
 	defer cancel()
-	mode := s.cfg.Mode
-	if mode == applypatch.ModeAsk && !canElicit(req) {
-		mode = s.cfg.Fallback
-		if mode == applypatch.ModeAsk {
-			return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
-		}
+	mode, ok := s.mode(req)
+	if !ok {
+		return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
 	}
-	tool := &applypatch.Tool{FS: s.cfg.FS, Options: applypatch.Options{Workspace: s.cfg.Workspace,
-		WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode, Authorizer: s.authorizer(),
-		Limits: applypatch.Limits{Payload: payloadLimit}}}
+	tool := &applypatch.Tool{FS: s.cfg.FS, Options: s.options(mode)}
 	if mode == applypatch.ModeAsk {
 		return s.review(ctx, tool, req)
 	}
 	_, res, _ := tool.Call(ctx, req.Params.Arguments)
 	return toolResult(res), nil
+}
+
+// mode is the approval mode of a call: the configured one, or the fallback for an
+// ask-mode call from a client that cannot elicit. ok is false when the fallback refuses
+// the call: there is no one to ask.
+func (s *server) mode(req *mcp.CallToolRequest) (mode applypatch.Mode, ok bool) {
+	if s.cfg.Mode != applypatch.ModeAsk || canElicit(req) {
+		return s.cfg.Mode, true
+	}
+	return s.cfg.Fallback, s.cfg.Fallback != applypatch.ModeAsk
+}
+
+// options are the library's options of a call in mode: the workspace, the authority the
+// flags give, the payload limit and the history that records what is written.
+func (s *server) options(mode applypatch.Mode) applypatch.Options {
+	return applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode,
+		Authorizer: s.authorizer(), Limits: applypatch.Limits{Payload: payloadLimit}, History: s.cfg.History}
 }
 
 // haltable returns ctx, cancelled as well when the server halts.

@@ -54,7 +54,13 @@ func connect(t *testing.T, cfg Config, client *mcp.ClientOptions, protocol strin
 // call calls apply_patch with args and returns its text.
 func call(t *testing.T, cs *mcp.ClientSession, args any) (string, *mcp.CallToolResult) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "apply_patch", Arguments: args})
+	return callTool(t, cs, "apply_patch", args)
+}
+
+// callTool calls the tool name with args and returns its text.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("CallTool: %v", err)
 	}
@@ -298,14 +304,15 @@ func TestReviewMessageBudget(t *testing.T) {
 
 // TestFlags checks the command line.
 func TestFlags(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	dir := t.TempDir()
-	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto"}, io.Discard, io.Discard)
-	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.ModeEdits || cfg.Fallback != applypatch.ModeFullAuto {
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits", "-fallback", "full-auto", "-no-history"}, io.Discard, io.Discard)
+	if err != nil || cfg.Workspace != dir || cfg.Mode != applypatch.ModeEdits || cfg.Fallback != applypatch.ModeFullAuto || cfg.History != nil {
 		t.Errorf("parseFlags = %+v, %v", cfg, err)
 	}
 	cfg, err = parseFlags(nil, io.Discard, io.Discard)
-	if err != nil || cfg.Mode != applypatch.ModeAsk || cfg.Fallback != applypatch.ModeAsk {
-		t.Errorf("defaults = %+v, %v; want ask, refusing clients that cannot elicit", cfg, err)
+	if err != nil || cfg.Mode != applypatch.ModeAsk || cfg.Fallback != applypatch.ModeAsk || cfg.History == nil {
+		t.Errorf("defaults = %+v, %v; want ask, refusing clients that cannot elicit, with a history", cfg, err)
 	}
 	for _, args := range [][]string{{"-mode", "yolo"}, {"-fallback", "ask"}, {"-C", dir + "/missing"}} {
 		if _, err := parseFlags(args, io.Discard, io.Discard); err == nil {
@@ -315,9 +322,12 @@ func TestFlags(t *testing.T) {
 }
 
 // TestOSWorkspace runs the server as main configures it, on a real directory confined by
-// os.Root: a patch applies, and one through a link that leads out of the workspace is
-// refused with nothing written outside (F1, F2).
+// os.Root: a patch applies, one through a link that leads out of the workspace is refused
+// with nothing written outside, and undo_patch reverts the first through the history
+// under the user's state directory, outside the workspace (F1, F2, U5).
 func TestOSWorkspace(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	dir, outside := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(baseMain), 0o644); err != nil {
 		t.Fatal(err)
@@ -357,6 +367,23 @@ func TestOSWorkspace(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "escape.txt")); err == nil {
 		t.Error("the patch wrote outside the workspace")
+	}
+	if text, res := callTool(t, cs, undoName, nil); res.IsError || !strings.Contains(text, "\nUndid the change ") {
+		t.Errorf("undo: %q", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(b) != baseMain {
+		t.Errorf("main.go after undo = %q", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(state, "applypatch", "history")); len(entries) != 1 {
+		t.Errorf("the history is not kept under $XDG_STATE_HOME/applypatch/history: %v", entries)
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "main.go,out" {
+		t.Errorf("the workspace holds %v: the history wrote inside it", names)
 	}
 }
 

@@ -41,6 +41,7 @@ type tsOutput struct {
 // stdio client, runs plan (see testdata/tsclient/client.mjs) and returns the report.
 func runTSClient(t *testing.T, dir string, flags []string, plan map[string]any) tsOutput {
 	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // the server's history and journal key
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed; .ci/run installs it, with the TypeScript SDK (npm ci in " + tsClient + ")")
@@ -88,24 +89,29 @@ func fileText(t *testing.T, name string) string {
 }
 
 // TestTypeScriptClient runs the server under a client nobody here wrote, the official MCP
-// TypeScript SDK over stdio, in edits mode: it lists apply_patch, a patch applies, and a
-// credential path is refused with nothing written (H1, H3, F2).
+// TypeScript SDK over stdio, in edits mode: it lists apply_patch and undo_patch, a patch
+// applies, a credential path is refused with nothing written, and undo_patch reverts the
+// patch (H1, H3, F2, U5).
 func TestTypeScriptClient(t *testing.T) {
 	dir := workspace(t)
 	forbidden := "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA\n*** End Patch"
 	out := runTSClient(t, dir, []string{"-mode", "edits"}, map[string]any{"listTools": true,
-		"calls": []map[string]any{{"patchText": update}, {"patchText": forbidden}}})
-	if len(out.Tools) != 1 || out.Tools[0].Name != "apply_patch" || strings.Join(out.Tools[0].Required, ",") != "patchText" {
-		t.Errorf("tools = %+v, want apply_patch requiring patchText", out.Tools)
+		"calls": []map[string]any{{"patchText": update}, {"patchText": forbidden}, {"tool": undoName}}})
+	if len(out.Tools) != 2 || out.Tools[0].Name != "apply_patch" || strings.Join(out.Tools[0].Required, ",") != "patchText" ||
+		out.Tools[1].Name != undoName || len(out.Tools[1].Required) > 0 {
+		t.Errorf("tools = %+v, want apply_patch requiring patchText, and undo_patch requiring nothing", out.Tools)
 	}
-	if len(out.Results) != 2 {
+	if len(out.Results) != 3 {
 		t.Fatalf("results = %+v", out.Results)
 	}
 	if r := out.Results[0]; r.IsError || r.Text != "Applied patch: 1 change\nApplied: main.go hunk 1" {
 		t.Errorf("update: %+v", r)
 	}
-	if got := fileText(t, filepath.Join(dir, "main.go")); got != newMain {
-		t.Errorf("main.go = %q", got)
+	if r := out.Results[2]; r.IsError || !strings.HasPrefix(r.Text, "Applied patch: 1 change\nApplied: main.go hunk 1\nUndid the change ") {
+		t.Errorf("undo: %+v", r)
+	}
+	if got := fileText(t, filepath.Join(dir, "main.go")); got != baseMain {
+		t.Errorf("main.go = %q, want it back as it was", got)
 	}
 	if r := out.Results[1]; !r.IsError || !strings.HasPrefix(r.Text, "Error: .ssh/authorized_keys: the path is, or leads through a symbolic link to, a credential location") {
 		t.Errorf("forbidden path: %+v", r)

@@ -4,6 +4,7 @@
 //
 // PLAN_JSON: {"command": PATH, "args": [...], "listTools": bool,
 //             "answers": [ElicitResult, ...], "calls": [{"patchText": ...}, ...]}
+// A call is apply_patch's arguments, or {"tool": NAME, "arguments": {...}} for another tool.
 // Prints {"tools": [...], "asked": [message, ...], "results": [{"text", "isError"}, ...]}
 // on standard output. Elicitation requests are answered from "answers", in order.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -31,7 +32,8 @@ if (plan.listTools) {
   out.tools = tools.map((t) => ({ name: t.name, required: t.inputSchema.required ?? [] }));
 }
 for (const args of plan.calls ?? []) {
-  const res = await client.callTool({ name: "apply_patch", arguments: args });
+  const call = args.tool ? { name: args.tool, arguments: args.arguments ?? {} } : { name: "apply_patch", arguments: args };
+  const res = await client.callTool(call);
   out.results.push({ text: res.content.map((c) => c.text).join("\n"), isError: res.isError === true });
 }
 await client.close();
