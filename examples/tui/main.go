@@ -1,13 +1,16 @@
 // Command tui reviews an applypatch payload in the terminal and applies what the person
 // chose, printing the model-visible result at the end.
 //
-//	go run . [-C DIR] [--allow-outside] [--allow-protected] [--json] [--stream] [PAYLOAD_FILE | PAYLOAD]
+//	go run . [-C DIR] [--allow-outside] [--allow-protected] [--json] [--stream] [--no-history] [PAYLOAD_FILE | PAYLOAD]
+//	go run . [-C DIR] [--json] --undo | --redo
 //
 // The payload comes from PAYLOAD_FILE, from the argument itself when it starts with
 // "*** Begin Patch", or from standard input (the keys are then read from the terminal).
 // With --stream it is read from standard input as it arrives, a model writing it, and
 // previewed on standard error as each hunk completes, placed where it would land; the
-// review starts when the input ends.
+// review starts when the input ends. What is applied is recorded in the workspace's
+// history, which the applypatch command shares; --undo and --redo review the undo of the
+// newest change, or applying again the one undone last, as a patch is reviewed.
 // Exit codes are the applypatch command's: 0 applied or revision requested, 1 rejected or
 // refused (nothing written), 2 usage, 3 incomplete rollback.
 package main
@@ -55,6 +58,8 @@ type config struct {
 	allowProtected bool
 	json           bool
 	stream         bool
+	undo, redo     bool
+	noHistory      bool
 	args           []string
 }
 
@@ -68,7 +73,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fl := flag.NewFlagSet("tui", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "usage: tui [flags] [PAYLOAD_FILE | PAYLOAD]\n\nReviews a \"*** Begin Patch\" payload in the terminal, then applies what was chosen.\n\nFlags:")
+		fmt.Fprintln(fl.Output(), "usage: tui [flags] [PAYLOAD_FILE | PAYLOAD]\n       tui [flags] --undo | --redo\n\n"+
+			"Reviews a \"*** Begin Patch\" payload in the terminal, then applies what was chosen.\n"+
+			"With --undo or --redo it reviews the same way the undo of the newest change applied in the\n"+
+			"workspace, or applying again the one undone last.\n\nFlags:")
 		fl.PrintDefaults()
 	}
 	fl.StringVar(&cfg.dir, "C", ".", "the workspace `DIR`ectory payload paths are relative to")
@@ -76,6 +84,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fl.BoolVar(&cfg.allowProtected, "allow-protected", false, "allow protected paths such as .git/")
 	fl.BoolVar(&cfg.json, "json", false, "print the result as JSON")
 	fl.BoolVar(&cfg.stream, "stream", false, "read the payload from standard input as it arrives, previewing it on standard error")
+	fl.BoolVar(&cfg.undo, "undo", false, "review the undo of the newest change applied in the workspace that is not undone, from its history")
+	fl.BoolVar(&cfg.redo, "redo", false, "review applying again the change the last --undo reverted")
+	fl.BoolVar(&cfg.noHistory, "no-history", false, "keep no history of this run's change (it cannot be undone)")
 	version := fl.Bool("version", false, "print the version and exit")
 	if err := parseHelp(fl, args, stdout); err != nil {
 		return nil, err
@@ -84,7 +95,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 		fmt.Fprintln(stdout, "tui", buildVersion())
 		return nil, errVersion
 	}
-	if cfg.args = fl.Args(); cfg.stream && len(cfg.args) > 0 {
+	cfg.args = fl.Args()
+	if err := cfg.checkModes(); err != nil {
+		fl.Usage()
+		return nil, err
+	}
+	if cfg.stream && len(cfg.args) > 0 {
 		fl.Usage()
 		return nil, errors.New("--stream reads the payload from standard input; give no payload argument")
 	}
@@ -107,7 +123,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	var payload string
-	if !cfg.stream {
+	if !cfg.stream && !cfg.reverting() {
 		if payload, err = readPayload(cfg.args, stdin); err != nil {
 			fmt.Fprintln(stderr, "tui:", err)
 			return exitUsage
@@ -130,12 +146,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	defer confined.Close()
-	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.ModeAsk, Authorizer: cfg.authorizer()}
+	opts := &applypatch.Options{Workspace: root, WorkspaceFs: confined, Mode: applypatch.ModeAsk, Authorizer: cfg.authorizer(),
+		History: cfg.history(root, stderr)}
 	if r, err := applypatch.Recover(ctx, afero.NewOsFs(), opts); err != nil {
 		fmt.Fprintln(stderr, "tui:", err)
 		return exitRejected
 	} else if msg := r.String(); msg != "" {
 		fmt.Fprintln(stderr, "tui:", msg)
+	}
+	if cfg.reverting() {
+		return cfg.revert(ctx, opts, rv, stdout)
 	}
 	if cfg.stream {
 		if payload, err = streamPayload(ctx, stdin, stderr, opts); err != nil {
