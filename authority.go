@@ -104,6 +104,9 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		if i < len(pr.restores) {
 			c.undoSpec = pr.restores[i]
 		}
+		if i < len(pr.edits) {
+			c.edit = pr.edits[i]
+		}
 		if del, ok := rewriting[i]; ok {
 			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[del].Line}
 			c.rewrite, c.rewriteLines = true, op.Lines

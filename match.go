@@ -15,7 +15,10 @@ import (
 // reporting every failure: each miss becomes a [*MatchError] that names the hunk.
 func (pr *Proposal) place(c *change) []error {
 	s, cd, err := pr.decodeString(c)
-	if len(c.Op.Hunks) == 0 && !c.rewrite { // a pure rename keeps the bytes as they are, text or not
+	if c.edit != nil && err == nil {
+		return pr.placeEdit(c, s, cd)
+	}
+	if len(c.Op.Hunks) == 0 && !c.rewrite && c.edit == nil { // a pure rename keeps the bytes as they are, text or not
 		if errors.Is(err, &FileError{Reason: FileBinary}) {
 			return []error{err}
 		}
@@ -211,8 +214,15 @@ type MatchError struct {
 	pass match.Pass // the pass at which an ambiguity was found
 
 	moreCapped bool // counting stopped at countBudget: More is a lower bound
-	hunkMore   int  // how many places beyond HunkLines the hunk's lines occur
-	hunkCapped bool // counting them stopped at countBudget
+
+	// An Edit's error (see editReason): an empty old text, an insertion past the end,
+	// old text found several times as written or as folded, or not at all.
+	editEmpty, editInsert, editExact bool
+	editLine                         int
+	editFold                         match.Pass
+	editOld                          string
+	hunkMore                         int  // how many places beyond HunkLines the hunk's lines occur
+	hunkCapped                       bool // counting them stopped at countBudget
 }
 
 // Is reports whether target is a *MatchError with the same Reason, or with no Reason.
@@ -247,6 +257,9 @@ func (e *MatchError) where() string {
 }
 
 func (e *MatchError) reason() string {
+	if r := e.editReason(); r != "" {
+		return r
+	}
 	switch e.why {
 	case match.AnchorNotFound:
 		if e.Outer != "" {

@@ -49,6 +49,7 @@ type Proposal struct {
 	// restores are, during Resolve of an undo or a redo, the restoreSpec of each
 	// operation.
 	restores []*restoreSpec
+	edits    []*Edit
 }
 
 // A change is one resolved operation.
@@ -89,6 +90,8 @@ type change struct {
 	exact bool
 	// restore is what an undo's or a redo's operation expects and puts back.
 	undoSpec *restoreSpec
+	// edit is the text-anchored edit an operation of ResolveEdit makes.
+	edit *Edit
 }
 
 // A hunkChange is one hunk of an Update with where it landed and its review state.

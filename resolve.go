@@ -35,15 +35,16 @@ func Resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options) (*Prop
 // resolve is Resolve; parsed is set for a patch parse just returned, which holds what a
 // payload can hold by construction, so it skips checkPatch.
 func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool) (*Proposal, error) {
-	return resolveRestoring(ctx, fsys, p, opts, parsed, nil)
+	return resolveWith(ctx, fsys, p, opts, parsed, nil, nil)
 }
 
-// resolveRestoring is resolve for an undo or a redo, whose operations carry restores.
-func resolveRestoring(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool, restores []*restoreSpec) (*Proposal, error) {
+// resolveWith is resolve for a patch built in the library, whose operations carry what an
+// undo or a redo restores, or the edit each one makes.
+func resolveWith(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool, restores []*restoreSpec, edits []*Edit) (*Proposal, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: filestate.Stamps{}, restores: restores}
+	pr := &Proposal{patch: p, fsys: fsys, opts: *opts, read: filestate.Stamps{}, restores: restores, edits: edits}
 	pr.opts.Limits = opts.Limits.withDefaults()
 	if n := len(p.Ops); n > pr.opts.Limits.Operations {
 		return nil, overLimit("the patch has %s operations", n, pr.opts.Limits.Operations, false)

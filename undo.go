@@ -81,7 +81,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if err != nil {
 		return nil, rv.refused(err)
 	}
-	pr, err := resolveRestoring(ctx, fsys, p, opts, true, restores)
+	pr, err := resolveWith(ctx, fsys, p, opts, true, restores, nil)
 	if err == nil {
 		err = pr.checkReverting()
 	}
