@@ -70,11 +70,11 @@ func (pr *Proposal) stillReverting() error {
 	if err != nil {
 		return err
 	}
-	e, ok, err := pick(s, rv.undo)
+	id, err := s.Picks(rv.undo)
 	if err != nil {
 		return err
 	}
-	if !ok || e.ID != rv.entry.ID {
+	if id != rv.entry.ID {
 		return errHistoryMoved
 	}
 	return nil

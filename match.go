@@ -1,7 +1,6 @@
 package applypatch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,7 +29,7 @@ func (pr *Proposal) place(c *change) []error {
 	if c.rewrite {
 		return pr.placeRewrite(c, s, cd)
 	}
-	if r := c.undoSpec; r != nil && bytes.Equal(c.Base.Bytes, r.from) {
+	if r := c.undoSpec; r != nil && r.holds(c.Base.Bytes) {
 		return pr.placeRestore(c, s, cd)
 	}
 	hs := matchHunks(c.Op.Hunks)

@@ -71,19 +71,28 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		return nil, nothingTo(undo)
 	}
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
-	p, restores, err := reversal(s, &e, undo, declaredBy(fsys, opts), holderOf(fsys, opts))
+	declared := declaredBy(fsys, opts)
+	p, restores, err := reversal(s, &e, undo, declared, nil)
+	var pr *Proposal
+	if err == nil {
+		if pr, err = resolveWith(ctx, fsys, p, opts, true, restores, nil); err == nil {
+			err = pr.checkReverting()
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		// A path may already hold what the revert would leave (a part a review kept back,
+		// or put back by hand): leave those out, and try once more.
+		if p, restores, err = reversal(s, &e, undo, declared, holderOf(fsys, opts)); err == nil {
+			if pr, err = resolveWith(ctx, fsys, p, opts, true, restores, nil); err == nil {
+				err = pr.checkReverting()
+			}
+		}
+	}
 	if errors.Is(err, errReverted) { // every path holds what the revert would leave
 		if err := rv.mark(); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("every file of %s already holds what %s would leave, so it is marked %sne: %w", rv.what(), rv.verb(), rv.verb(), nothingTo(undo))
-	}
-	if err != nil {
-		return nil, rv.refused(err)
-	}
-	pr, err := resolveWith(ctx, fsys, p, opts, true, restores, nil)
-	if err == nil {
-		err = pr.checkReverting()
 	}
 	if err != nil {
 		return nil, rv.refused(err)
@@ -167,7 +176,7 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		if op != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
+		if op != nil && holds != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
 			continue // already as the revert would leave it: a part a review kept back, or put back by hand
 		}
 		if op != nil {
@@ -189,6 +198,12 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 			return nil, nil
 		}
 		return rebuild(s, e, st)
+	}
+	if from.Exists && to.Exists && from.Edit != nil && from.Base == to.Blob {
+		return regionTransition(s, e, src, dst, from, to, true, enc, encName) // an undo of an Update
+	}
+	if from.Exists && to.Exists && to.Edit != nil && to.Base == from.Blob {
+		return regionTransition(s, e, src, dst, to, from, false, enc, encName) // its redo
 	}
 	x, err := content(from)
 	if err != nil {
@@ -286,4 +301,95 @@ func holderOf(fsys afero.Fs, opts *Options) holder {
 		}
 		return b.Exists && !b.Dir && bytes.Equal(b.Bytes, want)
 	}
+}
+
+// regionTransition is the Update (or Move) between an edited state and the content its
+// edit applies to, built from the edit's own regions rather than by comparing the two:
+// the hunks are exactly what the change did (inverse ones for an undo), with three lines
+// of context. An undo never needs the edited bytes: a file holds them when its size and
+// CRC-32C are theirs.
+func regionTransition(s *history.Store, e *history.Entry, src, dst string, edited, base history.State, undo bool,
+	enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
+	b, err := s.Content(e, base.Blob)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, _, err := lines.Decode(b, enc, encName)
+	if err != nil {
+		return nil, nil, err
+	}
+	bt := lines.Split(text)
+	op := &Operation{Kind: OpUpdate, Path: src}
+	if dst != src {
+		op.MoveTo = dst
+	}
+	spec := &restoreSpec{to: b, mode: base.Mode, size: edited.Size, crc: edited.CRC}
+	if !undo {
+		if spec.to, err = rebuild(s, e, edited); err != nil {
+			return nil, nil, err
+		}
+		spec.from, spec.mode = b, edited.Mode
+	}
+	shift, prev := 0, 0
+	for i, r := range edited.Edit {
+		if r.End > bt.Count() || r.Start < prev {
+			return nil, nil, errors.New("the history holds an edit that does not fit its file")
+		}
+		next := bt.Count()
+		if i+1 < len(edited.Edit) {
+			next = edited.Edit[i+1].Start
+		}
+		lead, trail := max(prev, r.Start-3), min(next, r.End+3)
+		var h Hunk
+		for l := lead; l < r.Start; l++ {
+			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
+		}
+		at, added := r.Start, 0
+		for _, o := range r.Ops {
+			kind := LineKind(o.Kind)
+			switch kind {
+			case LineContext, LineRemove:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: bt.Line(at)})
+				at++
+			case LineAdd:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: o.Text})
+				added++
+			}
+		}
+		for l := r.End; l < trail; l++ {
+			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
+		}
+		h.EOF = trail == bt.Count()
+		start := lead
+		if undo {
+			start += shift
+		}
+		op.Hunks = append(op.Hunks, h)
+		spec.starts = append(spec.starts, start)
+		shift += added - (r.End - r.Start) + countKind(r.Ops, LineContext)
+		prev = r.End
+	}
+	return op, spec, nil
+}
+
+// inverse is a line's kind in an undo's hunk: what the change added is removed, and back.
+func inverse(k LineKind, undo bool) LineKind {
+	switch {
+	case !undo || k == LineContext:
+		return k
+	case k == LineAdd:
+		return LineRemove
+	}
+	return LineAdd
+}
+
+// countKind counts the ops of a kind.
+func countKind(ops []history.Op, k LineKind) int {
+	n := 0
+	for _, o := range ops {
+		if LineKind(o.Kind) == k {
+			n++
+		}
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"strings"
 
@@ -19,6 +20,19 @@ type restoreSpec struct {
 	from, to []byte
 	mode     fs.FileMode
 	starts   []int
+	// size and crc identify from when its bytes are not at hand (an undo of an Update,
+	// whose result the history keeps as its regions).
+	size int64
+	crc  uint32
+}
+
+// holds reports whether b is what the operation expects to find when nothing changed
+// since: from byte for byte, or of from's size and CRC-32C.
+func (r *restoreSpec) holds(b []byte) bool {
+	if r.from != nil || r.size == 0 && r.crc == 0 {
+		return bytes.Equal(b, r.from)
+	}
+	return int64(len(b)) == r.size && crc32.Checksum(b, castagnoli) == r.crc
 }
 
 // placeRestore places an undo's or a redo's hunks on a file that holds exactly the bytes
@@ -61,7 +75,7 @@ func (c *change) restored() ([]byte, bool) {
 func (pr *Proposal) checkReverting() error {
 	stale := &ConflictError{Reason: ConflictChanged, Reasons: map[string]string{}}
 	for _, c := range pr.changes {
-		if r := c.undoSpec; r != nil && c.Op.Kind == OpDelete && !bytes.Equal(c.Base.Bytes, r.from) {
+		if r := c.undoSpec; r != nil && c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes) {
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
 		}

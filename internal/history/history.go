@@ -79,6 +79,7 @@ type Entry struct {
 
 	file string // the entry file it was read from
 	size int64  // its size
+	data []byte // its contents, once read
 }
 
 // A Blob is where one content lies in the entry file, after its first line, and its

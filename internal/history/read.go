@@ -128,25 +128,66 @@ func trailer(tail []byte) (sum []byte, start, length, tlen int64, ok bool) {
 	return sum, start, length, tlen, true
 }
 
-// Content returns the bytes of the entry's content i, checked against its CRC-32C.
+// Content returns the bytes of the entry's content i, checked against its CRC-32C. The
+// entry's contents are read once, on the first call, in one read.
 func (s *Store) Content(e *Entry, i int) ([]byte, error) {
 	if i < 0 || i >= len(e.Blobs) || e.file == "" {
 		return nil, fmt.Errorf("history: entry %s has no content %d", e.ID, i)
 	}
+	if e.data == nil {
+		if err := s.load(e); err != nil {
+			return nil, err
+		}
+	}
 	b := e.Blobs[i]
-	f, err := s.fs.Open(e.file)
-	if err != nil {
-		return nil, fmt.Errorf("the history has lost the entry: %w", err)
+	if b.Off+b.Len > int64(len(e.data)) {
+		return nil, errors.New("the history holds a file's content past the end of its entry")
 	}
-	defer f.Close()
-	out := make([]byte, b.Len)
-	if _, err := f.ReadAt(out, int64(len(entryMagic))+b.Off); err != nil && !(errors.Is(err, io.EOF) && b.Len == 0) {
-		return nil, fmt.Errorf("the history cannot read a file's content: %w", err)
-	}
+	out := e.data[b.Off : b.Off+b.Len : b.Off+b.Len]
 	if crc32.Checksum(out, castagnoli) != b.CRC {
 		return nil, errors.New("the history holds a file's content that does not match its checksum")
 	}
 	return out, nil
+}
+
+// load reads the contents of an entry: the bytes between its magic line and its JSON.
+func (s *Store) load(e *Entry) error {
+	var end int64
+	for _, b := range e.Blobs {
+		end = max(end, b.Off+b.Len)
+	}
+	f, err := s.fs.Open(e.file)
+	if err != nil {
+		return fmt.Errorf("the history has lost the entry: %w", err)
+	}
+	defer f.Close()
+	data := make([]byte, end)
+	if _, err := f.ReadAt(data, int64(len(entryMagic))); err != nil && !(errors.Is(err, io.EOF) && end == 0) {
+		return fmt.Errorf("the history cannot read a file's content: %w", err)
+	}
+	e.data = data
+	return nil
+}
+
+// Picks reports the id of the entry an undo (undo) or a redo would revert, reading no
+// entry: for a commit to check that what it reverts is still the one to.
+func (s *Store) Picks(undo bool) (string, error) {
+	names, err := s.names()
+	if err != nil {
+		return "", err
+	}
+	id := ""
+	for i := len(names) - 1; i >= 0; i-- {
+		switch {
+		case undo && !names[i].undone:
+			return names[i].ID, nil
+		case !undo && !names[i].undone:
+			return id, nil
+		case !undo:
+			id = names[i].ID
+		}
+	}
+	return id, nil
 }
 
 // SetUndone marks an entry undone, or not (a redo): a file of its own, made or removed
