@@ -15,10 +15,26 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"github.com/applypatch/applypatch/internal/cli"
 )
 
 func main() {
+	collectLess()
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// collectLess has the collector run a quarter as often as by default, below a soft
+// memory limit: a run lives for one patch, and a commit of thousands of small files
+// otherwise spends a fifth of its time collecting garbage it would free by exiting. The
+// limit keeps the heap of a large payload bounded all the same. GOGC and GOMEMLIMIT in
+// the environment take precedence.
+func collectLess() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 }
