@@ -171,5 +171,16 @@
 // A saved review is not sealed. [RestoreSession] checks it against the workspace (each
 // path's class, each baseline's hash, where each hunk's old lines lie), not against
 // tampering: its added lines and revised content are taken as saved. A host that lets the
-// saved form out of its hands authenticates it itself.
+// saved form out of its hands authenticates it itself. A saved review of an [Undo] or a
+// [Redo] restores as the patch of its hunks: it commits by the ordinary rules, not byte
+// for byte, and the history does not mark the change undone; review an undo within one
+// session, or ask for it again.
+//
+// A [UserHistory] is named for the workspace's real path and its directory's device and
+// inode. A tree deleted and made again at the same path may be given the old directory's
+// inode, and then inherits its history; an undo still acts only on files that hold what
+// the recorded change left. Undo writes back files, not directories: a directory an Add
+// created stays, empty, after its undo. An undo interrupted between its commit and the
+// history's mark leaves the change listed as not undone; undoing it again is refused,
+// since its files no longer hold what it wrote, and nothing is overwritten.
 package applypatch
