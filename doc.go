@@ -181,6 +181,6 @@
 // inode, and then inherits its history; an undo still acts only on files that hold what
 // the recorded change left. Undo writes back files, not directories: a directory an Add
 // created stays, empty, after its undo. An undo interrupted between its commit and the
-// history's mark leaves the change listed as not undone; undoing it again is refused,
-// since its files no longer hold what it wrote, and nothing is overwritten.
+// history's mark leaves the change listed as not undone; the next undo finds every file
+// already as it would leave it, writes nothing and marks the change undone.
 package applypatch
