@@ -101,9 +101,12 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 	for _, st := range plan {
 		name, ok := relativeTo(f.Real(), st.Name)
 		if !ok {
-			return fmt.Errorf("%s lies outside the workspace", st.Path)
+			return fmt.Errorf("%s lies outside the workspace, which the history does not keep", st.Path)
 		}
-		if seen[name] || st.Base.Dir || st.Base.Mode.Type() != 0 {
+		switch {
+		case st.Base.Mode&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link, which the history does not keep", st.Path)
+		case seen[name] || st.Base.Dir || st.Base.Mode.Type() != 0:
 			return fmt.Errorf("%s is not a regular file written once", st.Path)
 		}
 		seen[name] = true
