@@ -359,6 +359,7 @@ func regionTransition(s *history.Store, e *history.Entry, src, dst string, edite
 		for l := r.End; l < trail; l++ {
 			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
 		}
+		h.Lines = removalsFirst(h.Lines)
 		h.EOF = trail == bt.Count()
 		start := lead
 		if undo {
@@ -392,4 +393,32 @@ func countKind(ops []history.Op, k LineKind) int {
 		}
 	}
 	return n
+}
+
+// removalsFirst orders each run of changed lines as a diff shows it, its removed lines
+// before its added ones: an undo's inverted lines otherwise show what it adds first.
+func removalsFirst(ls []Line) []Line {
+	for i := 0; i < len(ls); {
+		if ls[i].Kind == LineContext {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ls) && ls[j].Kind != LineContext {
+			j++
+		}
+		slices.SortStableFunc(ls[i:j], func(a, b Line) int {
+			return cmpKind(a.Kind) - cmpKind(b.Kind)
+		})
+		i = j
+	}
+	return ls
+}
+
+// cmpKind puts removed lines before added ones.
+func cmpKind(k LineKind) int {
+	if k == LineRemove {
+		return 0
+	}
+	return 1
 }
