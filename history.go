@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -184,11 +185,7 @@ func entryOf(e *history.Entry) HistoryEntry {
 
 // String says what the entry changed, in one line: when, its id, its paths and tallies.
 func (e HistoryEntry) String() string {
-	paths := e.Paths
-	if len(paths) > 3 {
-		paths = append(slices.Clip(paths[:3]), fmt.Sprintf("and %d more", len(e.Paths)-3))
-	}
-	s := fmt.Sprintf("%s %s %s (+%d -%d)", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(paths, ", "), e.Added, e.Removed)
+	s := fmt.Sprintf("%s %s %s (+%d -%d)", e.ID, e.when(), e.paths(), e.Added, e.Removed)
 	if e.Undone {
 		s += " [undone]"
 	}
@@ -214,4 +211,16 @@ func (h *History) markWorkspace() {
 			os.Rename(tmp, name)
 		}
 	}
+}
+
+// when is the entry's time as a person reads it, in local time.
+func (e HistoryEntry) when() string { return e.Time.Local().Format("2006-01-02 15:04:05") }
+
+// paths names the entry's first three paths, and counts the others.
+func (e HistoryEntry) paths() string {
+	paths := show.Paths(e.Paths)
+	if len(paths) > 3 {
+		paths = append(paths[:3:3], fmt.Sprintf("and %d more", len(paths)-3))
+	}
+	return strings.Join(paths, ", ")
 }

@@ -2,7 +2,6 @@ package applypatch
 
 import (
 	"bytes"
-	"hash/crc32"
 	"unsafe"
 
 	"crypto/rand"
@@ -96,7 +95,12 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 		e.Added += fr.Added
 		e.Removed += fr.Removed
 	}
-	r := &recording{plan: plan, index: map[blobKey]int{}}
+	r := &recording{removed: map[string]*txn.Step{}, index: map[blobKey]int{}}
+	for _, st := range plan {
+		if st.Op == txn.Remove {
+			r.removed[st.Name] = st
+		}
+	}
 	seen := map[string]bool{}
 	for _, st := range plan {
 		name, ok := relativeTo(f.Real(), st.Name)
@@ -129,7 +133,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 
 // A recording gathers the contents of a history entry, each kept once.
 type recording struct {
-	plan     []*txn.Step
+	removed  map[string]*txn.Step // the plan's Remove steps by name: where a Move came from
 	contents []history.Content
 	index    map[blobKey]int
 }
@@ -142,7 +146,7 @@ type blobKey struct {
 
 // held is the state of a file of these bytes, kept as a content of the entry.
 func (r *recording) held(mode fs.FileMode, b []byte) history.State {
-	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), CRC: crc32.Checksum(b, castagnoli), Blob: r.blob(b)}
+	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), CRC: history.Checksum(b), Blob: r.blob(b)}
 }
 
 // blob is the index of the content holding b, added once.
@@ -167,16 +171,12 @@ func (r *recording) written(st *txn.Step) history.State {
 		return r.held(st.Mode, b.Bytes())
 	}
 	base := st.Base.Bytes
-	if st.From != "" { // a Move's result is derived from its source's baseline
-		for _, src := range r.plan {
-			if src.Name == st.From && src.Op == txn.Remove {
-				base = src.Base.Bytes
-			}
-		}
+	if src := r.removed[st.From]; st.From != "" && src != nil { // a Move's result is derived from its source's baseline
+		base = src.Base.Bytes
 	}
-	sum := &crcCounter{}
+	sum := &history.Sum{}
 	c.emit(sum)
-	out := history.State{Exists: true, Mode: st.Mode, Size: sum.n, CRC: sum.crc, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
+	out := history.State{Exists: true, Mode: st.Mode, Size: sum.N, CRC: sum.CRC, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
 	for _, reg := range c.regs {
 		hr := history.Region{Start: reg.start, End: reg.end, Ops: make([]history.Op, len(reg.ops))}
 		for i, l := range reg.ops {
@@ -188,21 +188,6 @@ func (r *recording) written(st *txn.Step) history.State {
 		out.Edit = append(out.Edit, hr)
 	}
 	return out
-}
-
-// castagnoli is the CRC-32C table a history states its files' identities with.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// crcCounter sums and counts what is written to it.
-type crcCounter struct {
-	n   int64
-	crc uint32
-}
-
-func (c *crcCounter) Write(p []byte) (int, error) {
-	c.crc = crc32.Update(c.crc, castagnoli, p)
-	c.n += int64(len(p))
-	return len(p), nil
 }
 
 // rebuild is the bytes a history state names: its content, or its edit applied to its
@@ -234,7 +219,7 @@ func rebuild(s *history.Store, e *history.Entry, st history.State) ([]byte, erro
 	b.Grow(int(min(st.Size, 1<<30)))
 	b.Write(base[:st.BOM])
 	writeResult(&b, t, regs)
-	if int64(b.Len()) != st.Size || crc32.Checksum(b.Bytes(), castagnoli) != st.CRC {
+	if int64(b.Len()) != st.Size || history.Checksum(b.Bytes()) != st.CRC {
 		return nil, errors.New("the history cannot rebuild what the change wrote: its record does not match")
 	}
 	return b.Bytes(), nil

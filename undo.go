@@ -72,21 +72,22 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	}
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
 	declared := declaredBy(fsys, opts)
-	p, restores, err := reversal(s, &e, undo, declared, nil)
-	var pr *Proposal
-	if err == nil {
-		if pr, err = resolveWith(ctx, fsys, p, opts, true, restores, nil); err == nil {
-			err = pr.checkReverting()
+	propose := func(holds holder) (*Proposal, error) {
+		p, restores, err := reversal(s, &e, undo, declared, holds)
+		if err != nil {
+			return nil, err
 		}
+		pr, err := resolveWith(ctx, fsys, p, opts, true, restores, nil)
+		if err != nil {
+			return nil, err
+		}
+		return pr, pr.checkReverting()
 	}
+	pr, err := propose(nil)
 	if err != nil && ctx.Err() == nil {
 		// A path may already hold what the revert would leave (a part a review kept back,
 		// or put back by hand): leave those out, and try once more.
-		if p, restores, err = reversal(s, &e, undo, declared, holderOf(fsys, opts)); err == nil {
-			if pr, err = resolveWith(ctx, fsys, p, opts, true, restores, nil); err == nil {
-				err = pr.checkReverting()
-			}
-		}
+		pr, err = propose(holderOf(fsys, opts))
 	}
 	if errors.Is(err, errReverted) { // every path holds what the revert would leave
 		if err := rv.mark(); err != nil {
@@ -139,20 +140,14 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 	if undo {
 		slices.Reverse(files) // the last operation of the commit is undone first
 	}
-	sources := map[string]history.File{}
+	byName := map[string]history.File{}
 	for _, f := range e.Files {
-		if f.From != "" {
-			for _, g := range e.Files {
-				if g.Name == f.From {
-					sources[f.Name] = g
-				}
-			}
-		}
+		byName[f.Name] = f
 	}
-	moved := map[string]bool{}
+	sources, moved := map[string]history.File{}, map[string]bool{} // a Move's destination → its source; the sources
 	for _, f := range e.Files {
 		if f.From != "" {
-			moved[f.From] = true
+			sources[f.Name], moved[f.From] = byName[f.From], true
 		}
 	}
 	p := &Patch{}
@@ -220,7 +215,7 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 	case !from.Exists:
 		op := &Operation{Kind: OpAdd, Path: dst}
 		if text, _, err := lines.Decode(y, enc, encName); err == nil {
-			op.Lines = textLines(lines.Split(text))
+			op.Lines = lines.Split(text).Strings()
 		}
 		return op, spec, nil
 	case !to.Exists:
@@ -239,8 +234,8 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 		return nil, nil, err
 	}
 	at, bt := lines.Split(a), lines.Split(b)
-	al := textLines(at)
-	for _, h := range diff.Hunks(al, textLines(bt), 3) {
+	al := at.Strings()
+	for _, h := range diff.Hunks(al, bt.Strings(), 3) {
 		hk := Hunk{EOF: h.OldStart+h.OldLen == len(al)}
 		for _, l := range h.Lines {
 			hk.Lines = append(hk.Lines, Line{Kind: LineKind(l.Kind), Text: l.Text})
@@ -252,15 +247,6 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 		return nil, nil, fmt.Errorf("the change differs only in its line endings or encoding, which hunks cannot express")
 	}
 	return op, spec, nil
-}
-
-// textLines are a text's lines without their terminators.
-func textLines(t *lines.Text) []string {
-	out := make([]string, t.Count())
-	for i := range out {
-		out[i] = t.Line(i)
-	}
-	return out
 }
 
 // Preview returns the result [Commit] would return for the proposal's selection if
@@ -301,124 +287,4 @@ func holderOf(fsys afero.Fs, opts *Options) holder {
 		}
 		return b.Exists && !b.Dir && bytes.Equal(b.Bytes, want)
 	}
-}
-
-// regionTransition is the Update (or Move) between an edited state and the content its
-// edit applies to, built from the edit's own regions rather than by comparing the two:
-// the hunks are exactly what the change did (inverse ones for an undo), with three lines
-// of context. An undo never needs the edited bytes: a file holds them when its size and
-// CRC-32C are theirs.
-func regionTransition(s *history.Store, e *history.Entry, src, dst string, edited, base history.State, undo bool,
-	enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
-	b, err := s.Content(e, base.Blob)
-	if err != nil {
-		return nil, nil, err
-	}
-	text, _, err := lines.Decode(b, enc, encName)
-	if err != nil {
-		return nil, nil, err
-	}
-	bt := lines.Split(text)
-	op := &Operation{Kind: OpUpdate, Path: src}
-	if dst != src {
-		op.MoveTo = dst
-	}
-	spec := &restoreSpec{to: b, mode: base.Mode, size: edited.Size, crc: edited.CRC}
-	if !undo {
-		if spec.to, err = rebuild(s, e, edited); err != nil {
-			return nil, nil, err
-		}
-		spec.from, spec.mode = b, edited.Mode
-	}
-	shift, prev := 0, 0
-	for i, r := range edited.Edit {
-		if r.End > bt.Count() || r.Start < prev {
-			return nil, nil, errors.New("the history holds an edit that does not fit its file")
-		}
-		next := bt.Count()
-		if i+1 < len(edited.Edit) {
-			next = edited.Edit[i+1].Start
-		}
-		lead, trail := max(prev, r.Start-3), min(next, r.End+3)
-		var h Hunk
-		for l := lead; l < r.Start; l++ {
-			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
-		}
-		at, added := r.Start, 0
-		for _, o := range r.Ops {
-			kind := LineKind(o.Kind)
-			switch kind {
-			case LineContext, LineRemove:
-				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: bt.Line(at)})
-				at++
-			case LineAdd:
-				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: o.Text})
-				added++
-			}
-		}
-		for l := r.End; l < trail; l++ {
-			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
-		}
-		h.Lines = removalsFirst(h.Lines)
-		h.EOF = trail == bt.Count()
-		start := lead
-		if undo {
-			start += shift
-		}
-		op.Hunks = append(op.Hunks, h)
-		spec.starts = append(spec.starts, start)
-		shift += added - (r.End - r.Start) + countKind(r.Ops, LineContext)
-		prev = r.End
-	}
-	return op, spec, nil
-}
-
-// inverse is a line's kind in an undo's hunk: what the change added is removed, and back.
-func inverse(k LineKind, undo bool) LineKind {
-	switch {
-	case !undo || k == LineContext:
-		return k
-	case k == LineAdd:
-		return LineRemove
-	}
-	return LineAdd
-}
-
-// countKind counts the ops of a kind.
-func countKind(ops []history.Op, k LineKind) int {
-	n := 0
-	for _, o := range ops {
-		if LineKind(o.Kind) == k {
-			n++
-		}
-	}
-	return n
-}
-
-// removalsFirst orders each run of changed lines as a diff shows it, its removed lines
-// before its added ones: an undo's inverted lines otherwise show what it adds first.
-func removalsFirst(ls []Line) []Line {
-	for i := 0; i < len(ls); {
-		if ls[i].Kind == LineContext {
-			i++
-			continue
-		}
-		j := i
-		for j < len(ls) && ls[j].Kind != LineContext {
-			j++
-		}
-		slices.SortStableFunc(ls[i:j], func(a, b Line) int {
-			return cmpKind(a.Kind) - cmpKind(b.Kind)
-		})
-		i = j
-	}
-	return ls
-}
-
-// cmpKind puts removed lines before added ones.
-func cmpKind(k LineKind) int {
-	if k == LineRemove {
-		return 0
-	}
-	return 1
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io/fs"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
 	"github.com/applypatch/applypatch/internal/show"
@@ -32,7 +32,7 @@ func (r *restoreSpec) holds(b []byte) bool {
 	if r.from != nil || r.size == 0 && r.crc == 0 {
 		return bytes.Equal(b, r.from)
 	}
-	return int64(len(b)) == r.size && crc32.Checksum(b, castagnoli) == r.crc
+	return int64(len(b)) == r.size && history.Checksum(b) == r.crc
 }
 
 // placeRestore places an undo's or a redo's hunks on a file that holds exactly the bytes
@@ -162,12 +162,7 @@ func (rv *reverting) verb() string {
 
 // what names the entry: its id, time and paths.
 func (rv *reverting) what() string {
-	e := rv.entry
-	paths := show.Paths(e.Paths)
-	if len(paths) > 3 {
-		paths = append(paths[:3:3], fmt.Sprintf("and %d more", len(e.Paths)-3))
-	}
-	return fmt.Sprintf("the change %s of %s (%s)", e.ID, e.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(paths, ", "))
+	return fmt.Sprintf("the change %s of %s (%s)", rv.entry.ID, rv.entry.when(), rv.entry.paths())
 }
 
 // revertProblem words one problem of an undo or a redo: a hunk that no longer matches is

@@ -18,6 +18,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -106,6 +107,9 @@ type Store struct {
 	dir    string
 	key    []byte
 	limits Limits
+
+	mu      sync.Mutex
+	unsound map[string]bool // entry files read and found unsound
 }
 
 // Open returns the store in dir of fsys, sealed with key; zero limits are the defaults.
@@ -146,6 +150,23 @@ func (s *Store) undone() string  { return path.Join(s.dir, "undone") }
 
 // castagnoli is the CRC-32C table: the processor's own instruction where it has one.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Checksum is the CRC-32C a store states a file's bytes with.
+func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// A Sum is a writer that counts and checksums what is written to it: a file's identity
+// taken as its bytes are produced.
+type Sum struct {
+	N   int64
+	CRC uint32
+}
+
+// Write adds p to the count and the checksum.
+func (s *Sum) Write(p []byte) (int, error) {
+	s.CRC = crc32.Update(s.CRC, castagnoli, p)
+	s.N += int64(len(p))
+	return len(p), nil
+}
 
 // mac is the entry's MAC under the store's key.
 func (s *Store) mac(body []byte) []byte {

@@ -179,3 +179,24 @@ func TestPruneByBytes(t *testing.T) {
 		t.Errorf("List = %d entries, want only the newest within 3,000 bytes", len(list))
 	}
 }
+
+// U4: an unsound newest entry is passed over alike by the undo's pick and by the check
+// its commit makes with Picks, so the commit is not refused for an entry it never saw.
+func TestPicksAgreesWithUndoable(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	s := Open(fsys, "/h", key, Limits{})
+	for i := range 2 {
+		e, c := entry(fmt.Sprintf("%012x", i+1), "a\n", "b\n")
+		if err := s.Record(e, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	afero.WriteFile(fsys, "/h/entries/0000000002-000000000002.entry", []byte("cut short"), 0o600)
+	e, ok, err := s.Undoable()
+	if err != nil || !ok || e.Seq != 1 {
+		t.Fatalf("Undoable = %d %v %v, want the sound entry 1", e.Seq, ok, err)
+	}
+	if id, err := s.Picks(true); err != nil || id != e.ID {
+		t.Errorf("Picks = %q, %v; want %q, the entry Undoable chose", id, err, e.ID)
+	}
+}

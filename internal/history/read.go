@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -34,40 +33,82 @@ func (s *Store) List() ([]Entry, error) {
 
 // Undoable returns the newest entry not undone, reading no other; ok is false when every
 // entry is undone or there is none.
-func (s *Store) Undoable() (e Entry, ok bool, err error) {
-	names, err := s.names()
-	if err != nil {
-		return Entry{}, false, err
-	}
-	for i := len(names) - 1; i >= 0; i-- {
-		if names[i].undone {
-			continue
-		}
-		if e, ok := s.read(names[i]); ok {
-			return e, true, nil
-		}
-	}
-	return Entry{}, false, nil
-}
+func (s *Store) Undoable() (e Entry, ok bool, err error) { return s.pickEntry(true) }
 
 // Redoable returns the entry undone last: the oldest of the undone entries that follow
 // the newest one not undone. ok is false when there is none.
-func (s *Store) Redoable() (e Entry, ok bool, err error) {
+func (s *Store) Redoable() (e Entry, ok bool, err error) { return s.pickEntry(false) }
+
+// Picks reports the id of the entry an undo (undo) or a redo would revert, reading no
+// entry: for a commit to check that what it reverts is still the one to. An entry this
+// store found unsound is passed over, as Undoable and Redoable pass over it.
+func (s *Store) Picks(undo bool) (string, error) {
+	names, err := s.names()
+	if err != nil {
+		return "", err
+	}
+	n, _ := pick(names, undo, func(n name) bool { return !s.isUnsound(n.file) })
+	return n.ID, nil
+}
+
+// pickEntry reads the entry an undo or a redo reverts.
+func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 	names, err := s.names()
 	if err != nil {
 		return Entry{}, false, err
 	}
-	var found Entry
-	for i := len(names) - 1; i >= 0 && names[i].undone; i-- {
-		if e, ok := s.read(names[i]); ok {
-			found, ok = e, true
+	var e Entry
+	_, ok := pick(names, undo, func(n name) bool {
+		var sound bool
+		e, sound = s.read(n)
+		return sound
+	})
+	return e, ok, nil
+}
+
+// pick is the entry of names (oldest first) an undo reverts, the newest sound one not
+// undone, or a redo, the oldest sound one of the undone entries after the newest not
+// undone. sound reads an entry; the last one it said yes to is the pick.
+func pick(names []name, undo bool, sound func(name) bool) (name, bool) {
+	var found name
+	ok := false
+	for i := len(names) - 1; i >= 0; i-- {
+		n := names[i]
+		switch {
+		case undo && !n.undone && sound(n):
+			return n, true
+		case !undo && !n.undone:
+			return found, ok
+		case !undo && sound(n):
+			found, ok = n, true
 		}
 	}
-	return found, found.ID != "", nil
+	return found, ok
+}
+
+// isUnsound reports whether the store found the entry file unsound when it read it.
+func (s *Store) isUnsound(file string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unsound[file]
 }
 
 // read opens one entry file and checks its trailer, seal and contents' places.
 func (s *Store) read(n name) (Entry, bool) {
+	e, ok := s.readEntry(n)
+	if !ok {
+		s.mu.Lock()
+		if s.unsound == nil {
+			s.unsound = map[string]bool{}
+		}
+		s.unsound[n.file] = true
+		s.mu.Unlock()
+	}
+	return e, ok
+}
+
+// readEntry is read without the note of an unsound entry.
+func (s *Store) readEntry(n name) (Entry, bool) {
 	f, err := s.fs.Open(n.file)
 	if err != nil {
 		return Entry{}, false
@@ -144,7 +185,7 @@ func (s *Store) Content(e *Entry, i int) ([]byte, error) {
 		return nil, errors.New("the history holds a file's content past the end of its entry")
 	}
 	out := e.data[b.Off : b.Off+b.Len : b.Off+b.Len]
-	if crc32.Checksum(out, castagnoli) != b.CRC {
+	if Checksum(out) != b.CRC {
 		return nil, errors.New("the history holds a file's content that does not match its checksum")
 	}
 	return out, nil
@@ -167,27 +208,6 @@ func (s *Store) load(e *Entry) error {
 	}
 	e.data = data
 	return nil
-}
-
-// Picks reports the id of the entry an undo (undo) or a redo would revert, reading no
-// entry: for a commit to check that what it reverts is still the one to.
-func (s *Store) Picks(undo bool) (string, error) {
-	names, err := s.names()
-	if err != nil {
-		return "", err
-	}
-	id := ""
-	for i := len(names) - 1; i >= 0; i-- {
-		switch {
-		case undo && !names[i].undone:
-			return names[i].ID, nil
-		case !undo && !names[i].undone:
-			return id, nil
-		case !undo:
-			id = names[i].ID
-		}
-	}
-	return id, nil
 }
 
 // SetUndone marks an entry undone, or not (a redo): a file of its own, made or removed

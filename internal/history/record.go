@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path"
@@ -88,17 +87,15 @@ func (s *Store) write(name string, e *Entry, contents []Content) (int64, error) 
 	return size, nil
 }
 
-// counter counts and sums what passes through it.
+// counter sums what passes through it to w.
 type counter struct {
-	w   io.Writer
-	n   int64
-	crc uint32
+	w io.Writer
+	Sum
 }
 
 func (c *counter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	c.n += int64(n)
-	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
+	c.Sum.Write(p[:n])
 	return n, err
 }
 
@@ -115,8 +112,8 @@ func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []by
 		if err := c.WriteOut(cw); err != nil {
 			return 0, err
 		}
-		e.Blobs[i] = Blob{Off: off, Len: cw.n, CRC: cw.crc}
-		off += cw.n
+		e.Blobs[i] = Blob{Off: off, Len: cw.N, CRC: cw.CRC}
+		off += cw.N
 	}
 	body, err := json.Marshal(e)
 	if err != nil {

@@ -1,0 +1,131 @@
+package applypatch
+
+import (
+	"errors"
+	"slices"
+
+	"golang.org/x/text/encoding"
+
+	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/lines"
+)
+
+// regionTransition is the Update (or Move) between an edited state and the content its
+// edit applies to, built from the edit's own regions rather than by comparing the two:
+// the hunks are exactly what the change did (inverse ones for an undo), with three lines
+// of context. An undo never needs the edited bytes: a file holds them when its size and
+// CRC-32C are theirs.
+func regionTransition(s *history.Store, e *history.Entry, src, dst string, edited, base history.State, undo bool,
+	enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
+	b, err := s.Content(e, base.Blob)
+	if err != nil {
+		return nil, nil, err
+	}
+	text, _, err := lines.Decode(b, enc, encName)
+	if err != nil {
+		return nil, nil, err
+	}
+	bt := lines.Split(text)
+	op := &Operation{Kind: OpUpdate, Path: src}
+	if dst != src {
+		op.MoveTo = dst
+	}
+	spec := &restoreSpec{to: b, mode: base.Mode, size: edited.Size, crc: edited.CRC}
+	if !undo {
+		if spec.to, err = rebuild(s, e, edited); err != nil {
+			return nil, nil, err
+		}
+		spec.from, spec.mode = b, edited.Mode
+	}
+	shift, prev := 0, 0
+	for i, r := range edited.Edit {
+		if r.End > bt.Count() || r.Start < prev {
+			return nil, nil, errors.New("the history holds an edit that does not fit its file")
+		}
+		next := bt.Count()
+		if i+1 < len(edited.Edit) {
+			next = edited.Edit[i+1].Start
+		}
+		lead, trail := max(prev, r.Start-3), min(next, r.End+3)
+		var h Hunk
+		for l := lead; l < r.Start; l++ {
+			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
+		}
+		at, added := r.Start, 0
+		for _, o := range r.Ops {
+			kind := LineKind(o.Kind)
+			switch kind {
+			case LineContext, LineRemove:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: bt.Line(at)})
+				at++
+			case LineAdd:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: o.Text})
+				added++
+			}
+		}
+		for l := r.End; l < trail; l++ {
+			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
+		}
+		h.Lines = removalsFirst(h.Lines)
+		h.EOF = trail == bt.Count()
+		start := lead
+		if undo {
+			start += shift
+		}
+		op.Hunks = append(op.Hunks, h)
+		spec.starts = append(spec.starts, start)
+		shift += added - (r.End - r.Start) + countKind(r.Ops, LineContext)
+		prev = r.End
+	}
+	return op, spec, nil
+}
+
+// inverse is a line's kind in an undo's hunk: what the change added is removed, and back.
+func inverse(k LineKind, undo bool) LineKind {
+	switch {
+	case !undo || k == LineContext:
+		return k
+	case k == LineAdd:
+		return LineRemove
+	}
+	return LineAdd
+}
+
+// countKind counts the ops of a kind.
+func countKind(ops []history.Op, k LineKind) int {
+	n := 0
+	for _, o := range ops {
+		if LineKind(o.Kind) == k {
+			n++
+		}
+	}
+	return n
+}
+
+// removalsFirst orders each run of changed lines as a diff shows it, its removed lines
+// before its added ones: an undo's inverted lines otherwise show what it adds first.
+func removalsFirst(ls []Line) []Line {
+	for i := 0; i < len(ls); {
+		if ls[i].Kind == LineContext {
+			i++
+			continue
+		}
+		j := i
+		for j < len(ls) && ls[j].Kind != LineContext {
+			j++
+		}
+		slices.SortStableFunc(ls[i:j], func(a, b Line) int {
+			return cmpKind(a.Kind) - cmpKind(b.Kind)
+		})
+		i = j
+	}
+	return ls
+}
+
+// cmpKind puts removed lines before added ones.
+func cmpKind(k LineKind) int {
+	if k == LineRemove {
+		return 0
+	}
+	return 1
+}
