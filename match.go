@@ -235,12 +235,21 @@ func (e *MatchError) Error() string {
 	b.WriteString(e.where())
 	b.WriteString(": ")
 	b.WriteString(e.reason())
-	if e.near != nil {
-		fmt.Fprintf(&b, "\nThe closest region starts at line %d, where %d of the hunk's %d expected lines occur "+
-			"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
-			e.near.Start, e.near.Agree, e.near.Of, e.near.Diff)
+	if near := e.nearText(); near != "" {
+		b.WriteString("\n" + near)
 	}
 	return show.Clip(b.String(), show.ErrorBudget)
+}
+
+// nearText shows, for a MatchNotFound, the region of the file most like the hunk, as a
+// short diff; "" when there is none.
+func (e *MatchError) nearText() string {
+	if e.near == nil {
+		return ""
+	}
+	return fmt.Sprintf("The closest region starts at line %d, where %d of the hunk's %d expected lines occur "+
+		"('-' is what the hunk expects and the file lacks, '+' is what the file has there):\n%s",
+		e.near.Start, e.near.Agree, e.near.Of, e.near.Diff)
 }
 
 func (e *MatchError) where() string {

@@ -168,15 +168,13 @@ func (rv *reverting) what() string {
 // revertProblem words one problem of an undo or a redo: a hunk that no longer matches is
 // told as lines edited since, with the closest region the matcher found.
 func revertProblem(err error) string {
-	text := strings.TrimSuffix(err.Error(), "\nNothing was applied.")
 	var me *MatchError
 	if !errors.As(err, &me) {
-		return text
+		return strings.TrimSuffix(err.Error(), "\nNothing was applied.")
 	}
-	_, detail, _ := strings.Cut(text, "\n")
 	head := fmt.Sprintf("%s: hunk %d: the lines the change left there were edited since, so where to put them back is not certain", show.Path(me.Path), me.Hunk)
-	if detail == "" {
-		return head
+	if near := me.nearText(); near != "" {
+		return head + "\n" + near
 	}
-	return head + "\n" + detail
+	return head
 }
