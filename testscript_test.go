@@ -14,8 +14,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected output in testdata scripts")
 
 func TestMain(m *testing.M) {
-	statetest.Isolate() // the journal key is kept outside every workspace
-	testscript.Main(m, map[string]func(){
+	done := statetest.Isolate() // the journal key is kept outside every workspace
+	testscript.Main(statetest.Main(m, done), map[string]func(){
 		"applypatch": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }

@@ -21,14 +21,16 @@ import (
 const childEnv = "APPLYPATCH_CLI_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	statetest.Isolate()
+	done := statetest.Isolate()
 	if dir := os.Getenv(holdEnv); dir != "" {
 		os.Exit(holdLock(dir))
 	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	done()
+	os.Exit(code)
 }
 
 // command is the applypatch command as a child process of the test.
