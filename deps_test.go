@@ -27,25 +27,26 @@ var allowedImports = map[string][]string{
 	"internal/prefault":    nil,
 	"internal/diff":        nil,
 	"internal/wslock":      nil,
-	"internal/splitfs":     nil,
+	"internal/cleanpath":   nil,
 	"internal/pathpattern": nil,
 	"internal/envelope":    nil,
 	// Level 1.
 	"internal/lines":    {"internal/prefault"},
-	"internal/pathwalk": {"internal/sysstat"},
+	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
+	"internal/splitfs":  {"internal/cleanpath"},
 	// Level 2.
-	"internal/fence":     {"internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
+	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
 	"internal/history":   nil,
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
-	"internal/txn": {"internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
+	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
 		"internal/wslock"},
 	// The facade.
 	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
-	"fs/rootfs":  {"internal/sysstat", "internal/wslock"},
+	"fs/rootfs":  {"internal/cleanpath", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},
 	// Above the facade.
 	"internal/reviewscript": {""},

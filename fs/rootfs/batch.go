@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 )
 
 // Batch starts a batch of operations and returns the function that ends it. While a
@@ -138,7 +140,7 @@ func (f *Fs) within(name, opName string, op func(d *keptDir, base string) error)
 	if f.kept.depth == 0 {
 		return nil, false
 	}
-	d, err := f.keptDirLocked(filepath.Clean(dir))
+	d, err := f.keptDirLocked(cleanpath.Clean(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &os.PathError{Op: opName, Path: name, Err: syscall.ENOENT}, true
 	}
@@ -245,7 +247,7 @@ func (f *Fs) linkWithin(oldname, newname string) (error, bool) {
 	}
 	newDir, newBase := filepath.Split(newRel)
 	err, ok := f.within(oldname, "link", func(d *keptDir, base string) error {
-		to, err := f.keptDirLocked(filepath.Clean(newDir))
+		to, err := f.keptDirLocked(cleanpath.Clean(newDir))
 		if err != nil {
 			return errNotKept
 		}
@@ -281,7 +283,7 @@ func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
 		if filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
 			return d.rename(base, newBase)
 		}
-		to, err := f.keptDirLocked(filepath.Clean(newDir))
+		to, err := f.keptDirLocked(cleanpath.Clean(newDir))
 		if err != nil {
 			return errNotKept
 		}

@@ -3,9 +3,10 @@ package rootfs
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 	"unsafe"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 )
 
 // open opens the file base inside the kept directory: one openat relative to the kept
@@ -32,7 +33,7 @@ func (d *keptDir) open(base string, flag int, perm os.FileMode) (handle, error) 
 	}
 	// Named like the files os.Root opens, by host path: an os.File made to read its
 	// entries uses its name to stat them, and File never shows it.
-	return newRawFile(fd, filepath.Join(d.file.Name(), base), flag), nil
+	return newRawFile(fd, cleanpath.Join(d.file.Name(), base), flag), nil
 }
 
 // syscallMode is perm as open(2) takes it.

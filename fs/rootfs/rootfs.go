@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 )
 
 // Compile-time checks that Fs and File provide the afero interfaces.
@@ -222,7 +224,7 @@ func local(name string) string {
 	if name == "" {
 		return name
 	}
-	clean := filepath.Clean(name)
+	clean := cleanpath.Clean(name)
 	if filepath.VolumeName(clean) != "" {
 		return clean
 	}

@@ -14,11 +14,13 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/pathpattern"
 	"github.com/applypatch/applypatch/internal/pathwalk"
 	"github.com/applypatch/applypatch/internal/splitfs"
-	"github.com/spf13/afero"
 )
 
 // Class is where a path lands. Its values are the public class names.
@@ -147,9 +149,9 @@ func (f *Fence) resolve(authored string, entry bool) (pathwalk.Resolution, error
 // path into another .git escapes them. It also reports whether the name lies
 // outside the workspace, which a protected path may do as well.
 func (f *Fence) ClassOf(authored, name string) (Class, bool) {
-	lexical := filepath.Clean(authored)
+	lexical := cleanpath.Clean(authored)
 	if !pathwalk.Rooted(authored) {
-		lexical = filepath.Join(f.root, authored)
+		lexical = cleanpath.Join(f.root, authored)
 	}
 	_, inside := splitfs.Within(f.real, name)
 	landed, written := slashComponents(name), slashComponents(lexical)

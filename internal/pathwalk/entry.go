@@ -1,6 +1,10 @@
 package pathwalk
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
+)
 
 // ResolveEntry resolves name as an entry of its directory: its parents are followed, a
 // final symbolic link is not. It is what a Delete removes: the link itself, as rm and git
@@ -14,6 +18,6 @@ func (r *Resolver) ResolveEntry(dir, name string) (Resolution, error) {
 	if err != nil {
 		return Resolution{}, err
 	}
-	res.Name, res.Info = filepath.Join(res.Name, base), nil
+	res.Name, res.Info = cleanpath.Join(res.Name, base), nil
 	return res, nil
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 )
 
 // An FS hands a name inside its root to the inside filesystem as "/" plus its name
@@ -42,7 +44,7 @@ func New(outside, inside afero.Fs, root string) *FS {
 // boundary (/w/proj-sibling is not inside /w/proj), root itself included as ".". Both
 // are cleaned names.
 func Within(root, name string) (string, bool) {
-	if rest, ok := strings.CutPrefix(name, root); ok && filepath.Clean(name) == name {
+	if rest, ok := strings.CutPrefix(name, root); ok && cleanpath.IsClean(name) {
 		// The common case, a name below root as spelled: its rest is what Rel would say.
 		// A clean name holds no "//", "." or ".." component, so neither does a root it
 		// starts with, beyond a last one the cases below send to Rel.

@@ -11,11 +11,13 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
-	"github.com/spf13/afero"
 )
 
 // shown is how a report names an entry's path: as authored where that is known.
@@ -178,7 +180,7 @@ func (j *journal) backup(e *Entry, i int, st *Step, cur filestate.State) error {
 	}
 	e.Backup = backupName(i)
 	e.Mode, e.UID, e.GID, e.Owned = cur.Mode, cur.Own.UID, cur.Own.GID, cur.Own.Known
-	name := filepath.Join(j.dir, e.Backup)
+	name := cleanpath.Join(j.dir, e.Backup)
 	if splitfs.Link(j.fsys, st.Name, name) == nil {
 		e.Linked = true
 		return nil
@@ -259,7 +261,7 @@ func removeJournalDir(fsys afero.Fs, dir string) error {
 		return err
 	}
 	for _, n := range names {
-		if err := fsys.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(cleanpath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
@@ -334,7 +336,7 @@ func (tx *txn) restoreBackup(st *Step) error {
 		return errNoBackup
 	}
 	e := tx.jr.backups[st]
-	b := filepath.Join(tx.jr.dir, e.Backup)
+	b := cleanpath.Join(tx.jr.dir, e.Backup)
 	if !e.Linked {
 		if err := tx.setOwnerMode(b, e.Mode, e.owner()); err != nil {
 			return err
@@ -356,7 +358,7 @@ func (tx *txn) detachBackup(st *Step) error {
 		return nil
 	}
 	e := tx.jr.backups[st]
-	name := filepath.Join(tx.jr.dir, e.Backup)
+	name := cleanpath.Join(tx.jr.dir, e.Backup)
 	data, err := afero.ReadFile(tx.fsys, name)
 	if err == nil {
 		err = tx.fsys.Remove(name)
