@@ -221,3 +221,39 @@ func linkedTwice(t *testing.T, dir string, targets ...string) int {
 	}
 	return n
 }
+
+// TestCreatedMeanwhileWithoutHardLinks has another program create the path of an Add,
+// or of a Move's destination, just before the commit writes it, where the filesystem has
+// no hard links: the look just before the rename finds it, the other program's file is
+// kept, and the commit fails with the conflict a stale baseline gives (X2, X3).
+func TestCreatedMeanwhileWithoutHardLinks(t *testing.T) {
+	layers := map[string]func(t *testing.T) afero.Fs{
+		"MemMapFs":   func(*testing.T) afero.Fs { return afero.NewMemMapFs() },
+		"BasePathFs": func(t *testing.T) afero.Fs { return afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()) },
+	}
+	for name, layer := range layers {
+		for _, c := range createdMeanwhile {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				fsys := layer(t)
+				writeFixture(t, fsys, "/ws", noReplaceFiles)
+				before := readTree(t, fsys, "/ws")
+				const theirs = "the other program's file\n"
+				ffs := faultfs.New(fsys, writeBefore(c.target, func() {
+					if err := afero.WriteFile(fsys, "/ws/"+c.target, []byte(theirs), 0o644); err != nil {
+						t.Error(err)
+					}
+				}))
+				_, err := applypatch.Apply(context.Background(), ffs, c.payload, &applypatch.Options{Workspace: "/ws"})
+				checkTaken(t, err, c.target)
+				after := readTree(t, fsys, "/ws")
+				if got := after[c.target].data; got != theirs {
+					t.Errorf("%s = %q, want the other program's file", c.target, got)
+				}
+				delete(after, c.target)
+				if diff := treeDiff(before, after); len(diff) > 0 {
+					t.Errorf("besides %s, these differ from the baseline: %v", c.target, diff)
+				}
+			})
+		}
+	}
+}

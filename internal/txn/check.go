@@ -182,11 +182,15 @@ func sameContent(f io.Reader, want []byte) (bool, error) {
 
 // capturedState is the state a step's path was read in when its baseline was captured
 // under this commit's lock: with nothing written since, that read is the check of the
-// whole batch, and reading the file again would read the same bytes. It reports false
-// where the capture kept no stamp of the baseline's file.
+// whole batch, and reading the file again would read the same bytes, or find the same
+// absence where the step creates the file. It reports false where the capture kept no
+// stamp of the baseline's file.
 func (tx *txn) capturedState(st *Step) (filestate.State, bool) {
-	if !tx.captured {
+	switch {
+	case !tx.captured:
 		return filestate.State{}, false
+	case creates(st):
+		return filestate.State{}, true
 	}
 	s, ok := tx.stampOf(st)
 	if !ok {

@@ -39,7 +39,13 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 		return &Conflict{Reason: Unsaved, Paths: []string{st.Path}}
 	}
 	cur, ok := tx.unchanged(st, seen)
-	if !ok {
+	switch {
+	case ok:
+	case creates(st):
+		// The hard link that places the file refuses a name that exists (placeNew), and
+		// where there are no links the look happens there, just before the rename.
+		cur = filestate.State{}
+	default:
 		cur = tx.readStep(st)
 	}
 	if cur.Err != nil {
@@ -183,6 +189,7 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 			}
 			return err
 		}
+		err = tx.stillAbsent(st)
 	}
 	renameErr := err
 	if err == nil {
@@ -228,6 +235,26 @@ func (tx *txn) placeNew(st *Step, tmp string) (ok bool, err error) {
 	}
 	tx.removeTemp(tmp) // one that stays is removed by rollback, or reported
 	return true, err
+}
+
+// creates reports a step that writes a file where its baseline had none, and which the
+// check just before it can leave to placing the file: a hard link to a name that exists
+// fails. A host's expectations of such a path were checked against its absence before
+// the first write, and absence is all there is to check again.
+func creates(st *Step) bool {
+	return st.Op == Write && !st.Base.Exists && !st.Base.IsLink()
+}
+
+// stillAbsent is the check just before a creating step where the file cannot be placed
+// by a hard link: a path that exists now is a conflict, and the rename is not made.
+func (tx *txn) stillAbsent(st *Step) error {
+	switch cur := tx.readStep(st); {
+	case cur.Err != nil:
+		return tx.unreadable(st, cur.Err)
+	case cur.Exists:
+		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
+	}
+	return nil
 }
 
 // linkImpossible reports a hard link the filesystem cannot make at all, as opposed to
