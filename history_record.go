@@ -145,8 +145,9 @@ type blobKey struct {
 }
 
 // held is the state of a file of these bytes, kept as a content of the entry.
+// Its CRC is the content's, which the store sums as it writes it (see history.Store.Record).
 func (r *recording) held(mode fs.FileMode, b []byte) history.State {
-	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), CRC: history.Checksum(b), Blob: r.blob(b)}
+	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), Blob: r.blob(b)}
 }
 
 // blob is the index of the content holding b, added once.
@@ -174,9 +175,8 @@ func (r *recording) written(st *txn.Step) history.State {
 	if src := r.removed[st.From]; st.From != "" && src != nil { // a Move's result is derived from its source's baseline
 		base = src.Base.Bytes
 	}
-	sum := &history.Sum{}
-	c.emit(sum)
-	out := history.State{Exists: true, Mode: st.Mode, Size: sum.N, CRC: sum.CRC, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
+	size, crc := st.Written() // summed for the journal already
+	out := history.State{Exists: true, Mode: st.Mode, Size: size, CRC: crc, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
 	for _, reg := range c.regs {
 		hr := history.Region{Start: reg.start, End: reg.end, Ops: make([]history.Op, len(reg.ops))}
 		for i, l := range reg.ops {

@@ -115,6 +115,7 @@ func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []by
 		e.Blobs[i] = Blob{Off: off, Len: cw.N, CRC: cw.CRC}
 		off += cw.N
 	}
+	e.sumHeld()
 	body, err := json.Marshal(e)
 	if err != nil {
 		return 0, err
@@ -127,6 +128,18 @@ func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []by
 		return 0, err
 	}
 	return start + int64(len(body)+len(trailer)), nil
+}
+
+// sumHeld gives every state held whole the CRC of its content, just summed as it was
+// written, so the recording need not sum it first.
+func (e *Entry) sumHeld() {
+	for i := range e.Files {
+		for _, st := range []*State{&e.Files[i].Before, &e.Files[i].After} {
+			if st.Exists && st.Blob >= 0 && st.Blob < len(e.Blobs) {
+				st.CRC = e.Blobs[st.Blob].CRC
+			}
+		}
+	}
 }
 
 // A name is an entry file found in the store, before it is read.

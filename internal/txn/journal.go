@@ -154,7 +154,7 @@ func (tx *txn) entryOf(st *Step, before filestate.State) Entry {
 		e.Outside = true
 	}
 	if st.Op == Write {
-		e.Wrote, e.WroteMode = WroteID(st.Body), st.Mode
+		e.Wrote, e.WroteMode = wroteID(st.Written()), st.Mode
 	}
 	return e
 }

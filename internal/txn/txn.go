@@ -49,6 +49,22 @@ type Step struct {
 	// is the owner and group the written file gets, and its link count.
 	From  string
 	owner filestate.Owner
+	sum   *crcWriter // what Body writes, once Written has summed it
+}
+
+// Written returns the size and the CRC-32C of what a Write step writes, summed the first
+// time it is asked for: the journal records it before the write, and a history keeps it
+// after, without writing the body out again.
+func (st *Step) Written() (size int64, crc uint32) {
+	if st.sum == nil {
+		st.sum = &crcWriter{}
+		if h, ok := st.Body.(heldBytes); ok {
+			st.sum.Write(h)
+		} else {
+			st.Body.WriteOut(st.sum) // a checksum never fails to write
+		}
+	}
+	return int64(st.sum.n), st.sum.sum
 }
 
 // created is a file or directory the transaction created besides its targets: a parent

@@ -29,12 +29,12 @@ const wroteCRCPrefix = "crc32c:"
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // wroteID is the journal's identity of content of size bytes with the CRC-32C sum.
-func wroteID(size int, sum uint32) string {
-	return wroteCRCPrefix + strconv.Itoa(size) + ":" + fmt.Sprintf("%08x", sum)
+func wroteID(size int64, sum uint32) string {
+	return wroteCRCPrefix + strconv.FormatInt(size, 10) + ":" + fmt.Sprintf("%08x", sum)
 }
 
 // wroteIDOf is the identity of b.
-func wroteIDOf(b []byte) string { return wroteID(len(b), crc32.Checksum(b, castagnoli)) }
+func wroteIDOf(b []byte) string { return wroteID(int64(len(b)), crc32.Checksum(b, castagnoli)) }
 
 // WroteMatches reports whether data, what a path holds, is what the journal says its
 // step wrote: id is a wroteID, or the hex SHA-256 an older journal recorded.
@@ -67,7 +67,7 @@ func WroteID(b Body) string {
 	}
 	var w crcWriter
 	b.WriteOut(&w) // a checksum never fails to write
-	return wroteID(w.n, w.sum)
+	return wroteID(int64(w.n), w.sum)
 }
 
 // heldBytes is a body of bytes held in memory: a baseline put back.
