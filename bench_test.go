@@ -140,7 +140,11 @@ func BenchmarkResolveManyFiles(b *testing.B) { benchResolve(b, "manyfiles") }
 // benchCommit applies a workload on the operating system's filesystem, in a fresh
 // directory each time: afero's MemMapFs renames by scanning every entry it holds, which
 // would make a many-file commit measure afero rather than the transaction.
-func benchCommit(b *testing.B, kind string) {
+func benchCommit(b *testing.B, kind string) { benchCommitWith(b, kind, false) }
+
+// benchCommitWith is benchCommit, with a history on the OS filesystem when history is
+// set: the cost of recording, against the same commit without.
+func benchCommitWith(b *testing.B, kind string, history bool) {
 	mem, payload := benchWorkload(kind)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -162,8 +166,12 @@ func benchCommit(b *testing.B, kind string) {
 		}); err != nil {
 			b.Fatal(err)
 		}
+		opts := &Options{Workspace: root}
+		if history {
+			opts.History = NewHistory(afero.NewOsFs(), filepath.Join(b.TempDir(), "history"))
+		}
 		b.StartTimer()
-		if _, err := Apply(context.Background(), afero.NewOsFs(), payload, &Options{Workspace: root}); err != nil {
+		if _, err := Apply(context.Background(), afero.NewOsFs(), payload, opts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -172,3 +180,8 @@ func benchCommit(b *testing.B, kind string) {
 func BenchmarkCommit(b *testing.B)        { benchCommit(b, "manyfiles") }
 func BenchmarkCommitBigFile(b *testing.B) { benchCommit(b, "bigfile") }
 func BenchmarkCommitAdds(b *testing.B)    { benchCommit(b, "adds") }
+
+// BenchmarkCommitRecorded is BenchmarkCommit and BenchmarkCommitBigFile with a history
+// (U1): the history's share of a commit.
+func BenchmarkCommitRecorded(b *testing.B)        { benchCommitWith(b, "manyfiles", true) }
+func BenchmarkCommitRecordedBigFile(b *testing.B) { benchCommitWith(b, "bigfile", true) }
