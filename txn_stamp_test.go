@@ -67,3 +67,47 @@ func TestCommitSeesEditKeepingSizeAndTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitBatchCheckSeesEditKeepingSizeAndTime: the check of the whole batch before the
+// first write proves an unchanged file by one look at its metadata, as the check just
+// before each write does, so an edit between Resolve and Commit that keeps the size and
+// puts the old modification time back must be seen by its change time, and nothing is
+// written (X2).
+func TestCommitBatchCheckSeesEditKeepingSizeAndTime(t *testing.T) {
+	for _, settled := range []bool{true, false} {
+		t.Run(map[bool]string{true: "settled", false: "fresh"}[settled], func(t *testing.T) {
+			root := t.TempDir()
+			a, c := filepath.Join(root, "a.txt"), filepath.Join(root, "c.txt")
+			old := time.Now().Add(-time.Hour)
+			for _, n := range []string{a, c} {
+				if err := os.WriteFile(n, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(n, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if settled {
+				time.Sleep(200 * time.Millisecond)
+			}
+			payload := "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** Update File: c.txt\n@@\n one\n-two\n+2\n*** End Patch\n"
+			pr := mustResolve(t, afero.NewOsFs(), payload, &applypatch.Options{Workspace: root})
+			if err := os.WriteFile(c, []byte("one\nTWO\nthree\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(c, old, old); err != nil {
+				t.Fatal(err)
+			}
+			_, err := applypatch.Commit(context.Background(), pr)
+			var ce *applypatch.ConflictError
+			if !errors.As(err, &ce) || !slices.Equal(ce.Paths, []string{"c.txt"}) {
+				t.Fatalf("err = %v, want a conflict naming c.txt", err)
+			}
+			for n, want := range map[string]string{a: "one\ntwo\nthree\n", c: "one\nTWO\nthree\n"} {
+				if got, _ := os.ReadFile(n); string(got) != want {
+					t.Errorf("%s = %q, want %q", filepath.Base(n), got, want)
+				}
+			}
+		})
+	}
+}

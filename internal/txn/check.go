@@ -41,6 +41,11 @@ func (tx *txn) precheck() ([]filestate.State, error) {
 		}
 		cur, ok := tx.capturedState(st)
 		if !ok {
+			// The look that proves a file unchanged just before its write proves it here
+			// too; only a file it cannot prove so is read again.
+			cur, ok = tx.unchanged(st, nil)
+		}
+		if !ok {
 			cur = tx.readStep(st)
 		}
 		if cur.Err != nil {
