@@ -162,13 +162,9 @@ func (c *change) fileResult(pr *Proposal) FileResult {
 	d := diffWriter{f: &f}
 	switch c.Op.Kind {
 	case OpAdd:
-		for _, l := range c.Op.Lines {
-			d.line('+', l)
-		}
+		d.lines('+', c.Op.Lines)
 	case OpDelete:
-		for _, l := range pr.displayLines(c) {
-			d.line('-', l)
-		}
+		d.lines('-', pr.displayLines(c))
 	case OpUpdate:
 		c.hunkDiff(&d)
 	}
@@ -193,6 +189,18 @@ func (d *diffWriter) line(kind byte, text string) {
 		d.f.Added++
 	case '-':
 		d.f.Removed++
+	}
+}
+
+// lines writes every line of a whole file as kind, in a buffer sized for them once.
+func (d *diffWriter) lines(kind byte, text []string) {
+	size := 0
+	for _, l := range text {
+		size += len(l) + 2
+	}
+	d.b.Grow(size)
+	for _, l := range text {
+		d.line(kind, l)
 	}
 }
 
