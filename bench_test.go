@@ -108,8 +108,11 @@ func benchWorkload(kind string) (afero.Fs, string) {
 	return fsys, b.String()
 }
 
-func BenchmarkParse(b *testing.B) {
-	_, payload := benchWorkload("bigfile")
+func BenchmarkParse(b *testing.B)     { benchParse(b, "bigfile") }
+func BenchmarkParseAdds(b *testing.B) { benchParse(b, "adds") }
+
+func benchParse(b *testing.B, kind string) {
+	_, payload := benchWorkload(kind)
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {

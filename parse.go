@@ -143,18 +143,18 @@ func (p *parser) notAHeader(l envelope.Line, text string) error {
 
 // addBody reads the '+' lines of an Add: none makes an empty file.
 func (p *parser) addBody(op *Operation) error {
-	op.Lines = []string{}
-	for p.more() {
-		l := p.peek()
-		if isHeaderLine(l.Text) {
-			return nil
-		}
-		text, ok := strings.CutPrefix(l.Text, "+")
+	end := p.i // the body's lines are counted first, so they are kept in one allocation
+	for end < len(p.lines) && (strings.HasPrefix(p.lines[end].Text, "+") || !isHeaderLine(p.lines[end].Text)) {
+		end++
+	}
+	op.Lines = make([]string, 0, end-p.i)
+	for ; p.i < end; p.i++ {
+		l := p.lines[p.i]
+		text, ok := strings.CutPrefix(l.Text, "+") // a line that starts with '+' is never a header
 		if !ok {
 			return p.errf(l, "every line of an Add File section must start with '+' (a lone '+' is an empty line)")
 		}
 		op.Lines = append(op.Lines, text)
-		p.i++
 	}
 	return nil
 }
