@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/txn"
 )
@@ -321,7 +322,7 @@ func (t *laterTree) canCreate(name, authored string, parentErr error) error {
 	}
 	removed := false
 	up := filepath.ToSlash(authored)
-	for d := filepath.Dir(name); d != filepath.Dir(d); d = filepath.Dir(d) {
+	for d := cleanpath.Dir(name); d != cleanpath.Dir(d); d = cleanpath.Dir(d) {
 		up = path.Dir(up)
 		switch t.kind[d] {
 		case pathFile:
@@ -371,7 +372,7 @@ func (t *laterTree) apply(c *change) {
 // create records a file and the directories above it.
 func (t *laterTree) create(name, authored string) {
 	t.set(name, pathFile, authored)
-	for d := filepath.Dir(name); d != filepath.Dir(d); d = filepath.Dir(d) {
+	for d := cleanpath.Dir(name); d != cleanpath.Dir(d); d = cleanpath.Dir(d) {
 		if t.kind[d] == pathDir {
 			break
 		}

@@ -43,7 +43,7 @@ var allowedImports = map[string][]string{
 	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
 		"internal/wslock"},
 	// The facade.
-	"": {"internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
+	"": {"internal/cleanpath", "internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/cleanpath", "internal/sysstat", "internal/wslock"},

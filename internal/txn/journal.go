@@ -281,13 +281,13 @@ func (tx *txn) plannedDirs() []string {
 			continue
 		}
 		var missing []string
-		for d := filepath.Dir(st.Name); !seen[d]; d = filepath.Dir(d) {
+		for d := cleanpath.Dir(st.Name); !seen[d]; d = cleanpath.Dir(d) {
 			seen[d] = true
 			if fi, err := tx.fsys.Stat(d); err == nil && fi.IsDir() {
 				break
 			}
 			missing = append(missing, d)
-			if filepath.Dir(d) == d {
+			if cleanpath.Dir(d) == d {
 				break
 			}
 		}

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/show"
-	"github.com/spf13/afero"
 )
 
 // recovery is one run of recovery over a verified journal record.
@@ -362,5 +364,5 @@ func (rc *recovery) show(name string) string {
 // tempFor is the temporary file a commit with the given id writes a target's new bytes
 // through: hidden, beside the target, named for the commit (see txn.tempName).
 func tempFor(target, id string) string {
-	return filepath.Join(filepath.Dir(target), strings.TrimSuffix(tempPrefix(filepath.Base(target)), "*")+id)
+	return cleanpath.Join(cleanpath.Dir(target), strings.TrimSuffix(tempPrefix(filepath.Base(target)), "*")+id)
 }

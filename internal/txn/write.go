@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
@@ -96,9 +97,9 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 // its square. Only this transaction creates directories meanwhile: it holds the lock.
 func (tx *txn) mkdirs(st *Step) error {
 	var up []string // the parents not known to exist, deepest first
-	for d := filepath.Dir(st.Name); !tx.present[d]; d = filepath.Dir(d) {
+	for d := cleanpath.Dir(st.Name); !tx.present[d]; d = cleanpath.Dir(d) {
 		up = append(up, d)
-		if filepath.Dir(d) == d {
+		if cleanpath.Dir(d) == d {
 			break
 		}
 	}
@@ -166,7 +167,7 @@ func tempPrefix(base string) string {
 // layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
 // *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool) error {
-	dir := filepath.Dir(st.Name)
+	dir := cleanpath.Dir(st.Name)
 	tmp, preset, err := tx.createTemp(st.Name, mode, own)
 	if err != nil {
 		return err
@@ -270,7 +271,7 @@ func linkImpossible(err error) bool {
 // its mode is set.
 func (tx *txn) createTemp(target string, mode fs.FileMode, own filestate.Owner) (f afero.File, preset bool, err error) {
 	if tx.jr == nil {
-		f, err = afero.TempFile(tx.fsys, filepath.Dir(target), tempPrefix(filepath.Base(target)))
+		f, err = afero.TempFile(tx.fsys, cleanpath.Dir(target), tempPrefix(filepath.Base(target)))
 		return f, false, err
 	}
 	name := tx.tempName(target, tx.jr.id)
@@ -301,9 +302,9 @@ func (tx *txn) createsWithMode(name string, mode fs.FileMode, own filestate.Owne
 	case *afero.MemMapFs:
 		return true
 	case *afero.OsFs:
-		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Dir(n))
+		return umaskKeeps(mode) && !tx.inheritsACL(cleanpath.Dir(n))
 	case interface{ Root() *os.Root }: // confined to a root (fs/rootfs): n is "/" + its name there
-		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Join(fsys.Root().Name(), filepath.Dir(n)))
+		return umaskKeeps(mode) && !tx.inheritsACL(filepath.Join(fsys.Root().Name(), cleanpath.Dir(n)))
 	}
 	return false
 }
