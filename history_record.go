@@ -177,6 +177,7 @@ func (r *recording) written(st *txn.Step) history.State {
 	}
 	size, crc := st.Written() // summed for the journal already
 	out := history.State{Exists: true, Mode: st.Mode, Size: size, CRC: crc, Blob: -1, Base: r.blob(base), BOM: len(c.bom)}
+	out.Edit = make([]history.Region, 0, len(c.regs))
 	for _, reg := range c.regs {
 		hr := history.Region{Start: reg.start, End: reg.end, Ops: make([]history.Op, len(reg.ops))}
 		for i, l := range reg.ops {
