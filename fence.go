@@ -78,6 +78,9 @@ func classifyPath(f *fence.Fence, authored string, kind OpKind) (ClassifiedPath,
 // fenceError words what the fence found as the public error: a path that cannot be
 // resolved, or one that now lands elsewhere.
 func fenceError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var unresolvable *fence.Unresolvable
 	var redirected *fence.Redirected
 	switch {

@@ -139,6 +139,9 @@ func (pr *Proposal) capture(name, authored string) (filestate.Baseline, error) {
 // stateError words what filestate found as the public error: a path that cannot be read
 // (or lies below a file), or a file over the host's limit.
 func stateError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var unreadable *filestate.ReadError
 	var large *filestate.TooLarge
 	switch {
