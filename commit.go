@@ -97,11 +97,13 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	}
 	cfg.Fs, cfg.Root, cfg.Key, cfg.Fence = pr.files(), f.Real(), key, f
 	cfg.Guard, cfg.Expected, cfg.Seen, cfg.Captured = pr.recheckStep, expects(expected), pr.read, pr.readLocked
+	var kept *keptBaselines
+	cfg.Keep = pr.keeper(plan, &kept)
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)
-	pr.recordHistory(plan, res)
+	pr.recordHistory(plan, res, kept)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }

@@ -21,7 +21,7 @@ import (
 // recordHistory runs after a commit is durable: it records the commit in the history the
 // options name or, for an undo or a redo, marks the entry it reverted. It never fails
 // the commit: what went wrong is a note of the result.
-func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result) {
+func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines) {
 	if rv := pr.reverts; rv != nil {
 		res.note(rv.done())
 		if err := rv.mark(); err != nil {
@@ -32,8 +32,55 @@ func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result) {
 	if pr.opts.History == nil {
 		return
 	}
-	if err := pr.writeHistory(plan, res); err != nil {
+	if err := pr.writeHistory(plan, res, kept); err != nil {
+		if kept != nil {
+			if s, _ := pr.opts.History.opened(); s != nil {
+				s.Discard(kept.id, kept.size)
+			}
+		}
 		res.note("History not recorded: " + err.Error() + "; the change is applied, but it cannot be undone")
+	}
+}
+
+// keptBaselines are the backups of a commit's baselines that its history entry keeps:
+// the commit's journal directory, moved into the history as the entry's kept directory.
+type keptBaselines struct {
+	id    string   // the entry's id
+	size  int64    // the bytes of the backups
+	files []string // by step of the plan, the name of its backup, "" where none
+}
+
+// keeper is the offer a commit makes of its journal directory to the history, when it
+// records one: the directory's backups are the baselines the entry keeps, so a history
+// on the same filesystem as the workspace takes them by one rename rather than writing
+// their bytes again. Where the directory cannot be moved, the commit removes it and the
+// entry holds the baselines' bytes itself. *kept says what was taken.
+func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kept) bool {
+	if pr.reverts != nil || pr.opts.History == nil {
+		return nil
+	}
+	return func(k *txn.Kept) bool {
+		var size int64
+		for i, b := range k.Backups {
+			if b != "" {
+				size += int64(len(plan[i].Base.Bytes))
+			}
+		}
+		s, err := pr.opts.History.opened()
+		if err != nil || size == 0 {
+			return false
+		}
+		dir, err := s.Entries()
+		if err != nil {
+			return false
+		}
+		defer dir.Close()
+		id := newEntryID()
+		if !k.MoveTo(dir, history.KeptName(id, size)) {
+			return false
+		}
+		*kept = &keptBaselines{id: id, size: size, files: k.Backups}
+		return true
 	}
 }
 
@@ -81,7 +128,7 @@ func (pr *Proposal) stillReverting() error {
 
 // writeHistory records the commit of plan: every path's baseline and what the commit
 // left, the payload, the time and the tallies.
-func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
+func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines) error {
 	s, err := pr.opts.History.opened()
 	if err != nil {
 		return err
@@ -96,10 +143,16 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result) error {
 		e.Removed += fr.Removed
 	}
 	r := &recording{removed: map[string]*txn.Step{}, index: map[blobKey]int{}}
-	for _, st := range plan {
+	for i, st := range plan {
 		if st.Op == txn.Remove {
 			r.removed[st.Name] = st
 		}
+		if kept != nil && kept.files[i] != "" {
+			r.kept(st.Base.Bytes, kept.files[i])
+		}
+	}
+	if kept != nil {
+		e.ID, e.Kept = kept.id, kept.size
 	}
 	seen := map[string]bool{}
 	for _, st := range plan {
@@ -148,6 +201,12 @@ type blobKey struct {
 // Its CRC is the content's, which the store sums as it writes it (see history.Store.Record).
 func (r *recording) held(mode fs.FileMode, b []byte) history.State {
 	return history.State{Exists: true, Mode: mode, Size: int64(len(b)), Blob: r.blob(b)}
+}
+
+// kept adds b as a content the entry's kept directory holds, as file.
+func (r *recording) kept(b []byte, file string) {
+	r.index[blobKey{unsafe.SliceData(b), len(b)}] = len(r.contents)
+	r.contents = append(r.contents, history.Kept{File: file, Len: int64(len(b)), CRC: history.Checksum(b)})
 }
 
 // blob is the index of the content holding b, added once.

@@ -16,7 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -76,19 +76,24 @@ type Entry struct {
 	Added       int       `json:"added"`
 	Removed     int       `json:"removed"`
 	Blobs       []Blob    `json:"blobs"`
-	Undone      bool      `json:"-"`
+	// Kept is the size of the contents kept in a directory of their own beside the entry
+	// file (see Kept), 0 when every content is in the entry file.
+	Kept   int64 `json:"kept,omitempty"`
+	Undone bool  `json:"-"`
 
 	file string // the entry file it was read from
 	size int64  // its size
 	data []byte // its contents, once read
 }
 
-// A Blob is where one content lies in the entry file, after its first line, and its
+// A Blob is where one content lies in the entry file, after its first line, or, when
+// File is set, the file of that name in the entry's kept directory; and its length and
 // CRC-32C.
 type Blob struct {
-	Off int64  `json:"off"`
-	Len int64  `json:"len"`
-	CRC uint32 `json:"crc"`
+	Off  int64  `json:"off"`
+	Len  int64  `json:"len"`
+	CRC  uint32 `json:"crc"`
+	File string `json:"file,omitempty"`
 }
 
 // Limits bound a store: the entries it keeps and the bytes of their files.
@@ -138,15 +143,75 @@ const headerLimit = 64 << 20
 // trailerLimit bounds the trailer line.
 const trailerLimit = 160
 
-// entryName is an entry file's name: its sequence number, zero-padded so that names sort
-// as entries do, and its id.
-var entryName = regexp.MustCompile(`^([0-9]{10})-([0-9a-f]{12,64})\.entry$`)
+// entryName parses an entry file's name: its sequence number, ten digits zero-padded so
+// that names sort as entries do, a dash, its id and ".entry".
+func entryName(name string) (seq int, id string, ok bool) {
+	rest, ok := strings.CutSuffix(name, ".entry")
+	if !ok || len(rest) < 11 || rest[10] != '-' || !digits(rest[:10], 10) || !validID(rest[11:]) {
+		return 0, "", false
+	}
+	seq, _ = strconv.Atoi(rest[:10])
+	return seq, rest[11:], true
+}
 
-// idPattern is an entry id.
-var idPattern = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
+// validID reports whether id is an entry id: 12 to 64 lowercase hexadecimal digits.
+func validID(id string) bool {
+	if len(id) < 12 || len(id) > 64 {
+		return false
+	}
+	for i := range len(id) {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// digits reports whether s is 1 to most decimal digits.
+func digits(s string, most int) bool {
+	if s == "" || len(s) > most {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keptName parses a kept directory's name: the id of its entry, a dot, the size of its
+// contents (which a listing counts without reading the entry) and ".kept".
+func keptName(name string) (id string, size int64, ok bool) {
+	rest, ok := strings.CutSuffix(name, ".kept")
+	id, n, dot := strings.Cut(rest, ".")
+	if !ok || !dot || !validID(id) || !digits(n, 18) {
+		return "", 0, false
+	}
+	size, _ = strconv.ParseInt(n, 10, 64)
+	return id, size, true
+}
+
+// keptFile reports whether name can be a content in a kept directory: a commit's backup
+// of a baseline, "b" and up to nine digits.
+func keptFile(name string) bool {
+	n, ok := strings.CutPrefix(name, "b")
+	return ok && digits(n, 9)
+}
 
 func (s *Store) entries() string { return path.Join(s.dir, "entries") }
-func (s *Store) undone() string  { return path.Join(s.dir, "undone") }
+
+// keptDir is the directory of the contents an entry keeps beside its file.
+func (s *Store) keptDir(id string, size int64) string {
+	return path.Join(s.entries(), KeptName(id, size))
+}
+
+// KeptName is the name, in the store's entries directory, of the directory holding the
+// contents of the entry id kept beside its file, size bytes in all.
+func KeptName(id string, size int64) string {
+	return id + "." + strconv.FormatInt(size, 10) + ".kept"
+}
+func (s *Store) undone() string { return path.Join(s.dir, "undone") }
 
 // castagnoli is the CRC-32C table: the processor's own instruction where it has one.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -201,11 +266,14 @@ func trusted(e *Entry, size int64) bool {
 		}
 	}
 	for _, b := range e.Blobs {
-		if b.Off < 0 || b.Len < 0 || b.Off+b.Len > size {
+		switch {
+		case b.File != "" && (!keptFile(b.File) || b.Off != 0 || b.Len < 0 || e.Kept <= 0):
+			return false
+		case b.File == "" && (b.Off < 0 || b.Len < 0 || b.Off+b.Len > size):
 			return false
 		}
 	}
-	return idPattern.MatchString(e.ID) && e.Seq > 0
+	return validID(e.ID) && e.Seq > 0 && e.Kept >= 0
 }
 
 // located reports whether a file's state names its bytes soundly: a content of the

@@ -181,6 +181,9 @@ func (s *Store) Content(e *Entry, i int) ([]byte, error) {
 		}
 	}
 	b := e.Blobs[i]
+	if b.File != "" {
+		return s.keptContent(e, b)
+	}
 	if b.Off+b.Len > int64(len(e.data)) {
 		return nil, errors.New("the history holds a file's content past the end of its entry")
 	}
@@ -195,7 +198,9 @@ func (s *Store) Content(e *Entry, i int) ([]byte, error) {
 func (s *Store) load(e *Entry) error {
 	var end int64
 	for _, b := range e.Blobs {
-		end = max(end, b.Off+b.Len)
+		if b.File == "" {
+			end = max(end, b.Off+b.Len)
+		}
 	}
 	f, err := s.fs.Open(e.file)
 	if err != nil {
@@ -210,10 +215,33 @@ func (s *Store) load(e *Entry) error {
 	return nil
 }
 
+// keptContent reads a content from the entry's kept directory: a regular file of the
+// length recorded, opened without following a link or waiting on a FIFO, and checked
+// against its CRC-32C.
+func (s *Store) keptContent(e *Entry, b Blob) ([]byte, error) {
+	f, err := s.fs.OpenFile(path.Join(s.keptDir(e.ID, e.Kept), b.File), openKept, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the history has lost a file's content: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != b.Len {
+		return nil, errors.New("the history holds a file's content that is not the one it recorded")
+	}
+	data := make([]byte, b.Len)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("the history cannot read a file's content: %w", err)
+	}
+	if Checksum(data) != b.CRC {
+		return nil, errors.New("the history holds a file's content that does not match its checksum")
+	}
+	return data, nil
+}
+
 // SetUndone marks an entry undone, or not (a redo): a file of its own, made or removed
 // whole, so the entry itself is never rewritten.
 func (s *Store) SetUndone(id string, undone bool) error {
-	if !idPattern.MatchString(id) {
+	if !validID(id) {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
 	mark := path.Join(s.undone(), id)

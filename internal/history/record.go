@@ -40,6 +40,38 @@ func (t text) WriteOut(w io.Writer) error {
 	return err
 }
 
+// Kept is a Content already in the entry's kept directory (see Store.Adopt), as the file
+// of that name: the entry records its length and CRC-32C and writes nothing.
+type Kept struct {
+	File string
+	Len  int64
+	CRC  uint32
+}
+
+// WriteOut writes nothing: the content is in place.
+func (Kept) WriteOut(io.Writer) error { return nil }
+
+// Entries opens the directory the store keeps its entries in, making it where it is
+// missing, for a commit to move the directory of its baselines' backups into as an
+// entry's kept directory (see KeptName). It refuses a store that is not on the
+// operating system's filesystem, where no such move can be made.
+func (s *Store) Entries() (*os.File, error) {
+	if _, ok := s.fs.(*afero.OsFs); !ok {
+		return nil, errors.ErrUnsupported
+	}
+	if err := s.fs.MkdirAll(s.entries(), 0o700); err != nil {
+		return nil, err
+	}
+	return os.Open(s.entries())
+}
+
+// Discard removes the kept directory of an entry that was not recorded.
+func (s *Store) Discard(id string, size int64) {
+	if validID(id) {
+		s.fs.RemoveAll(s.keptDir(id, size))
+	}
+}
+
 // Record adds an entry whose states name contents by index: it takes the next sequence
 // number, drops the entries that could be redone (a new commit starts a new line of
 // history), writes the entry file whole (a temporary file renamed into place) and prunes
@@ -50,9 +82,14 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 			return fmt.Errorf("the history cannot be created: %w", err)
 		}
 	}
-	list, err := s.names()
+	list, orphans, err := s.listing()
 	if err != nil {
 		return err
+	}
+	for _, o := range orphans {
+		if o.ID != e.ID {
+			s.fs.RemoveAll(o.kept) // kept by a commit whose entry a crash cut off
+		}
 	}
 	if list, err = s.dropUndone(list); err != nil {
 		return err
@@ -61,7 +98,7 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 	if len(list) > 0 {
 		e.Seq = list[len(list)-1].Seq + 1
 	}
-	if !idPattern.MatchString(e.ID) {
+	if !validID(e.ID) {
 		return fmt.Errorf("history: the entry id %q is not lowercase hex", e.ID)
 	}
 	e.PayloadBlob = len(contents)
@@ -72,7 +109,11 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 		return err
 	}
 	e.file, e.size = file, size
-	return s.prune(append(list, name{Seq: e.Seq, ID: e.ID, file: file, size: size}))
+	n := name{Seq: e.Seq, ID: e.ID, file: file, size: size}
+	if e.Kept > 0 {
+		n.kept, n.size = s.keptDir(e.ID, e.Kept), size+e.Kept
+	}
+	return s.prune(append(list, n))
 }
 
 // write writes the entry file: the magic line, the contents, the entry's JSON and the
@@ -125,6 +166,10 @@ func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []by
 	e.Blobs = make([]Blob, len(contents))
 	var off int64
 	for i, c := range contents {
+		if k, ok := c.(Kept); ok {
+			e.Blobs[i] = Blob{Len: k.Len, CRC: k.CRC, File: k.File}
+			continue
+		}
 		cw := &counter{w: bw}
 		if err := c.WriteOut(cw); err != nil {
 			return 0, err
@@ -159,11 +204,13 @@ func (e *Entry) sumHeld() {
 	}
 }
 
-// A name is an entry file found in the store, before it is read.
+// A name is an entry file found in the store, before it is read, with its kept
+// directory, if it has one; size counts both.
 type name struct {
 	Seq    int
 	ID     string
 	file   string
+	kept   string
 	size   int64
 	undone bool
 }
@@ -171,12 +218,25 @@ type name struct {
 // names lists the store's entry files by name, oldest first, with their undone marks,
 // reading none of them; a leftover temporary file is removed.
 func (s *Store) names() ([]name, error) {
+	list, _, err := s.listing()
+	return list, err
+}
+
+// listing is names, and the kept directories no entry file names (orphans, by ID and
+// kept).
+func (s *Store) listing() ([]name, []name, error) {
 	infos, err := afero.ReadDir(s.fs, s.entries())
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the history cannot be read: %w", err)
+		return nil, nil, fmt.Errorf("the history cannot be read: %w", err)
+	}
+	kept := map[string]name{}
+	for _, fi := range infos {
+		if id, size, ok := keptName(fi.Name()); ok && fi.IsDir() {
+			kept[id] = name{ID: id, kept: path.Join(s.entries(), fi.Name()), size: size}
+		}
 	}
 	marks := map[string]bool{}
 	if undone, err := afero.ReadDir(s.fs, s.undone()); err == nil {
@@ -186,20 +246,28 @@ func (s *Store) names() ([]name, error) {
 	}
 	var out []name
 	for _, fi := range infos {
-		m := entryName.FindStringSubmatch(fi.Name())
-		if m == nil {
+		seq, id, ok := entryName(fi.Name())
+		if !ok {
 			if strings.Contains(fi.Name(), ".entry.tmp-") && fi.Mode().IsRegular() {
 				s.fs.Remove(path.Join(s.entries(), fi.Name())) // an entry a crash cut short
 			}
 			continue
 		}
-		seq, _ := strconv.Atoi(m[1])
 		if !fi.Mode().IsRegular() || seq == 0 {
 			continue
 		}
-		out = append(out, name{Seq: seq, ID: m[2], file: path.Join(s.entries(), fi.Name()), size: fi.Size(), undone: marks[m[2]]})
+		n := name{Seq: seq, ID: id, file: path.Join(s.entries(), fi.Name()), size: fi.Size(), undone: marks[id]}
+		if k, ok := kept[n.ID]; ok {
+			n.kept, n.size = k.kept, n.size+k.size
+			delete(kept, n.ID)
+		}
+		out = append(out, n)
 	}
-	return out, nil // ReadDir sorts by name, and names sort by sequence
+	var orphans []name
+	for _, k := range kept {
+		orphans = append(orphans, k)
+	}
+	return out, orphans, nil // ReadDir sorts by name, and names sort by sequence
 }
 
 // dropUndone removes the entries that could be redone and returns the others.
@@ -219,6 +287,11 @@ func (s *Store) dropUndone(list []name) ([]name, error) {
 func (s *Store) remove(n name) error {
 	if err := s.fs.Remove(n.file); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("the history cannot drop an entry: %w", err)
+	}
+	if n.kept != "" {
+		if err := s.fs.RemoveAll(n.kept); err != nil {
+			return fmt.Errorf("the history cannot drop an entry: %w", err)
+		}
 	}
 	return s.SetUndone(n.ID, false)
 }

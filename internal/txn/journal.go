@@ -95,6 +95,9 @@ type journal struct {
 	rec  Record
 	// backups are the backups by step, nil where the path did not exist.
 	backups map[*Step]*Entry
+	// made is what the journal directory was just after the commit made it: a host that
+	// takes the directory over (see Kept) checks that it moved that very directory.
+	made fs.FileInfo
 }
 
 // backupName is the name, in the journal directory, of step i's backup.
@@ -110,6 +113,9 @@ func (tx *txn) beginJournal(before []filestate.State) (err error) {
 	j.dir = filepath.Join(tx.root, JournalName(tx.key, id))
 	if err := tx.fsys.Mkdir(j.dir, 0o700); err != nil {
 		return fmt.Errorf("the commit journal could not be created: %w", fserr.Sanitize(err, j.dir, fence.JournalPrefix))
+	}
+	if tx.cfg.Keep != nil {
+		j.made, _ = lstat(tx.fsys, j.dir)
 	}
 	defer func() {
 		if err != nil {

@@ -135,6 +135,9 @@ func (tx *txn) run(ctx context.Context) error {
 	if err := tx.jr.seal(); err != nil {
 		return tx.abort(err) // the commit cannot be made final: undo it
 	}
+	if tx.cfg.Keep != nil && tx.cfg.Keep(tx.kept()) {
+		return nil // the host took the backups away with their directory
+	}
 	tx.jr.cleanup(tx.cfg.Sync)
 	return nil
 }
@@ -221,6 +224,10 @@ type Config struct {
 	// baselines were read under this commit's lock.
 	Seen     filestate.Stamps
 	Captured bool
+	// Keep, when set, is offered the journal directory once the commit is final, when
+	// it holds nothing but each baseline's backup: it returns true when it moved the
+	// directory away (see Kept.MoveTo), which the commit then does not remove.
+	Keep func(*Kept) bool
 }
 
 // Run runs a plan as one transaction: the whole batch is checked before the first

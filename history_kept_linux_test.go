@@ -1,0 +1,124 @@
+//go:build linux
+
+package applypatch
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/fs/rootfs"
+)
+
+// osTree is every regular file under dir with its mode and content.
+func osTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			fi, _ := d.Info()
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = fi.Mode().String() + " " + string(data)
+		}
+		return nil
+	})
+	return out
+}
+
+// U1, U2, PERF5: with the history on the workspace's filesystem, a commit's entry keeps
+// the baselines by taking over the commit's journal directory (one rename, where the
+// backups are hard links to the very files replaced) instead of writing their bytes
+// again: no journal stays in the workspace, the entry file holds none of the baselines,
+// and undo and redo still restore exact bytes and modes, through afero.OsFs and through
+// an os.Root (fs/rootfs) alike.
+func TestHistoryKeepsJournalBackups(t *testing.T) {
+	for _, confined := range []bool{false, true} {
+		ws, state := t.TempDir(), filepath.Join(t.TempDir(), "history")
+		for name, content := range map[string]string{"a.txt": "one\ntwo\nBASELINE-A\n", "d.txt": "BASELINE-D\n", "m.txt": "m\nBASELINE-M\n"} {
+			os.WriteFile(filepath.Join(ws, name), []byte(content), 0o640)
+		}
+		opts := &Options{Workspace: ws, History: NewHistory(afero.NewOsFs(), state)}
+		if confined {
+			root, err := rootfs.Open(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			opts.WorkspaceFs = root
+		}
+		before := osTree(t, ws)
+		if _, err := Apply(context.Background(), afero.NewOsFs(), patch(undoMatrix...), opts); err != nil {
+			t.Fatal(err)
+		}
+		after := osTree(t, ws)
+		names, _ := os.ReadDir(ws)
+		for _, n := range names {
+			if strings.HasPrefix(n.Name(), ".applypatch") {
+				t.Errorf("confined %v: the workspace keeps %s after the commit", confined, n.Name())
+			}
+		}
+		entries, _ := os.ReadDir(filepath.Join(state, "entries"))
+		var kept, entry string
+		for _, n := range entries {
+			switch {
+			case strings.HasSuffix(n.Name(), ".kept"):
+				kept = n.Name()
+			case strings.HasSuffix(n.Name(), ".entry"):
+				entry = n.Name()
+			}
+		}
+		if kept == "" || entry == "" {
+			t.Fatalf("confined %v: the history holds %v, want an entry and its kept directory", confined, entries)
+		}
+		raw, _ := os.ReadFile(filepath.Join(state, "entries", entry))
+		if strings.Contains(string(raw), "BASELINE") {
+			t.Errorf("confined %v: the entry file holds a baseline's bytes it keeps beside it", confined)
+		}
+		for _, step := range []struct {
+			build func(context.Context, afero.Fs, *Options) (*Proposal, error)
+			want  map[string]string
+		}{{Undo, before}, {Redo, after}} {
+			pr, err := step.build(context.Background(), afero.NewOsFs(), opts)
+			if err == nil {
+				_, err = Commit(context.Background(), pr)
+			}
+			if err != nil {
+				t.Fatalf("confined %v: %v", confined, err)
+			}
+			if got := osTree(t, ws); !cmp.Equal(got, step.want) {
+				t.Errorf("confined %v: %s", confined, cmp.Diff(step.want, got))
+			}
+		}
+	}
+}
+
+// U3: a kept baseline changed since (through another hard link of the file it was, say)
+// is not restored: the undo is refused and writes nothing.
+func TestKeptBaselineChangedRefusesUndo(t *testing.T) {
+	ws, state := t.TempDir(), filepath.Join(t.TempDir(), "history")
+	os.WriteFile(filepath.Join(ws, "d.txt"), []byte("keep me\n"), 0o644)
+	opts := &Options{Workspace: ws, History: NewHistory(afero.NewOsFs(), state)}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Delete File: d.txt"), opts); err != nil {
+		t.Fatal(err)
+	}
+	backups, _ := filepath.Glob(filepath.Join(state, "entries", "*.kept", "b*"))
+	if len(backups) != 1 {
+		t.Fatalf("kept backups: %v", backups)
+	}
+	os.WriteFile(backups[0], []byte("KEEP ME\n"), 0o644)
+	before := osTree(t, ws)
+	if pr, err := Undo(context.Background(), afero.NewOsFs(), opts); err == nil {
+		_, err = Commit(context.Background(), pr)
+		t.Errorf("an undo restored a baseline that changed since it was kept (%v)", err)
+	}
+	if got := osTree(t, ws); !cmp.Equal(got, before) {
+		t.Errorf("a refused undo wrote: %s", cmp.Diff(before, got))
+	}
+}

@@ -1,0 +1,126 @@
+//go:build unix
+
+package history
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// keptEntry records an entry whose baseline ("before\n") lies in a kept directory, as a
+// commit leaves it there by moving its journal's backups into the store, and whose result
+// is in the entry file.
+func keptEntry(t *testing.T, s *Store, id string) *Entry {
+	t.Helper()
+	dir, err := s.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir.Close()
+	kept := filepath.Join(s.entries(), KeptName(id, 7))
+	if err := os.Mkdir(kept, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kept, "b0"), []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, c := entry(id, "", "after\n")
+	c[0] = Kept{File: "b0", Len: 7, CRC: Checksum([]byte("before\n"))}
+	e.Kept = 7
+	if err := s.Record(e, c); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// U1, PERF5: a content kept beside the entry file comes back checked like one inside
+// it; changed, replaced by a link or by a FIFO, it is refused (and read without
+// waiting on the FIFO), never returned as what the commit found.
+func TestKeptContent(t *testing.T) {
+	s := Open(afero.NewOsFs(), t.TempDir(), key, Limits{})
+	keptEntry(t, s, "00000000000a")
+	list, err := s.List()
+	if err != nil || len(list) != 1 || list[0].Kept != 7 || list[0].Blobs[0].File != "b0" {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	for i, want := range []string{"before\n", "after\n"} {
+		if b, err := s.Content(&list[0], i); err != nil || string(b) != want {
+			t.Fatalf("Content(%d) = %q, %v; want %q", i, b, err, want)
+		}
+	}
+	b0 := filepath.Join(s.entries(), KeptName("00000000000a", 7), "b0")
+	for name, plant := range map[string]func() error{
+		"changed": func() error { return os.WriteFile(b0, []byte("BEFORE\n"), 0o644) },
+		"longer":  func() error { return os.WriteFile(b0, []byte("before\n\n"), 0o644) },
+		"link": func() error {
+			os.WriteFile(b0+".real", []byte("before\n"), 0o644)
+			return os.Symlink(b0+".real", b0)
+		},
+		"fifo": func() error { return syscall.Mkfifo(b0, 0o600) },
+	} {
+		os.Remove(b0)
+		if err := plant(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := s.Content(&list[0], 0)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: a kept content that is not the recorded one was returned", name)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: reading a kept content blocked", name)
+		}
+	}
+}
+
+// U1: dropping an entry drops its kept directory, whose bytes count toward the limit;
+// a kept directory no entry names (a commit cut off between moving its backups in and
+// writing its entry) is removed by the next record.
+func TestKeptPrunedAndOrphansSwept(t *testing.T) {
+	s := Open(afero.NewOsFs(), t.TempDir(), key, Limits{Entries: 1})
+	keptEntry(t, s, "00000000000a")
+	orphan := filepath.Join(s.entries(), KeptName("0000000000bb", 3))
+	os.MkdirAll(orphan, 0o700)
+	os.WriteFile(filepath.Join(orphan, "b0"), []byte("abc"), 0o600)
+	keptEntry(t, s, "00000000000c")
+	names, _ := os.ReadDir(s.entries())
+	var got []string
+	for _, n := range names {
+		got = append(got, n.Name())
+	}
+	want := []string{KeptName("00000000000c", 7), "0000000002-00000000000c.entry"} // as ReadDir sorts them
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("entries = %v, want %v", got, want)
+	}
+	list, _, _ := s.listing()
+	if len(list) != 1 || list[0].kept == "" || list[0].size <= 7 {
+		t.Errorf("listing = %+v, want the entry with its kept bytes counted", list)
+	}
+}
+
+// U1: a sealed entry naming a kept file by a name that is not a backup's, or kept
+// bytes it does not declare, is not trusted.
+func TestKeptNamesChecked(t *testing.T) {
+	for _, b := range []Blob{{File: "../b0"}, {File: "b0/x"}, {File: "journal.json"}, {File: "b0", Off: 3}, {File: "b0", Len: -1}} {
+		e := &Entry{ID: "00000000000a", Seq: 1, Kept: 7, Blobs: []Blob{b}}
+		if trusted(e, 100) {
+			t.Errorf("an entry with the blob %+v is trusted", b)
+		}
+	}
+	if trusted(&Entry{ID: "00000000000a", Seq: 1, Blobs: []Blob{{File: "b0", Len: 1}}}, 100) {
+		t.Error("a kept blob in an entry that keeps nothing is trusted")
+	}
+	if !trusted(&Entry{ID: "00000000000a", Seq: 1, Kept: 7, Blobs: []Blob{{File: "b12", Len: 7}}}, 100) {
+		t.Error("a sound kept blob is not trusted")
+	}
+}
