@@ -122,3 +122,29 @@ func TestKeptBaselineChangedRefusesUndo(t *testing.T) {
 		t.Errorf("a refused undo wrote: %s", cmp.Diff(before, got))
 	}
 }
+
+// U3: a baseline with another hard link elsewhere is kept as bytes, not by its backup's
+// link: an edit through that other name after the commit changes the file the backup
+// is, and the undo still puts back what the commit found.
+func TestKeptBaselineWithOtherLinkKeptAsBytes(t *testing.T) {
+	ws, state, other := t.TempDir(), filepath.Join(t.TempDir(), "history"), filepath.Join(t.TempDir(), "other-name")
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644)
+	if err := os.Link(filepath.Join(ws, "a.txt"), other); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	opts := &Options{Workspace: ws, History: NewHistory(afero.NewOsFs(), state)}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Update File: a.txt\n@@\n-one\n+two"), opts); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := filepath.Glob(filepath.Join(state, "entries", "*.kept")); len(kept) != 0 {
+		t.Errorf("a baseline another name can change is kept by link: %v", kept)
+	}
+	os.WriteFile(other, []byte("changed through the other name\n"), 0o644)
+	pr, err := Undo(context.Background(), afero.NewOsFs(), opts)
+	if err == nil {
+		_, err = Commit(context.Background(), pr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("undo: %v; a.txt = %q, want the baseline", err, b)
+	}
+}

@@ -60,6 +60,9 @@ func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kep
 		return nil
 	}
 	return func(k *txn.Kept) bool {
+		if k.Shared {
+			return false // a baseline that another name can change is kept as bytes
+		}
 		var size int64
 		for i, b := range k.Backups {
 			if b != "" {

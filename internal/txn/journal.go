@@ -98,6 +98,8 @@ type journal struct {
 	// made is what the journal directory was just after the commit made it: a host that
 	// takes the directory over (see Kept) checks that it moved that very directory.
 	made fs.FileInfo
+	// shared is set when a backup is a hard link to a file that has other names.
+	shared bool
 }
 
 // backupName is the name, in the journal directory, of step i's backup.
@@ -189,6 +191,7 @@ func (j *journal) backup(e *Entry, i int, st *Step, cur filestate.State) error {
 	name := cleanpath.Join(j.dir, e.Backup)
 	if splitfs.Link(j.fsys, st.Name, name) == nil {
 		e.Linked = true
+		j.shared = j.shared || cur.Own.Links > 1
 		return nil
 	}
 	data := cur.Data

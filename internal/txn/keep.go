@@ -21,6 +21,9 @@ type Kept struct {
 	// the path had no baseline to back up (it did not exist, or it lay outside the
 	// workspace, or it was a symbolic link).
 	Backups []string
+	// Shared is set when a backup is a hard link to a file that had other names besides
+	// the path the commit replaced: a write through one of them changes the backup too.
+	Shared bool
 
 	fsys afero.Fs
 	dir  string      // the journal directory's resolved name on fsys
@@ -29,7 +32,7 @@ type Kept struct {
 
 // kept is the offer of the running commit's journal directory.
 func (tx *txn) kept() *Kept {
-	k := &Kept{Backups: make([]string, len(tx.plan)), fsys: tx.fsys, dir: tx.jr.dir, made: tx.jr.made}
+	k := &Kept{Backups: make([]string, len(tx.plan)), Shared: tx.jr.shared, fsys: tx.fsys, dir: tx.jr.dir, made: tx.jr.made}
 	for i, e := range tx.jr.rec.Steps {
 		k.Backups[i] = e.Backup
 	}
