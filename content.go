@@ -62,6 +62,10 @@ var (
 	largeWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBuffer) }}
 )
 
+// Emit writes the content to w in the pieces it is derived in, unbuffered: for a
+// writer that makes no system call, such as the journal's checksum of a step.
+func (c *content) Emit(w io.Writer) error { return c.emit(w) }
+
 // emit writes the content to w as it is derived.
 func (c *content) emit(w io.Writer) error {
 	if c.t == nil {
