@@ -182,5 +182,8 @@
 // the recorded change left. Undo writes back files, not directories: a directory an Add
 // created stays, empty, after its undo. An undo interrupted between its commit and the
 // history's mark leaves the change listed as not undone; the next undo finds every file
-// already as it would leave it, writes nothing and marks the change undone.
+// already as it would leave it, writes nothing and marks the change undone. A baseline the
+// history keeps as the file it was (see [History]) changes if a program that held that
+// file open writes to it after the commit; its checksum then no longer matches, and an
+// undo that needs it is refused for that path rather than restoring other bytes.
 package applypatch

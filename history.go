@@ -31,7 +31,11 @@ import (
 // Entries are sealed with a key of this user (of this process for an [afero.MemMapFs]),
 // so a store copied from elsewhere is never read as a record, and every entry is checked
 // before it is used. It holds the bytes of the files it records: keep it where only the
-// user can read it, outside the workspace. A History may be shared by the goroutines of a
+// user can read it, outside the workspace. On the operating system's filesystem, where
+// the history and the workspace share a filesystem, an entry keeps the baselines a commit
+// replaced as the very files, taken over from the commit's journal by one rename rather
+// than written again; a baseline with other hard links is written as bytes, since a write
+// through another name would change it. A History may be shared by the goroutines of a
 // process; commits of one workspace are serialised by its lock.
 type History struct {
 	fsys afero.Fs
