@@ -127,12 +127,7 @@ func TestWorkspaceFsConfinesLastMomentSwap(t *testing.T) {
 			ws := filepath.Join(base, "ws")
 			opts := &Options{Workspace: ws, Owner: &swapOnce{t: t, base: base, at: 2}} // the write's last check
 			if confined {
-				root, err := rootfs.Open(ws)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer root.Close()
-				opts.WorkspaceFs = root
+				confine(t, opts)
 			}
 			_, err := Apply(context.Background(), afero.NewOsFs(), payload("*** Add File: dir/new.txt", "+planted"), opts)
 			_, serr := os.Lstat(filepath.Join(base, "outside", "new.txt"))
@@ -271,4 +266,16 @@ func TestErrorTextsNameNoHostPaths(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "dir", "b.txt")); string(b) != "ws/dir/b.txt" {
 		t.Errorf("dir/b.txt = %q after failed patches", b)
 	}
+}
+
+// confine has opts reach its workspace through an os.Root over it (fs/rootfs), as the
+// command does, until the test ends.
+func confine(t *testing.T, opts *Options) {
+	t.Helper()
+	root, err := rootfs.Open(opts.Workspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	opts.WorkspaceFs = root
 }

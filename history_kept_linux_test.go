@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
-
-	"github.com/applypatch/applypatch/fs/rootfs"
 )
 
 // osTree is every regular file under dir with its mode and content.
@@ -46,12 +44,7 @@ func TestHistoryKeepsJournalBackups(t *testing.T) {
 		}
 		opts := &Options{Workspace: ws, History: NewHistory(afero.NewOsFs(), state)}
 		if confined {
-			root, err := rootfs.Open(ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer root.Close()
-			opts.WorkspaceFs = root
+			confine(t, opts)
 		}
 		before := osTree(t, ws)
 		if _, err := Apply(context.Background(), afero.NewOsFs(), patch(undoMatrix...), opts); err != nil {
