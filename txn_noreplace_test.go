@@ -222,6 +222,36 @@ func linkedTwice(t *testing.T, dir string, targets ...string) int {
 	return n
 }
 
+// TestLinkPlantedWithoutHardLinks is TestLinkPlantedAtCreatedPath where the filesystem
+// has no hard links (the OS filesystem behind afero's BasePathFs), so the file is renamed
+// into place: the look just before the rename finds the link, and the link is kept
+// rather than replaced (F1, X3).
+func TestLinkPlantedWithoutHardLinks(t *testing.T) {
+	for _, c := range createdMeanwhile {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fsys := afero.NewBasePathFs(afero.NewOsFs(), dir)
+			writeFixture(t, fsys, "/ws", noReplaceFiles)
+			before := readTree(t, fsys, "/ws")
+			link := filepath.Join(dir, "ws", c.target)
+			ffs := faultfs.New(fsys, writeBefore(c.target, func() {
+				if err := os.Symlink("nowhere", link); err != nil {
+					t.Error(err)
+				}
+			}))
+			_, err := applypatch.Apply(context.Background(), ffs, c.payload, &applypatch.Options{Workspace: "/ws"})
+			checkTaken(t, err, c.target)
+			if got, err := os.Readlink(link); err != nil || got != "nowhere" {
+				t.Errorf("the planted link is %q, %v; want it kept", got, err)
+			}
+			os.Remove(link)
+			if diff := treeDiff(before, readTree(t, fsys, "/ws")); len(diff) > 0 {
+				t.Errorf("besides %s, these differ from the baseline: %v", c.target, diff)
+			}
+		})
+	}
+}
+
 // TestCreatedMeanwhileWithoutHardLinks has another program create the path of an Add,
 // or of a Move's destination, just before the commit writes it, where the filesystem has
 // no hard links: the look just before the rename finds it, the other program's file is

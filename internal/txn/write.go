@@ -247,8 +247,12 @@ func creates(st *Step) bool {
 }
 
 // stillAbsent is the check just before a creating step where the file cannot be placed
-// by a hard link: a path that exists now is a conflict, and the rename is not made.
+// by a hard link: a path that exists now, a symbolic link (which a read would follow)
+// among what may be there, is a conflict, and the rename is not made.
 func (tx *txn) stillAbsent(st *Step) error {
+	if fi, err := lstat(tx.fsys, st.Name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
+	}
 	switch cur := tx.readStep(st); {
 	case cur.Err != nil:
 		return tx.unreadable(st, cur.Err)
