@@ -94,11 +94,13 @@ func checkOps(t *testing.T, what string, events []faultfs.Event, files, bound in
 const applyOpsPerFile = 17
 
 // Operations one added file may cost on the operating system's filesystem through
-// Apply (PERF1, X3, X4): the checks of its absence, and a temporary file written, its
-// mode set, then linked into place and its temporary name removed. That is one
-// operation more than a rename, which would replace a file another program created at
-// the path after the checks, where the link fails.
-const applyOpsPerAddedFile = 14
+// Apply (PERF1, PERF5, X3, X4): the checks of its absence when it is resolved, and a
+// temporary file written, its mode set, then linked into place and its temporary name
+// removed. That is one operation more than a rename, which would replace a file another
+// program created at the path after the checks, where the link fails; and since the link
+// refuses a name that exists, the walk just before the write looks at the directory only,
+// not again at the name.
+const applyOpsPerAddedFile = 11
 
 // TestApplyOperationsPerAddedFile counts what Apply costs per added file on the
 // operating system's filesystem, into directories that exist.

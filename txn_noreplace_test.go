@@ -101,6 +101,40 @@ func createdMeanwhileRun(t *testing.T, b linkCrashFs, target, payload string, th
 	}
 }
 
+// TestLinkPlantedAtCreatedPath has another program put a symbolic link, leading out of
+// the workspace to a file that does not exist, at the path an Add or a Move's destination
+// creates, after the commit's last check of it: the file is never written through the
+// link (the hard link that places it refuses the name), the link is kept, the commit
+// fails with the conflict of a path taken, and every other write is undone (F1, X3).
+func TestLinkPlantedAtCreatedPath(t *testing.T) {
+	for _, b := range linkCrashBackends {
+		for _, c := range createdMeanwhile {
+			t.Run(b.name+"/"+c.name, func(t *testing.T) {
+				dir, outside := t.TempDir(), filepath.Join(t.TempDir(), "planted-target")
+				writeFixture(t, afero.NewOsFs(), dir, noReplaceFiles)
+				before := readTree(t, afero.NewOsFs(), dir)
+				fsys, opts, _ := b.opts(t, dir, writeBefore(c.target, func() {
+					if err := os.Symlink(outside, filepath.Join(dir, c.target)); err != nil {
+						t.Error(err)
+					}
+				}))
+				_, err := applypatch.Apply(context.Background(), fsys, c.payload, opts)
+				checkTaken(t, err, c.target)
+				if _, err := os.Lstat(outside); !os.IsNotExist(err) {
+					t.Errorf("the commit wrote through the planted link: %v", err)
+				}
+				if got, err := os.Readlink(filepath.Join(dir, c.target)); err != nil || got != outside {
+					t.Errorf("the planted link is %q, %v; want it kept", got, err)
+				}
+				os.Remove(filepath.Join(dir, c.target)) // the other program's; the rest must be the baseline
+				if diff := treeDiff(before, readTree(t, afero.NewOsFs(), dir)); len(diff) > 0 {
+					t.Errorf("besides %s, these differ from the baseline: %v", c.target, diff)
+				}
+			})
+		}
+	}
+}
+
 // checkTaken asserts that a commit failed with the conflict of a path taken meanwhile,
 // all its other writes undone.
 func checkTaken(t *testing.T, err error, target string) {
