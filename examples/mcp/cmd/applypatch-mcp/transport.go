@@ -119,19 +119,16 @@ func (g *guard) admit(msg jsonrpc.Message) bool {
 	return true
 }
 
-// answered notes one response the SDK wrote, and ends the SDK's input if it answered the
-// last call in flight of a draining guard.
-func (g *guard) answered(resp *jsonrpc.Response) {
+// answered notes one response the SDK is writing, and reports whether it answers the
+// last call in flight of a draining guard, whose SDK input then ends.
+func (g *guard) answered(resp *jsonrpc.Response) (idle bool) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	delete(g.pending, resp.ID)
 	if g.initID != nil && *g.initID == resp.ID {
 		g.initID, g.batchOK = nil, batchesAllowed(resp.Result)
 	}
-	idle := g.draining && len(g.pending) == 0
-	g.mu.Unlock()
-	if idle {
-		g.toSDK.Close()
-	}
+	return g.draining && len(g.pending) == 0
 }
 
 // batchesAllowed reports whether the initialize result negotiated a protocol version with
@@ -200,19 +197,25 @@ func (g *guard) reply(v any) error {
 }
 
 // sdkWriter is the SDK's side of the guard's writer: each Write is one message (or one
-// batch of responses), whose responses the guard notes once they are written.
+// batch of responses), whose responses the guard notes as they are written.
 type sdkWriter struct{ g *guard }
 
 // Write writes the SDK's message to the client and notes the calls it answers.
+//
+// The answers are noted before the line goes out, so that a client that reads the answer
+// to initialize and sends a batch at once finds batches allowed already; the SDK's input
+// ends after it.
 func (w sdkWriter) Write(p []byte) (int, error) {
-	n, err := w.g.write(p)
-	if err == nil {
-		for _, raw := range elements(bytes.TrimSpace(p)) {
-			msg, _ := jsonrpc.DecodeMessage(raw)
-			if resp, ok := msg.(*jsonrpc.Response); ok {
-				w.g.answered(resp)
-			}
+	idle := false
+	for _, raw := range elements(bytes.TrimSpace(p)) {
+		msg, _ := jsonrpc.DecodeMessage(raw)
+		if resp, ok := msg.(*jsonrpc.Response); ok {
+			idle = w.g.answered(resp) || idle
 		}
+	}
+	n, err := w.g.write(p)
+	if idle {
+		w.g.toSDK.Close()
 	}
 	return n, err
 }
