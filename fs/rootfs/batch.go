@@ -73,6 +73,17 @@ type batch struct {
 	// held counts the workspace locks of the whole root this Fs holds: while it is not
 	// zero, kept directories are used without checking them again.
 	held int
+	// absent are the names found not to exist while the lock was held, by kept parent,
+	// until this Fs next makes a name (see made): no commit makes one meanwhile, so the
+	// files an Add puts in a new directory do not each ask whether it exists.
+	absent map[dirKey]bool
+}
+
+// made forgets the names found absent, once this Fs has made a name that may be one.
+func (b *batch) made() {
+	b.mu.Lock()
+	b.absent = nil
+	b.mu.Unlock()
 }
 
 // dirKey names a kept directory by its kept parent and its name there, so that finding
@@ -108,7 +119,7 @@ func (b *batch) end() {
 	for _, d := range b.dirs {
 		d.close()
 	}
-	b.dirs = nil
+	b.dirs, b.absent = nil, nil
 }
 
 func (d *keptDir) close() {
@@ -128,7 +139,11 @@ func (d *keptDir) close() {
 //
 // A directory on the way that does not exist makes name not exist either, which is what
 // the root's walk would find: within reports that at once, as a *os.PathError for opName,
-// without opening anything more (an Add below a new directory asks once per file).
+// without opening anything more. While the lock is held, the directory is remembered as
+// absent until this Fs makes a name, so an Add below a new directory asks once per
+// directory, not once per file; a program that ignores the lock and makes it meanwhile
+// has its files there found absent, which a commit's creation of one refuses (its hard
+// link fails on a name that exists) and an update of one reports as a missing file.
 func (f *Fs) within(name, opName string, op func(d *keptDir, base string) error) (error, bool) {
 	rel := local(name)
 	if rel == "." || !filepath.IsLocal(rel) {
@@ -182,8 +197,17 @@ func (f *Fs) keptChildLocked(parent *keptDir, base string) (*keptDir, error) {
 	if d := f.kept.dirs[key]; d != nil && f.kept.held > 0 {
 		return d, nil // under the lock: see "Confinement in a batch"
 	}
+	if f.kept.held > 0 && f.kept.absent[key] {
+		return nil, &os.PathError{Op: "lstat", Path: base, Err: syscall.ENOENT}
+	}
 	fi, err := parent.root.Lstat(base)
 	if err != nil {
+		if f.kept.held > 0 && errors.Is(err, fs.ErrNotExist) {
+			if f.kept.absent == nil {
+				f.kept.absent = map[dirKey]bool{}
+			}
+			f.kept.absent[key] = true
+		}
 		return nil, err
 	}
 	if !fi.IsDir() { // a symbolic link, or no longer a directory
@@ -266,6 +290,9 @@ func (b *batch) hold() (release func()) {
 		once.Do(func() {
 			b.mu.Lock()
 			b.held--
+			if b.held == 0 {
+				b.absent = nil
+			}
 			b.mu.Unlock()
 		})
 	}

@@ -222,3 +222,57 @@ func TestBatchHeldSwapNotFollowed(t *testing.T) {
 	err = afero.WriteFile(fsys, "sub/third.txt", []byte("3"), 0o644)
 	wantEscape(t, "WriteFile sub/third.txt after the lock is let go", err)
 }
+
+// TestBatchHeldAbsentDirectory holds the root's workspace lock and asks for files below a
+// directory that does not exist: the directory is looked up once, then remembered absent
+// for the next file (a planted directory made meanwhile by another program is not seen,
+// as no commit makes one while it holds the lock), and forgotten as soon as the Fs makes
+// a name itself, so its own directory is found at once (PERF5).
+func TestBatchHeldAbsentDirectory(t *testing.T) {
+	e := newEnv(t)
+	fsys, err := Open(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	unlock, err := fsys.LockWorkspace(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	defer fsys.Batch()()
+	if _, err := fsys.Open("new/a.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Open new/a.txt = %v, want it absent", err)
+	}
+	if err := os.MkdirAll(e.host("new"), 0o755); err != nil { // past the Fs, ignoring the lock
+		t.Fatal(err)
+	}
+	os.WriteFile(e.host("new/b.txt"), []byte("theirs"), 0o644)
+	if _, err := fsys.Open("new/b.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open new/b.txt = %v, want the directory remembered absent under the lock", err)
+	}
+	if err := fsys.MkdirAll("other", 0o755); err != nil { // the Fs makes a name: forget
+		t.Fatal(err)
+	}
+	if b, err := afero.ReadFile(fsys, "new/b.txt"); err != nil || string(b) != "theirs" {
+		t.Errorf("new/b.txt = %q, %v after the Fs made a directory; want it found", b, err)
+	}
+	if err := afero.WriteFile(fsys, "made/c.txt", nil, 0o644); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("WriteFile made/c.txt = %v, want its directory absent", err)
+	}
+	if err := fsys.Mkdir("made", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := afero.WriteFile(fsys, "made/c.txt", []byte("c"), 0o644); err != nil {
+		t.Errorf("WriteFile made/c.txt after Mkdir made: %v", err)
+	}
+	unlock()
+	if _, err := fsys.Open("gone/x.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	os.MkdirAll(e.host("gone"), 0o755)
+	os.WriteFile(e.host("gone/x.txt"), nil, 0o644)
+	if _, err := fsys.Open("gone/x.txt"); err != nil {
+		t.Errorf("without the lock, a directory made meanwhile is found: %v", err)
+	}
+}

@@ -43,6 +43,7 @@ func (f *Fs) LockWorkspace(ctx context.Context, dir string) (unlock func(), err 
 // Link creates newname as a hard link to oldname, like [os.Root.Link]. Both names must
 // stay inside the root.
 func (f *Fs) Link(oldname, newname string) error {
+	defer f.kept.made()
 	if err, ok := f.linkWithin(oldname, newname); ok {
 		return linkError(err, oldname, newname)
 	}

@@ -77,6 +77,7 @@ func (f *Fs) Name() string {
 
 // Create creates or truncates the named file, like [os.Root.Create].
 func (f *Fs) Create(name string) (afero.File, error) {
+	defer f.kept.made()
 	if file, err, ok := f.openWithin(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666); ok {
 		return file, err
 	}
@@ -86,6 +87,7 @@ func (f *Fs) Create(name string) (afero.File, error) {
 
 // Mkdir creates the named directory, like [os.Root.Mkdir].
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	defer f.kept.made()
 	if err, ok := f.within(name, "mkdir", func(d *keptDir, base string) error { return d.root.Mkdir(base, perm) }); ok {
 		return pathError(err, name)
 	}
@@ -95,6 +97,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 // MkdirAll creates the named directory and any missing parents, like
 // [os.Root.MkdirAll].
 func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
+	defer f.kept.made()
 	return pathError(f.root.MkdirAll(local(name), perm), name)
 }
 
@@ -111,6 +114,9 @@ func (f *Fs) Open(name string) (afero.File, error) {
 // like [os.Root.OpenFile]. All os.O_* flags, including O_EXCL, are
 // supported.
 func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if flag&os.O_CREATE != 0 {
+		defer f.kept.made()
+	}
 	if file, err, ok := f.openWithin(name, flag, perm); ok {
 		return file, err
 	}
@@ -137,6 +143,7 @@ func (f *Fs) RemoveAll(name string) error {
 // Rename renames oldname to newname, like [os.Root.Rename]. Both names
 // must stay inside the root.
 func (f *Fs) Rename(oldname, newname string) error {
+	defer f.kept.made()
 	if err, ok := f.renameWithin(oldname, newname); ok {
 		return linkError(err, oldname, newname)
 	}
@@ -200,6 +207,7 @@ func (f *Fs) ReadlinkIfPossible(name string) (string, error) {
 // (C:x) into an absolute one and chooses a file or directory link by what
 // the target names inside the root.
 func (f *Fs) SymlinkIfPossible(oldname, newname string) error {
+	defer f.kept.made()
 	return linkError(f.root.Symlink(oldname, local(newname)), oldname, newname)
 }
 
