@@ -73,7 +73,7 @@ func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kep
 		if err != nil || size == 0 {
 			return false
 		}
-		dir, err := s.Entries()
+		dir, err := s.EntriesDir()
 		if err != nil {
 			return false
 		}

@@ -200,6 +200,7 @@ func keptFile(name string) bool {
 }
 
 func (s *Store) entries() string { return path.Join(s.dir, "entries") }
+func (s *Store) undone() string  { return path.Join(s.dir, "undone") }
 
 // keptDir is the directory of the contents an entry keeps beside its file.
 func (s *Store) keptDir(id string, size int64) string {
@@ -211,7 +212,6 @@ func (s *Store) keptDir(id string, size int64) string {
 func KeptName(id string, size int64) string {
 	return id + "." + strconv.FormatInt(size, 10) + ".kept"
 }
-func (s *Store) undone() string { return path.Join(s.dir, "undone") }
 
 // castagnoli is the CRC-32C table: the processor's own instruction where it has one.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -17,7 +17,7 @@ import (
 // is in the entry file.
 func keptEntry(t *testing.T, s *Store, id string) *Entry {
 	t.Helper()
-	dir, err := s.Entries()
+	dir, err := s.EntriesDir()
 	if err != nil {
 		t.Fatal(err)
 	}

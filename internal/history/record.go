@@ -40,8 +40,9 @@ func (t text) WriteOut(w io.Writer) error {
 	return err
 }
 
-// Kept is a Content already in the entry's kept directory (see Store.Adopt), as the file
-// of that name: the entry records its length and CRC-32C and writes nothing.
+// Kept is a Content already in the entry's kept directory (the directory a commit moved
+// into EntriesDir as KeptName), as the file of that name: the entry records its length
+// and CRC-32C and writes nothing.
 type Kept struct {
 	File string
 	Len  int64
@@ -51,11 +52,11 @@ type Kept struct {
 // WriteOut writes nothing: the content is in place.
 func (Kept) WriteOut(io.Writer) error { return nil }
 
-// Entries opens the directory the store keeps its entries in, making it where it is
+// EntriesDir opens the directory the store keeps its entries in, making it where it is
 // missing, for a commit to move the directory of its baselines' backups into as an
 // entry's kept directory (see KeptName). It refuses a store that is not on the
 // operating system's filesystem, where no such move can be made.
-func (s *Store) Entries() (*os.File, error) {
+func (s *Store) EntriesDir() (*os.File, error) {
 	if _, ok := s.fs.(*afero.OsFs); !ok {
 		return nil, errors.ErrUnsupported
 	}
