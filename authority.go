@@ -241,21 +241,16 @@ func (pr *Proposal) recheckStep(st *txn.Step) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := recheckPath(f, st.Path, st.Name, st.Base.IsLink() || createsAsWritten(f, st))
+	// A file created at its path as written is walked again only to its directory: the
+	// hard link that places it refuses a name that exists (and where there are no links,
+	// the look just before the rename does), so a look at the name could only find it
+	// absent.
+	created := st.Op == txn.Write && !st.Base.Exists && asWritten(f, st.Path, st.Name)
+	info, err := recheckPath(f, st.Path, st.Name, st.Base.IsLink() || created)
 	if err != nil {
 		return nil, &patchError{errs: []error{&ConflictError{Reason: ConflictChanged, Paths: []string{st.Path}}, err}}
 	}
 	return info, nil
-}
-
-// createsAsWritten reports a step that creates a file at its path as written, no link
-// followed on the way. Its walk just before the write need go no further than its
-// directory: the hard link that places the file refuses a name that exists, and where
-// there are no links the look just before the rename does, so a look at the name itself
-// would only find it absent.
-func createsAsWritten(f *fence.Fence, st *txn.Step) bool {
-	return st.Op == txn.Write && !st.Base.Exists && !filepath.IsAbs(st.Path) &&
-		st.Name == cleanpath.Join(f.Real(), filepath.FromSlash(st.Path))
 }
 
 // pathKind is what an earlier operation of the payload leaves at a path.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fence"
 )
 
@@ -97,6 +98,12 @@ func fenceError(err error) error {
 func recheckPath(f *fence.Fence, authored, name string, entry bool) (fs.FileInfo, error) {
 	info, err := f.Recheck(authored, name, entry)
 	return info, fenceError(err)
+}
+
+// asWritten reports whether a relative authored path resolved to itself under the
+// workspace's real root, no link followed on the way.
+func asWritten(f *fence.Fence, authored, name string) bool {
+	return !filepath.IsAbs(authored) && name == cleanpath.Join(f.Real(), filepath.FromSlash(authored))
 }
 
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
