@@ -176,17 +176,7 @@ func TestBatchEndClosesAndNests(t *testing.T) {
 // directory that was kept (renamed inside the root), never through the link (PERF1, F1).
 func TestBatchHeldSwapNotFollowed(t *testing.T) {
 	e := newEnv(t)
-	fsys, err := Open(e.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	unlock, err := fsys.LockWorkspace(context.Background(), "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	defer fsys.Batch()()
+	fsys, unlock := heldBatch(t, e)
 	if err := fsys.Mkdir("sub", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +209,7 @@ func TestBatchHeldSwapNotFollowed(t *testing.T) {
 	unlock()
 	// Without the lock, each use checks the directory again: the name now leads through
 	// a link out of the root, which is refused.
-	err = afero.WriteFile(fsys, "sub/third.txt", []byte("3"), 0o644)
+	err := afero.WriteFile(fsys, "sub/third.txt", []byte("3"), 0o644)
 	wantEscape(t, "WriteFile sub/third.txt after the lock is let go", err)
 }
 
@@ -230,17 +220,7 @@ func TestBatchHeldSwapNotFollowed(t *testing.T) {
 // a name itself, so its own directory is found at once (PERF5).
 func TestBatchHeldAbsentDirectory(t *testing.T) {
 	e := newEnv(t)
-	fsys, err := Open(e.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fsys.Close()
-	unlock, err := fsys.LockWorkspace(context.Background(), "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	defer fsys.Batch()()
+	fsys, unlock := heldBatch(t, e)
 	if _, err := fsys.Open("new/a.txt"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Open new/a.txt = %v, want it absent", err)
 	}
@@ -275,4 +255,26 @@ func TestBatchHeldAbsentDirectory(t *testing.T) {
 	if _, err := fsys.Open("gone/x.txt"); err != nil {
 		t.Errorf("without the lock, a directory made meanwhile is found: %v", err)
 	}
+}
+
+// heldBatch opens e's workspace, takes the workspace lock of its whole root and starts a
+// batch, as a commit works; all three end with the test, or the lock earlier by unlock.
+func heldBatch(t *testing.T, e env) (fsys *Fs, unlock func()) {
+	t.Helper()
+	fsys, err := Open(e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = fsys.LockWorkspace(context.Background(), "/")
+	if err != nil {
+		fsys.Close()
+		t.Fatal(err)
+	}
+	end := fsys.Batch()
+	t.Cleanup(func() {
+		end()
+		unlock()
+		fsys.Close()
+	})
+	return fsys, unlock
 }
