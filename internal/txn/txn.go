@@ -138,11 +138,18 @@ func (tx *txn) run(ctx context.Context) error {
 	if err := tx.jr.seal(); err != nil {
 		return tx.abort(err) // the commit cannot be made final: undo it
 	}
-	if tx.cfg.Keep != nil && tx.cfg.Keep(tx.kept()) {
-		return nil // the host took the backups away with their directory
-	}
-	tx.jr.cleanup(tx.cfg.Sync)
+	tx.finish()
 	return nil
+}
+
+// finish ends a final commit's journal directory: offered to the host (Config.Keep),
+// which may take it away with the backups in it, or else removed. With Options.Sync the
+// record's removal is made durable first, so that no crash brings it back, moved or not.
+func (tx *txn) finish() {
+	tx.syncDir(tx.jr.dir)
+	if tx.cfg.Keep == nil || !tx.cfg.Keep(tx.kept()) {
+		tx.jr.cleanup(false)
+	}
 }
 
 // abort rolls back after a failure, then removes the journal. A journal that cannot be
