@@ -14,7 +14,7 @@ var (
 	filePattern  = regexp.MustCompile(`^b[0-9]{1,9}$`)
 )
 
-// TestNamesAgreeWithPatterns holds the parsers to the patterns over random names built
+// TestNamesAgreeWithPatterns (U1) holds the parsers to the patterns over random names built
 // from the characters that matter to them.
 func TestNamesAgreeWithPatterns(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
