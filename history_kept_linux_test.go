@@ -141,3 +141,28 @@ func TestKeptBaselineWithOtherLinkKeptAsBytes(t *testing.T) {
 		t.Errorf("undo: %v; a.txt = %q, want the baseline", err, b)
 	}
 }
+
+// U1: a commit the history cannot keep (here it also deletes a symbolic link) still
+// applies, says so, and leaves no kept directory behind: the journal directory moved in
+// for it is discarded with the entry that was not written.
+func TestKeptDiscardedWhenNotRecorded(t *testing.T) {
+	ws, state := t.TempDir(), filepath.Join(t.TempDir(), "history")
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644)
+	if err := os.Symlink("a.txt", filepath.Join(ws, "link")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	opts := &Options{Workspace: ws, History: NewHistory(afero.NewOsFs(), state)}
+	res, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Update File: a.txt\n@@\n-one\n+two", "*** Delete File: link"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text(), "History not recorded") {
+		t.Errorf("result %q does not say the history could not keep the change", res.Text())
+	}
+	if entries, _ := os.ReadDir(filepath.Join(state, "entries")); len(entries) != 0 {
+		t.Errorf("the history holds %v after a commit it could not keep", entries)
+	}
+	if names, _ := os.ReadDir(ws); len(names) != 1 || names[0].Name() != "a.txt" {
+		t.Errorf("the workspace holds %v, want a.txt alone", names)
+	}
+}
