@@ -160,24 +160,3 @@ func SplitIndexed(s string, keys *Set, occ [][]int32) *Text {
 	}
 	return t
 }
-
-// splitLF is splitIndexed for content without a CR, the common case. Most lines of a
-// large file are none of the keys: the filter turns them away here, without a call.
-func splitLF(s string, keys *Set, occ [][]int32) *Text {
-	t := &Text{s: s, ends: make([]int32, 0, strings.Count(s, "\n")+1), Style: EOLLF}
-	prefault.Slice(t.ends)
-	for off := 0; off < len(s); {
-		i := strings.IndexByte(s[off:], '\n')
-		if i < 0 {
-			i = len(s) - off
-		}
-		if line := s[off : off+i]; keys != nil && keys.MayHold(quickHash(line)) {
-			if k := keys.Lookup(line); k >= 0 {
-				occ[k] = append(occ[k], int32(len(t.ends)))
-			}
-		}
-		off = min(off+i+1, len(s))
-		t.ends = append(t.ends, int32(off))
-	}
-	return t
-}
