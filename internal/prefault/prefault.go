@@ -8,7 +8,21 @@
 // memory does, and are resident as they would be once written.
 package prefault
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// huge is whether populate may ask for huge pages (see AllowHugePages).
+var huge atomic.Bool
+
+// AllowHugePages lets Write and Slice also ask the kernel to back the 2 MB-aligned part of
+// a large buffer with transparent huge pages, where the platform has them: one page to
+// clear and map for each 2 MB instead of 512. Only a process that ends after one patch
+// should ask: the request stays on the heap's range after the buffer is freed, and the
+// kernel may later gather the small objects that reuse the range into a huge page again,
+// holding 2 MB of memory for them, which a long-running host would keep.
+func AllowHugePages() { huge.Store(true) }
 
 // minSize is the smallest buffer worth a system call: smaller ones take few faults.
 const minSize = 64 << 10

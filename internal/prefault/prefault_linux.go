@@ -16,12 +16,11 @@ const madvPopulateWrite = 23
 // rounded inward to it, so no page outside b is touched.
 const pageSize = 4096
 
-// madvHugepage is MADV_HUGEPAGE: back the range with transparent huge pages where the
-// system allows them only on request (the usual "madvise" setting). The buffer is
-// about to be written whole, so a huge page holds no more memory than small ones would,
-// and each 2 MB of it is one page to clear and map instead of 512 (about 1 ms of a
-// 4 MB file's commit on tmpfs). Where huge pages are off, or none is free, the kernel
-// uses small pages as before.
+// madvHugepage is MADV_HUGEPAGE, asked for when AllowHugePages was called: back the range
+// with transparent huge pages where the system allows them only on request (the usual
+// "madvise" setting). The buffer is about to be written whole, so a huge page holds no
+// more memory than small ones would (about 1 ms of a 4 MB file's commit on tmpfs). Where
+// huge pages are off, or none is free, the kernel uses small pages as before.
 const madvHugepage = 14
 
 // hugeSize is the huge page size of x86-64 and arm64 with 4 KB pages; only the part of
@@ -30,7 +29,7 @@ const hugeSize = 2 << 20
 
 func populate(b []byte) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if start, end := (p+hugeSize-1)&^(hugeSize-1), (p+uintptr(len(b)))&^(hugeSize-1); end > start {
+	if start, end := (p+hugeSize-1)&^(hugeSize-1), (p+uintptr(len(b)))&^(hugeSize-1); end > start && huge.Load() {
 		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
 	}
 	start, end := (p+pageSize-1)&^(pageSize-1), (p+uintptr(len(b)))&^(pageSize-1)

@@ -31,3 +31,24 @@ func TestWriteKeepsContent(t *testing.T) {
 		t.Fatal("Slice changed the slice")
 	}
 }
+
+// TestHugePagesKeepContent: with huge pages allowed, a buffer spanning several 2 MB
+// boundaries keeps its bytes, and a fresh one still reads as zero.
+func TestHugePagesKeepContent(t *testing.T) {
+	defer huge.Store(huge.Load())
+	AllowHugePages()
+	b := make([]byte, 5<<20+321)
+	for i := range b {
+		b[i] = byte(i * 13)
+	}
+	want := bytes.Clone(b)
+	Write(b[7:])
+	if !bytes.Equal(b, want) {
+		t.Fatal("Write with huge pages changed the buffer's bytes")
+	}
+	fresh := make([]byte, 5<<20)
+	Write(fresh)
+	if bytes.ContainsFunc(fresh, func(r rune) bool { return r != 0 }) {
+		t.Fatal("a fresh buffer does not read as zero after Write with huge pages")
+	}
+}
