@@ -13,7 +13,8 @@ import (
 
 // TestSplitHalvesAsOnePass: a content large enough to be split and indexed in two halves
 // at once gives the lines, the offsets and the key occurrences, in order, of one pass
-// over it, wherever its middle falls and whether or not it ends with a newline (M10).
+// over it, wherever its middle falls and whether or not it ends with a newline, and joins
+// back to the content byte for byte (T2, PERF5).
 func TestSplitHalvesAsOnePass(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
