@@ -18,12 +18,10 @@ import (
 	"runtime/debug"
 
 	"github.com/applypatch/applypatch/internal/cli"
-	"github.com/applypatch/applypatch/internal/prefault"
 )
 
 func main() {
 	collectLess()
-	prefault.AllowHugePages() // a run lives for one patch: see AllowHugePages
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

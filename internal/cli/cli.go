@@ -17,6 +17,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -154,8 +155,10 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 }
 
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
-// exit code.
+// exit code. The process it runs in ends after one patch, so large buffers may ask for
+// huge pages (see prefault.AllowHugePages).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	prefault.AllowHugePages()
 	return run(args, stdin, stdout, stderr, nil)
 }
 
