@@ -19,11 +19,7 @@ func TestWriteKeepsContent(t *testing.T) {
 	if !bytes.Equal(b, want) {
 		t.Fatal("Write changed the buffer's bytes")
 	}
-	fresh := make([]byte, 1<<20)
-	Write(fresh)
-	if bytes.ContainsFunc(fresh, func(r rune) bool { return r != 0 }) {
-		t.Fatal("a fresh buffer does not read as zero after Write")
-	}
+	freshReadsZero(t, 1<<20)
 	ends := make([]int32, 0, 100_000)
 	Slice(ends)
 	Slice([]int32(nil))
@@ -46,9 +42,15 @@ func TestHugePagesKeepContent(t *testing.T) {
 	if !bytes.Equal(b, want) {
 		t.Fatal("Write with huge pages changed the buffer's bytes")
 	}
-	fresh := make([]byte, 5<<20)
+	freshReadsZero(t, 5<<20)
+}
+
+// freshReadsZero checks that a fresh buffer of n bytes reads as zero after Write.
+func freshReadsZero(t *testing.T, n int) {
+	t.Helper()
+	fresh := make([]byte, n)
 	Write(fresh)
 	if bytes.ContainsFunc(fresh, func(r rune) bool { return r != 0 }) {
-		t.Fatal("a fresh buffer does not read as zero after Write with huge pages")
+		t.Fatalf("a fresh buffer of %d bytes does not read as zero after Write", n)
 	}
 }
