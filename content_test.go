@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
 	"github.com/applypatch/applypatch/internal/txn"
@@ -64,6 +65,45 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 			other[cut] ^= 1
 			if c.HasPrefix(other) {
 				t.Fatalf("trial %d: startsWith accepts a changed byte at %d", trial, cut)
+			}
+		}
+	}
+}
+
+// TestAddedContentIsHeldContent: a commit writes an Add from its lines, never holding the
+// file as bytes (PERF5). Written, summed for the journal and compared, it must be exactly
+// the bytes the Add's result is: each line and a newline, nothing for no lines.
+func TestAddedContentIsHeldContent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		var ls []string
+		for range rng.IntN(6) {
+			ls = append(ls, [...]string{"", "a", "line\r", " x y ", strings.Repeat("z", 20000)}[rng.IntN(5)])
+		}
+		want := addContent(ls)
+		c := addedContent(ls)
+		var got bytes.Buffer
+		if err := c.WriteOut(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
+		}
+		if !txn.WroteMatches(want, txn.WroteID(c)) {
+			t.Fatalf("trial %d: the journal's identity differs from the bytes'", trial)
+		}
+		if size, crc := (&txn.Step{Op: txn.Write, Body: c}).Written(); size != int64(len(want)) || crc != history.Checksum(want) {
+			t.Fatalf("trial %d: the step's sum differs from the bytes'", trial)
+		}
+		if !c.Equal(want) || c.Equal(append(bytes.Clone(want), 'x')) || len(want) > 0 && c.Equal(want[:len(want)-1]) {
+			t.Fatalf("trial %d: equal is wrong", trial)
+		}
+		cut := rng.IntN(len(want) + 1)
+		if !c.HasPrefix(want[:cut]) || c.HasPrefix(append(bytes.Clone(want), 'x')) {
+			t.Fatalf("trial %d: prefix is wrong at %d", trial, cut)
+		}
+		if cut < len(want) {
+			other := bytes.Clone(want[:cut+1])
+			other[cut] ^= 1
+			if c.HasPrefix(other) || c.Equal(append(other, want[cut+1:]...)) {
+				t.Fatalf("trial %d: a changed byte at %d is accepted", trial, cut)
 			}
 		}
 	}
