@@ -162,6 +162,10 @@ func (c *change) fileResult(pr *Proposal) FileResult {
 	d := diffWriter{f: &f}
 	switch c.Op.Kind {
 	case OpAdd:
+		if text, ok := addedText(pr.payload, c.Op.Lines); ok {
+			f.Added, f.Diff = len(c.Op.Lines), text
+			return f
+		}
 		d.lines('+', c.Op.Lines)
 	case OpDelete:
 		d.lines('-', pr.displayLines(c))
