@@ -9,6 +9,7 @@
 package prefault
 
 import (
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -40,4 +41,21 @@ func Slice[E any](s []E) {
 	if n := cap(s) * int(unsafe.Sizeof(*new(E))); n >= minSize {
 		populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), n))
 	}
+}
+
+// Heap makes about n bytes of the heap resident before the process allocates them: it
+// allocates one buffer of n bytes, populates its pages in one call (with huge pages
+// where allowed) and collects it, so that the allocator hands the same resident pages
+// out again to the objects that follow, instead of taking a fault on each fresh page.
+// It costs one collection of a heap that holds little yet. Only a process that will
+// allocate at least that much soon should ask: pages it does not reuse stay resident
+// until the runtime returns them.
+func Heap(n int) {
+	if n < minSize {
+		return
+	}
+	b := make([]byte, n)
+	populate(b)
+	runtime.KeepAlive(b)
+	runtime.GC()
 }

@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHeapForGrowsWithSections: the heap made resident up front follows the payload's
+// sections and size, is nothing for a payload whose heap a fresh process holds anyway,
+// and is bounded however large the payload (PERF5).
+func TestHeapForGrowsWithSections(t *testing.T) {
+	payload := func(sections int) string {
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n")
+		for i := range sections {
+			b.WriteString("*** Update File: f" + strings.Repeat("x", i%7) + ".go\n@@\n-a\n+b\n")
+		}
+		b.WriteString("*** End Patch\n")
+		return b.String()
+	}
+	if n := heapFor(payload(10)); n != 0 {
+		t.Errorf("10 sections: %d bytes, want none", n)
+	}
+	small, large := heapFor(payload(1000)), heapFor(payload(2000))
+	if small < 1000*16<<10 || large < 2*small-len(payload(1000)) {
+		t.Errorf("1,000 sections: %d bytes; 2,000: %d; want about 16 KB a section", small, large)
+	}
+	if n := heapFor(payload(100_000)); n != 64<<20 {
+		t.Errorf("100,000 sections: %d bytes, want the bound, 64 MB", n)
+	}
+}

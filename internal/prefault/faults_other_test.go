@@ -1,0 +1,5 @@
+//go:build !linux
+
+package prefault
+
+func minorFaults() (int64, bool) { return 0, false }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package prefault
+
+const raceOn = false
