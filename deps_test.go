@@ -44,7 +44,7 @@ var allowedImports = map[string][]string{
 		"internal/wslock"},
 	// The facade.
 	"": {"internal/cleanpath", "internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
-		"internal/lines", "internal/match", "internal/show", "internal/splitfs", "internal/txn"},
+		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/cleanpath", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},

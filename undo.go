@@ -15,6 +15,7 @@ import (
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/prefault"
 )
 
 // Undo returns the proposal that reverts the newest change the history in
@@ -70,6 +71,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if !ok {
 		return nil, nothingTo(undo)
 	}
+	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2) // in the command, the heap the revert takes, resident at once
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
 	declared := declaredBy(fsys, opts)
 	propose := func(holds holder) (*Proposal, error) {

@@ -156,23 +156,16 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 
 // Run is the whole command: it parses args, reads the payload, applies it and returns the
 // exit code. The process it runs in ends after one patch, so large buffers may ask for
-// huge pages (see prefault.AllowHugePages), and the heap the patch will take is made
-// resident at once (see prefault.Heap).
+// huge pages and the heap a large patch will take is made resident at once (see
+// prefault.OneShot).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	prefault.AllowHugePages()
-	return run(args, stdin, stdout, stderr, runEnv{oneShot: true})
+	prefault.OneShot()
+	return run(args, stdin, stdout, stderr, nil)
 }
 
-// runEnv is what a test's run differs in from the command's: a hook that wraps the
-// workspace filesystem, to inject faults into the writes inside the workspace, and a
-// process shared with other tests rather than one that ends after the patch.
-type runEnv struct {
-	wrap    func(afero.Fs) afero.Fs
-	oneShot bool
-}
-
-// run is Run in the environment env.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env runEnv) int {
+// run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
+// into the writes inside the workspace.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
 	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, errHelp) {
 		return exitApplied
@@ -200,9 +193,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env runEnv) i
 			fmt.Fprintln(stderr, "applypatch:", err)
 			return exitUsage
 		}
-		if env.oneShot {
-			prefault.Heap(heapFor(payload))
-		}
+		prefault.Heap(heapFor(payload))
 	}
 	// Signals are caught from here on: until now one ends the run at once, with nothing
 	// written; from here it ends the wait for the lock, the recovery or the commit.
@@ -232,8 +223,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env runEnv) i
 		}
 	}
 	ws := slowed(confined)
-	if env.wrap != nil {
-		ws = env.wrap(ws)
+	if wrap != nil {
+		ws = wrap(ws)
 	}
 	var script *reviewscript.Script
 	if cfg.reviewScript != "" {

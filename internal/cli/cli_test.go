@@ -93,7 +93,7 @@ func TestExitIncompleteRollback(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 
-		code := run(args, strings.NewReader(""), &stdout, &stderr, runEnv{wrap: inject})
+		code := run(args, strings.NewReader(""), &stdout, &stderr, inject)
 
 		if code != exitIncomplete {
 			t.Fatalf("json=%v: exit %d, want %d\nstdout: %s\nstderr: %s", asJSON, code, exitIncomplete, &stdout, &stderr)

@@ -136,15 +136,8 @@ func overLimit(n, limit int) error {
 }
 
 // heapFor is about the heap applying payload takes, to be made resident up front (see
-// prefault.Heap): for each section, 16 KB (the baseline of a source file of a few hundred
-// lines, its index, its plan, journal and history records), and the payload's size again
-// for its lines; at most 64 MB, a quarter of the heap's soft limit. Below 4 MB, the heap
-// a process takes before its first collection, it is 0: the collection would cost more
-// than the faults it saves.
+// prefault.Heap): prefault.HeapPerFile for each section, and the payload's size again
+// for its lines; at most 64 MB, a quarter of the heap's soft limit.
 func heapFor(payload string) int {
-	n := min(strings.Count(payload, "\n*** ")*16<<10+len(payload), 64<<20)
-	if n < 4<<20 {
-		return 0
-	}
-	return n
+	return min(strings.Count(payload, "\n*** ")*prefault.HeapPerFile+len(payload), 64<<20)
 }

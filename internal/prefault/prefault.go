@@ -14,16 +14,18 @@ import (
 	"unsafe"
 )
 
-// huge is whether populate may ask for huge pages (see AllowHugePages).
-var huge atomic.Bool
+// oneShot is whether the process ends after one patch (see OneShot).
+var oneShot atomic.Bool
 
-// AllowHugePages lets Write and Slice also ask the kernel to back the 2 MB-aligned part of
-// a large buffer with transparent huge pages, where the platform has them: one page to
-// clear and map for each 2 MB instead of 512. Only a process that ends after one patch
-// should ask: the request stays on the heap's range after the buffer is freed, and the
-// kernel may later gather the small objects that reuse the range into a huge page again,
+// OneShot declares that the process ends after one patch, as the command does and a
+// library host does not. It lets what follows spend memory that a long-running process
+// would keep: Write and Slice also ask the kernel to back the 2 MB-aligned part of a
+// large buffer with transparent huge pages, where the platform has them (one page to
+// clear and map for each 2 MB instead of 512), and Heap makes heap resident ahead. A
+// huge-page request stays on the heap's range after the buffer is freed, and the kernel
+// may later gather the small objects that reuse the range into a huge page again,
 // holding 2 MB of memory for them, which a long-running host would keep.
-func AllowHugePages() { huge.Store(true) }
+func OneShot() { oneShot.Store(true) }
 
 // minSize is the smallest buffer worth a system call: smaller ones take few faults.
 const minSize = 64 << 10
@@ -43,15 +45,25 @@ func Slice[E any](s []E) {
 	}
 }
 
-// Heap makes about n bytes of the heap resident before the process allocates them: it
+// HeapPerFile is about the heap a commit or an undo takes for each file of a source tree
+// (a few hundred lines): its baseline, index, plan, journal and history records.
+const HeapPerFile = 16 << 10
+
+// heapMin is the least heap worth making resident ahead: a fresh process holds 4 MB
+// before its first collection, and below that the collection Heap makes costs more than
+// the faults it saves.
+const heapMin = 4 << 20
+
+// Heap makes about n bytes of the heap resident before the process allocates them, in a
+// process declared OneShot; elsewhere, or for less than 4 MB, it does nothing. It
 // allocates one buffer of n bytes, populates its pages in one call (with huge pages
 // where allowed) and collects it, so that the allocator hands the same resident pages
-// out again to the objects that follow, instead of taking a fault on each fresh page.
-// It costs one collection of a heap that holds little yet. Only a process that will
-// allocate at least that much soon should ask: pages it does not reuse stay resident
-// until the runtime returns them.
+// out again to the objects that follow, instead of taking a fault on each fresh page:
+// in a virtual machine a fault can cost 10 us. It costs one collection, of a heap that
+// should hold little yet. Ask only for what will be allocated soon: pages the process
+// does not reuse stay resident until the runtime returns them.
 func Heap(n int) {
-	if n < minSize {
+	if n < heapMin || !oneShot.Load() {
 		return
 	}
 	b := make([]byte, n)

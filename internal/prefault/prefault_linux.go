@@ -16,7 +16,7 @@ const madvPopulateWrite = 23
 // rounded inward to it, so no page outside b is touched.
 const pageSize = 4096
 
-// madvHugepage is MADV_HUGEPAGE, asked for when AllowHugePages was called: back the range
+// madvHugepage is MADV_HUGEPAGE, asked for in a process declared OneShot: back the range
 // with transparent huge pages where the system allows them only on request (the usual
 // "madvise" setting). The buffer is about to be written whole, so a huge page holds no
 // more memory than small ones would; a 4 MB file's commit on tmpfs takes about 1 ms less.
@@ -29,7 +29,7 @@ const hugeSize = 2 << 20
 
 func populate(b []byte) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if start, end := (p+hugeSize-1)&^(hugeSize-1), (p+uintptr(len(b)))&^(hugeSize-1); end > start && huge.Load() {
+	if start, end := (p+hugeSize-1)&^(hugeSize-1), (p+uintptr(len(b)))&^(hugeSize-1); end > start && oneShot.Load() {
 		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugepage)
 	}
 	start, end := (p+pageSize-1)&^(pageSize-1), (p+uintptr(len(b)))&^(pageSize-1)

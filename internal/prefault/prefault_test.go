@@ -35,8 +35,8 @@ func TestWriteKeepsContent(t *testing.T) {
 // TestHugePagesKeepContent: with huge pages allowed, a buffer spanning several 2 MB
 // boundaries keeps its bytes, and a fresh one still reads as zero.
 func TestHugePagesKeepContent(t *testing.T) {
-	defer huge.Store(huge.Load())
-	AllowHugePages()
+	defer oneShot.Store(oneShot.Load())
+	OneShot()
 	b := make([]byte, 5<<20+321)
 	for i := range b {
 		b[i] = byte(i * 13)
@@ -81,6 +81,7 @@ func TestHeapLeavesPagesResident(t *testing.T) {
 // heapChild is the fresh process's side of TestHeapLeavesPagesResident.
 func heapChild() {
 	const n = 16 << 20
+	OneShot()
 	before, _ := minorFaults()
 	Heap(n)
 	after, _ := minorFaults()
