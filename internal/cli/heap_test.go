@@ -6,7 +6,8 @@ import (
 )
 
 // TestHeapForGrowsWithSections: the heap made resident up front follows the payload's
-// sections and size, and is bounded however large the payload (PERF5).
+// sections and size, an Add taking less than a section with a file to read, and is
+// bounded however large the payload (PERF5).
 func TestHeapForGrowsWithSections(t *testing.T) {
 	payload := func(sections int) string {
 		var b strings.Builder
@@ -20,6 +21,10 @@ func TestHeapForGrowsWithSections(t *testing.T) {
 	small, large := heapFor(payload(1000)), heapFor(payload(2000))
 	if small < 1000*16<<10 || large < 2*small-len(payload(1000)) {
 		t.Errorf("1,000 sections: %d bytes; 2,000: %d; want about 16 KB a section", small, large)
+	}
+	adds := strings.ReplaceAll(strings.ReplaceAll(payload(1000), "Update File", "Add File"), "@@\n-a\n+b", "+b")
+	if n := heapFor(adds); n < 1000*8<<10 || n > small*2/3 {
+		t.Errorf("1,000 Adds: %d bytes; want about 8 KB a section, less than Updates take (%d)", n, small)
 	}
 	if n := heapFor(payload(100_000)); n != 64<<20 {
 		t.Errorf("100,000 sections: %d bytes, want the bound, 64 MB", n)
