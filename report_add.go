@@ -4,8 +4,9 @@ import "unsafe"
 
 // addedText is an Add's diff, each of its lines after a '+' and joined by newlines, as
 // the payload's own text, when the payload spells the section that way (every line ended
-// by a line feed alone): a large Add is then not copied a second time for its diff. The
-// section is found from where its lines lie in the payload and checked byte for byte.
+// by a line feed alone): a large Add is then not copied a second time for its diff, which
+// shares the payload's memory, as its lines do. The section is found from where its lines
+// lie in the payload and checked byte for byte.
 func addedText(payload string, lines []string) (string, bool) {
 	k := 0 // the first line that is not empty: an empty string says nothing of where it lies
 	for k < len(lines) && lines[k] == "" {

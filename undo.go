@@ -71,7 +71,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if !ok {
 		return nil, nothingTo(undo)
 	}
-	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2) // in the command, the heap the revert takes, resident at once
+	// In the command, the heap the revert will take is made resident at once: for each
+	// file, the current file and the kept baseline, half as much again as a commit's.
+	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2)
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
 	declared := declaredBy(fsys, opts)
 	propose := func(holds holder) (*Proposal, error) {
