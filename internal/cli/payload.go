@@ -136,11 +136,11 @@ func overLimit(n, limit int) error {
 }
 
 // heapFor is about the heap applying payload takes, to be made resident up front (see
-// prefault.Heap): prefault.HeapPerFile for each section that has a file to read, half of
-// it for an Add (no baseline, no index), and twice the payload for its lines; at most
-// 64 MB, a quarter of the heap's soft limit. The sections are counted by their headers'
-// usual spelling: an estimate, which a payload spelt otherwise only makes smaller.
+// prefault.Heap, which bounds it): prefault.HeapPerFile for each section that has a file
+// to read, half of it for an Add (no baseline, no index), and twice the payload for its
+// lines. The sections are counted by their headers' usual spelling: an estimate, which a
+// payload spelt otherwise only makes smaller.
 func heapFor(payload string) int {
 	sections, adds := strings.Count(payload, "\n*** "), strings.Count(payload, "\n*** Add File:")
-	return min((sections-adds)*prefault.HeapPerFile+adds*prefault.HeapPerFile/2+2*len(payload), 64<<20)
+	return (sections-adds)*prefault.HeapPerFile + adds*prefault.HeapPerFile/2 + 2*len(payload)
 }

@@ -51,11 +51,16 @@ const HeapPerFile = 16 << 10
 
 // heapMin is the least heap worth making resident ahead: a fresh process holds 4 MB
 // before its first collection, and below that the collection Heap makes costs more than
-// the faults it saves.
-const heapMin = 4 << 20
+// the faults it saves. heapMax is the most: a quarter of the command's soft memory limit,
+// whatever a caller's estimate.
+const (
+	heapMin = 4 << 20
+	heapMax = 64 << 20
+)
 
 // Heap makes about n bytes of the heap resident before the process allocates them, in a
-// process declared OneShot; elsewhere, or for less than 4 MB, it does nothing. It
+// process declared OneShot, and at most 64 MB; elsewhere, or for less than 4 MB, it does
+// nothing. It
 // allocates one buffer of n bytes, populates its pages in one call (with huge pages
 // where allowed) and collects it, so that the allocator hands the same resident pages
 // out again to the objects that follow, instead of taking a fault on each fresh page:
@@ -66,7 +71,7 @@ func Heap(n int) {
 	if n < heapMin || !oneShot.Load() {
 		return
 	}
-	b := make([]byte, n)
+	b := make([]byte, min(n, heapMax))
 	populate(b)
 	runtime.KeepAlive(b)
 	runtime.GC()

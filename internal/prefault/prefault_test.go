@@ -102,3 +102,27 @@ func heapChild() {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestHeapIsBounded: whatever a caller's estimate, Heap allocates at most 64 MB, and
+// nothing at all in a process not declared OneShot or for less than 4 MB.
+func TestHeapIsBounded(t *testing.T) {
+	allocated := func(n int) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		Heap(n)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	defer oneShot.Store(oneShot.Load())
+	oneShot.Store(false)
+	if got := allocated(32 << 20); got > 1<<20 {
+		t.Errorf("not OneShot: Heap allocated %d bytes", got)
+	}
+	OneShot()
+	if got := allocated(1 << 20); got > 1<<20 {
+		t.Errorf("1 MB: Heap allocated %d bytes", got)
+	}
+	if got := allocated(1 << 40); got < heapMax || got > heapMax+1<<20 {
+		t.Errorf("1 TB asked: Heap allocated %d bytes, want the bound, %d", got, heapMax)
+	}
+}
