@@ -45,27 +45,36 @@ func TestDerivedContentIsHeldContent(t *testing.T) {
 		}
 		bom := [][]byte{nil, lines.BOMUTF8}[rng.IntN(2)]
 		want = append(bytes.Clone(bom), want...)
-		c := &content{t: txt, regs: regionsOf(sel), bom: bom}
-		var got bytes.Buffer
-		if err := c.WriteOut(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
-		}
-		if !txn.WroteMatches(want, txn.WroteID(c)) {
-			t.Fatalf("trial %d: the journal's identity differs from the bytes'", trial)
-		}
-		if !c.Equal(want) || c.Equal(want[:len(want)-1]) || c.Equal(append(bytes.Clone(want), 'x')) {
-			t.Fatalf("trial %d: equal is wrong", trial)
-		}
-		cut := rng.IntN(len(want) + 1)
-		if !c.HasPrefix(want[:cut]) || c.HasPrefix(append(bytes.Clone(want), 'x')) {
-			t.Fatalf("trial %d: startsWith is wrong at %d", trial, cut)
-		}
-		if cut < len(want) {
-			other := bytes.Clone(want[:cut+1])
-			other[cut] ^= 1
-			if c.HasPrefix(other) {
-				t.Fatalf("trial %d: startsWith accepts a changed byte at %d", trial, cut)
-			}
+		checkContent(t, trial, &content{t: txt, regs: regionsOf(sel), bom: bom}, want, rng.IntN(len(want)+1))
+	}
+}
+
+// checkContent checks that c is want however a commit uses it: written out, summed for
+// the journal and the history, and compared whole or, at cut, as a prefix, where one
+// changed byte is never accepted.
+func checkContent(t *testing.T, trial int, c *content, want []byte, cut int) {
+	t.Helper()
+	var got bytes.Buffer
+	if err := c.WriteOut(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
+	}
+	if !txn.WroteMatches(want, txn.WroteID(c)) {
+		t.Fatalf("trial %d: the journal's identity differs from the bytes'", trial)
+	}
+	if size, crc := (&txn.Step{Op: txn.Write, Body: c}).Written(); size != int64(len(want)) || crc != history.Checksum(want) {
+		t.Fatalf("trial %d: the step's sum differs from the bytes'", trial)
+	}
+	if !c.Equal(want) || c.Equal(append(bytes.Clone(want), 'x')) || len(want) > 0 && c.Equal(want[:len(want)-1]) {
+		t.Fatalf("trial %d: equal is wrong", trial)
+	}
+	if !c.HasPrefix(want[:cut]) || c.HasPrefix(append(bytes.Clone(want), 'x')) {
+		t.Fatalf("trial %d: prefix is wrong at %d", trial, cut)
+	}
+	if cut < len(want) {
+		other := bytes.Clone(want[:cut+1])
+		other[cut] ^= 1
+		if c.HasPrefix(other) || c.Equal(append(other, want[cut+1:]...)) {
+			t.Fatalf("trial %d: a changed byte at %d is accepted", trial, cut)
 		}
 	}
 }
@@ -81,30 +90,6 @@ func TestAddedContentIsHeldContent(t *testing.T) {
 			ls = append(ls, [...]string{"", "a", "line\r", " x y ", strings.Repeat("z", 20000)}[rng.IntN(5)])
 		}
 		want := addContent(ls)
-		c := addedContent(ls)
-		var got bytes.Buffer
-		if err := c.WriteOut(&got); err != nil || !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("trial %d: wrote %q (%v), want %q", trial, got.Bytes(), err, want)
-		}
-		if !txn.WroteMatches(want, txn.WroteID(c)) {
-			t.Fatalf("trial %d: the journal's identity differs from the bytes'", trial)
-		}
-		if size, crc := (&txn.Step{Op: txn.Write, Body: c}).Written(); size != int64(len(want)) || crc != history.Checksum(want) {
-			t.Fatalf("trial %d: the step's sum differs from the bytes'", trial)
-		}
-		if !c.Equal(want) || c.Equal(append(bytes.Clone(want), 'x')) || len(want) > 0 && c.Equal(want[:len(want)-1]) {
-			t.Fatalf("trial %d: equal is wrong", trial)
-		}
-		cut := rng.IntN(len(want) + 1)
-		if !c.HasPrefix(want[:cut]) || c.HasPrefix(append(bytes.Clone(want), 'x')) {
-			t.Fatalf("trial %d: prefix is wrong at %d", trial, cut)
-		}
-		if cut < len(want) {
-			other := bytes.Clone(want[:cut+1])
-			other[cut] ^= 1
-			if c.HasPrefix(other) || c.Equal(append(other, want[cut+1:]...)) {
-				t.Fatalf("trial %d: a changed byte at %d is accepted", trial, cut)
-			}
-		}
+		checkContent(t, trial, addedContent(ls), want, rng.IntN(len(want)+1))
 	}
 }
