@@ -9,7 +9,9 @@
 package prefault
 
 import (
+	"math"
 	"runtime"
+	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 )
@@ -51,16 +53,16 @@ const HeapPerFile = 16 << 10
 
 // heapMin is the least heap worth making resident ahead: a fresh process holds 4 MB
 // before its first collection, and below that the collection Heap makes costs more than
-// the faults it saves. heapMax is the most: a quarter of the command's soft memory limit,
-// whatever a caller's estimate.
+// the faults it saves. heapMax is the most, whatever a caller's estimate: a quarter of
+// the command's soft memory limit, and never more than a quarter of the process's.
 const (
 	heapMin = 4 << 20
 	heapMax = 64 << 20
 )
 
 // Heap makes about n bytes of the heap resident before the process allocates them, in a
-// process declared OneShot, and at most 64 MB; elsewhere, or for less than 4 MB, it does
-// nothing. It
+// process declared OneShot, and at most 64 MB or a quarter of the soft memory limit;
+// elsewhere, or for less than 4 MB, it does nothing. It
 // allocates one buffer of n bytes, populates its pages in one call (with huge pages
 // where allowed) and collects it, so that the allocator hands the same resident pages
 // out again to the objects that follow, instead of taking a fault on each fresh page:
@@ -68,10 +70,11 @@ const (
 // should hold little yet. Ask only for what will be allocated soon: pages the process
 // does not reuse stay resident until the runtime returns them.
 func Heap(n int) {
+	n = min(n, heapMax, int(min(debug.SetMemoryLimit(-1)/4, math.MaxInt))) // -1 reads the limit
 	if n < heapMin || !oneShot.Load() {
 		return
 	}
-	b := make([]byte, min(n, heapMax))
+	b := make([]byte, n)
 	populate(b)
 	runtime.KeepAlive(b)
 	runtime.GC()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -103,8 +104,9 @@ func heapChild() {
 	runtime.KeepAlive(keep)
 }
 
-// TestHeapIsBounded: whatever a caller's estimate, Heap allocates at most 64 MB, and
-// nothing at all in a process not declared OneShot or for less than 4 MB.
+// TestHeapIsBounded: whatever a caller's estimate, Heap allocates at most 64 MB or a
+// quarter of the soft memory limit, and nothing at all in a process not declared OneShot
+// or for less than 4 MB.
 func TestHeapIsBounded(t *testing.T) {
 	allocated := func(n int) uint64 {
 		var before, after runtime.MemStats
@@ -124,5 +126,9 @@ func TestHeapIsBounded(t *testing.T) {
 	}
 	if got := allocated(1 << 40); got < heapMax || got > heapMax+1<<20 {
 		t.Errorf("1 TB asked: Heap allocated %d bytes, want the bound, %d", got, heapMax)
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(80 << 20))
+	if got := allocated(1 << 40); got < 20<<20 || got > 21<<20 {
+		t.Errorf("1 TB asked under an 80 MB limit: Heap allocated %d bytes, want a quarter of the limit", got)
 	}
 }
