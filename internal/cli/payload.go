@@ -141,6 +141,17 @@ func overLimit(n, limit int) error {
 // lines. The sections are counted by their headers' usual spelling: an estimate, which a
 // payload spelt otherwise only makes smaller.
 func heapFor(payload string) int {
-	sections, adds := strings.Count(payload, "\n*** "), strings.Count(payload, "\n*** Add File:")
-	return (sections-adds)*prefault.HeapPerFile + adds*prefault.HeapPerFile/2 + 2*len(payload)
+	n := 2 * len(payload)
+	for rest := payload; ; {
+		i := strings.Index(rest, "\n*** ")
+		if i < 0 {
+			return n
+		}
+		rest = rest[i+len("\n*** "):]
+		if strings.HasPrefix(rest, "Add File:") {
+			n += prefault.HeapPerFile / 2
+		} else {
+			n += prefault.HeapPerFile
+		}
+	}
 }

@@ -63,7 +63,7 @@ func freshReadsZero(t *testing.T, n int) {
 // TestHeapLeavesPagesResident: after Heap, allocating what it made resident takes far
 // fewer page faults than there are pages, where the platform counts them; the objects
 // read as zero. It measures in a fresh process, as the command that calls Heap is: a
-// test binary's heap already holds what the other tests freed.
+// test binary's heap already holds what the other tests freed (PERF5).
 func TestHeapLeavesPagesResident(t *testing.T) {
 	if _, ok := minorFaults(); !ok || raceOn {
 		t.Skip("no fault count of the test's own on this platform or with the race detector")
@@ -106,7 +106,7 @@ func heapChild() {
 
 // TestHeapIsBounded: whatever a caller's estimate, Heap allocates at most 64 MB or a
 // quarter of the soft memory limit, and nothing at all in a process not declared OneShot
-// or for less than 4 MB.
+// or for less than 4 MB (PERF5, U2: an undo's estimate grows with its entry).
 func TestHeapIsBounded(t *testing.T) {
 	allocated := func(n int) uint64 {
 		var before, after runtime.MemStats
