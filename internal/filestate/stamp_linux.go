@@ -25,7 +25,7 @@ func ChangeTime(fi fs.FileInfo) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
+	return time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)), true // int32 on 32-bit platforms
 }
 
 // sameButLinked reports whether b shows the file of a with one hard link more and

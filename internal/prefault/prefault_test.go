@@ -3,6 +3,7 @@ package prefault
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -128,11 +129,11 @@ func TestHeapIsBounded(t *testing.T) {
 	if got := allocated(1 << 20); got > 1<<20 {
 		t.Errorf("1 MB: Heap allocated %d bytes", got)
 	}
-	if got := allocated(1 << 40); got < heapMax || got > heapMax+1<<20 {
-		t.Errorf("1 TB asked: Heap allocated %d bytes, want the bound, %d", got, heapMax)
+	if got := allocated(math.MaxInt); got < heapMax || got > heapMax+1<<20 {
+		t.Errorf("math.MaxInt asked: Heap allocated %d bytes, want the bound, %d", got, heapMax)
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(80 << 20))
-	if got := allocated(1 << 40); got < 20<<20 || got > 21<<20 {
-		t.Errorf("1 TB asked under an 80 MB limit: Heap allocated %d bytes, want a quarter of the limit", got)
+	if got := allocated(math.MaxInt); got < 20<<20 || got > 21<<20 {
+		t.Errorf("math.MaxInt asked under an 80 MB limit: Heap allocated %d bytes, want a quarter of the limit", got)
 	}
 }
