@@ -242,9 +242,9 @@ func (pr *Proposal) recheckStep(st *txn.Step) (fs.FileInfo, error) {
 		return nil, err
 	}
 	// A file created at its path as written is walked again only to its directory: the
-	// hard link that places it refuses a name that exists (and where there are no links,
-	// the look just before the rename does), so a look at the name could only find it
-	// absent.
+	// rename or hard link that places it refuses a name that exists (and where there is
+	// neither, the look just before the rename does), so a look at the name could only
+	// find it absent.
 	created := st.Op == txn.Write && !st.Base.Exists && asWritten(f, st.Path, st.Name)
 	info, err := recheckPath(f, st.Path, st.Name, st.Base.IsLink() || created)
 	if err != nil {

@@ -30,10 +30,11 @@ var allowedImports = map[string][]string{
 	"internal/cleanpath":   nil,
 	"internal/pathpattern": nil,
 	"internal/envelope":    nil,
+	"internal/noreplace":   nil,
 	// Level 1.
 	"internal/lines":    {"internal/prefault"},
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
-	"internal/splitfs":  {"internal/cleanpath"},
+	"internal/splitfs":  {"internal/cleanpath", "internal/noreplace"},
 	// Level 2.
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
@@ -46,7 +47,7 @@ var allowedImports = map[string][]string{
 	"": {"internal/cleanpath", "internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
-	"fs/rootfs":  {"internal/cleanpath", "internal/sysstat", "internal/wslock"},
+	"fs/rootfs":  {"internal/cleanpath", "internal/noreplace", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},
 	// Above the facade.
 	"internal/reviewscript": {""},

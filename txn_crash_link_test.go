@@ -10,6 +10,7 @@ import (
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/afero"
 )
@@ -91,7 +92,28 @@ var linkCrashBackends = []linkCrashFs{
 		ffs := faultfs.New(openRoot(t, dir), rule)
 		return afero.NewOsFs(), &applypatch.Options{Workspace: dir, WorkspaceFs: ffs}, ffs
 	}},
+	{"OsFs-links", func(t *testing.T, dir string, rule faultfs.Rule) (afero.Fs, *applypatch.Options, *faultfs.Fs) {
+		ffs := faultfs.New(linksOnlyOs{&afero.OsFs{}}, rule)
+		return ffs, &applypatch.Options{Workspace: dir}, ffs
+	}},
+	{"rootfs-links", func(t *testing.T, dir string, rule faultfs.Rule) (afero.Fs, *applypatch.Options, *faultfs.Fs) {
+		ffs := faultfs.New(linksOnlyRoot{openRoot(t, dir)}, rule)
+		return afero.NewOsFs(), &applypatch.Options{Workspace: dir, WorkspaceFs: ffs}, ffs
+	}},
 }
+
+// linksOnlyOs is the OS filesystem as a kernel or a filesystem without renameat2's
+// RENAME_NOREPLACE has it: hard links, and no rename that refuses a name that exists, so
+// a created file is linked into place and its temporary name removed after.
+type linksOnlyOs struct{ *afero.OsFs }
+
+func (linksOnlyOs) Link(oldname, newname string) error { return os.Link(oldname, newname) }
+
+// linksOnlyRoot is linksOnlyOs for a root: its method of that rename is shadowed by one
+// no caller asks for.
+type linksOnlyRoot struct{ *rootfs.Fs }
+
+func (linksOnlyRoot) RenameNoReplace() {}
 
 // TestCrashMatrixRecoversLinkDelete stops a commit that deletes two symbolic links
 // after its k-th filesystem operation, for every k, then runs recovery: every k ends

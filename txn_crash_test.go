@@ -20,11 +20,12 @@ func haltAfter(k int) faultfs.Rule {
 
 // TestCrashMatrixRecovers stops the five-file matrix commit (an Add into a new
 // directory, Updates, a Delete, a Move into a new directory) as if the process died
-// after its k-th filesystem operation, for every k, on MemMapFs and OsFs, then runs
-// recovery: every k ends with the whole tree at its baseline or at the commit's result,
-// with no temporary file, directory or journal left (X11).
+// after its k-th filesystem operation, for every k, on MemMapFs and OsFs (with and
+// without a rename that refuses a name), then runs recovery: every k ends with the whole
+// tree at its baseline or at the commit's result, with no temporary file, directory or
+// journal left (X11).
 func TestCrashMatrixRecovers(t *testing.T) {
-	for _, b := range matrixBackends[:2] {
+	for _, b := range matrixBackends[:3] {
 		t.Run(b.name, func(t *testing.T) {
 			total := cleanCount(t, b, false)
 			view, root := b.new(t)

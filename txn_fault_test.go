@@ -86,10 +86,16 @@ func (f noRenameFs) Rename(oldname, newname string) error {
 	return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: f.errno}
 }
 
-// matrixBackends are the filesystems of the fault matrix.
+// matrixBackends are the filesystems of the fault matrix; the first three are the
+// in-memory one, the OS one, and the OS one as without a rename that refuses a name.
 var matrixBackends = []matrixFs{
 	withFixture(fsBackends[0]),
 	withFixture(fsBackends[1]),
+	{"OsFs-links", func(t testing.TB) (afero.Fs, string) {
+		root := t.TempDir()
+		writeFixture(t, afero.NewOsFs(), root, matrixFiles)
+		return linksOnlyOs{&afero.OsFs{}}, root
+	}},
 	{"CopyOnWriteFs", func(t testing.TB) (afero.Fs, string) {
 		// The files the payload updates live in a read-only base layer; the ones it
 		// deletes or moves in the writable layer, since afero's CopyOnWriteFs cannot
@@ -278,7 +284,7 @@ func TestCommitFailEveryOp(t *testing.T) {
 		op   faultfs.Op
 		sync bool
 		// lost are the paths rollback cannot restore, nil when it restores them all;
-		// linkedLost, when set, those where the filesystem has hard links.
+		// linkedLost, when set, those where the Add was linked into place.
 		lost, linkedLost []string
 	}{
 		{op: faultfs.OpRename},
@@ -289,11 +295,12 @@ func TestCommitFailEveryOp(t *testing.T) {
 		{op: faultfs.OpClose},
 		{op: faultfs.OpSync, sync: true},
 		// The Delete fails; undoing the Add needs a remove too. Where the Add is linked
-		// into place (X3), the first remove is of its temporary name, which stays too.
+		// into place (X3: a filesystem with hard links and no rename that refuses a name),
+		// the first remove is of its temporary name, which stays too.
 		{op: faultfs.OpRemove, lost: []string{"new", "new/deep", "new/deep/added.txt"},
 			linkedLost: []string{"new", "new/deep", "new/deep/.added.txt.applypatch-*", "new/deep/added.txt"}},
 	}
-	for _, b := range matrixBackends[:2] {
+	for _, b := range matrixBackends[:3] {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%s", b.name, c.op), func(t *testing.T) {
 				view, root := b.new(t)
@@ -314,7 +321,7 @@ func TestCommitFailEveryOp(t *testing.T) {
 					lost[i] = tempKey(p)
 				}
 				want := c.lost
-				if b.name == "OsFs" && c.linkedLost != nil {
+				if linkedInto(ffs, "new/deep/added.txt") && c.linkedLost != nil {
 					want = c.linkedLost
 				}
 				if diff := cmp.Diff(want, lost); diff != "" {
@@ -393,7 +400,7 @@ func TestCommitFaultMatrixFailingRollback(t *testing.T) {
 // and Commit together: a failed read before the first write refuses the patch with
 // nothing written; later, the general X5/X6 property holds.
 func TestCommitFaultMatrixReads(t *testing.T) {
-	for _, b := range matrixBackends[:2] {
+	for _, b := range matrixBackends[:3] {
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			view, root := b.new(t)

@@ -183,10 +183,11 @@ func TestCreatedPathWithoutHardLinks(t *testing.T) {
 
 // TestCrashMatrixRecoversCreatedPath stops a commit holding an Add and a Move into an
 // existing directory after its k-th operation, for every k, on the OS filesystem and
-// through a root, then runs recovery: some k fall after a file is linked into place and
-// before its temporary name is removed (both names on one file), and every k ends with
-// the tree at its baseline or at the commit's result, nothing of the commit's left
-// (X11).
+// through a root, then runs recovery: where a file is placed by a rename that refuses a
+// name, no k leaves it under two names; where it is linked into place, some k fall after
+// the link and before its temporary name is removed (both names on one file); and every
+// k ends with the tree at its baseline or at the commit's result, nothing of the
+// commit's left (X11).
 func TestCrashMatrixRecoversCreatedPath(t *testing.T) {
 	payload := "*** Begin Patch\n" + updateFirst + "*** Add File: d/new.txt\n+ours\n" +
 		"*** Update File: src.txt\n*** Move to: d/moved.txt\n@@\n-moved\n+MOVED\n*** End Patch\n"
@@ -201,6 +202,10 @@ func TestCrashMatrixRecoversCreatedPath(t *testing.T) {
 				t.Fatalf("clean run: %v", err)
 			}
 			total, final := ffs.Count(), readTree(t, osfs, dir)
+			linked := linkedInto(ffs, "d/new.txt", "d/moved.txt")
+			if strings.HasSuffix(b.name, "-links") != linked {
+				t.Fatalf("the created files were linked into place: %v; want that only without the rename that refuses a name", linked)
+			}
 			between := 0
 			for k := 0; k <= total; k++ {
 				dir := t.TempDir()
@@ -225,12 +230,23 @@ func TestCrashMatrixRecoversCreatedPath(t *testing.T) {
 						k, r, treeDiff(before, after), treeDiff(final, after))
 				}
 			}
-			if between < 2 {
+			if linked && between < 2 {
 				t.Errorf("%d interruptions fell between a link and the removal of its temporary name, want one for each of the two created paths", between)
+			}
+			if !linked && between > 0 {
+				t.Errorf("%d interruptions left a created path under two names, where one rename places it", between)
 			}
 			t.Logf("k = 0..%d: %d stopped with a created path and its temporary name on one file", total, between)
 		})
 	}
+}
+
+// linkedInto reports whether a commit linked a file into place at one of the targets
+// (the journal's links of baselines aside).
+func linkedInto(ffs *faultfs.Fs, targets ...string) bool {
+	return slices.ContainsFunc(ffs.Events(), func(e faultfs.Event) bool {
+		return e.Op == faultfs.OpLink && slices.ContainsFunc(targets, func(t string) bool { return strings.HasSuffix(filepath.ToSlash(e.Name), "/"+t) })
+	})
 }
 
 // linkedTwice counts the targets that are, with a temporary file beside them, two names

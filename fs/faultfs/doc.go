@@ -41,7 +41,7 @@
 //	OpWrite     File.Write, WriteAt, WriteString, Truncate    yes
 //	OpSync      File.Sync                                     yes (also on read-only handles, e.g. directories)
 //	OpClose     File.Close                                    if opened for writing
-//	OpRename    Fs.Rename                                     yes
+//	OpRename    Fs.Rename, Fs.RenameNoReplace                 yes
 //	OpChmod     Fs.Chmod                                      yes
 //	OpChtimes   Fs.Chtimes                                    yes
 //	OpChown     Fs.Chown                                      yes
@@ -56,24 +56,27 @@
 // A file is "opened for writing" when it comes from Create, or from OpenFile
 // with any of O_WRONLY, O_RDWR, O_CREATE, O_TRUNC or O_APPEND. File.Seek and
 // File.Name are passed through unobserved, as is Fs.Name. An event's name is
-// the path the caller passed: the old name for Rename, the new link for
-// SymlinkIfPossible and Link, and the opening path for operations on a file.
+// the path the caller passed: the old name for Rename and RenameNoReplace, the
+// new link for SymlinkIfPossible and Link, and the opening path for operations
+// on a file.
 //
 // # Failures
 //
 // An injected failure is an [*Error] (which wraps [ErrInjected]) inside an
-// [*os.PathError], or an [*os.LinkError] for Rename, SymlinkIfPossible and Link,
-// carrying the operation name and path the os package would use. A failing
-// operation returns before it reaches the wrapped filesystem, so the base is
-// left exactly as it was, with one exception: a failing Close still closes
-// the underlying file, so that injected faults never leak descriptors, and
-// then reports the injected error (any error from the real Close is dropped).
+// [*os.PathError], or an [*os.LinkError] for Rename, RenameNoReplace,
+// SymlinkIfPossible and Link, carrying the operation name and path the os
+// package would use. A failing operation returns before it reaches the wrapped
+// filesystem, so the base is left exactly as it was, with one exception: a
+// failing Close still closes the underlying file, so that injected faults never
+// leak descriptors, and then reports the injected error (any error from the
+// real Close is dropped).
 //
 // SymlinkIfPossible and ReadlinkIfPossible on a base that does not support
 // them return [afero.ErrNoSymlink] or [afero.ErrNoReadlink] as afero's own
-// wrappers do, and Link on a base without hard links returns
-// [errors.ErrUnsupported]; such calls are not counted. LstatIfPossible falls
-// back to Stat when the base has no Lstat.
+// wrappers do, Link on a base without hard links returns
+// [errors.ErrUnsupported], and so does RenameNoReplace on a base without it;
+// such calls are not counted. LstatIfPossible falls back to Stat when the base
+// has no Lstat.
 //
 // An [Fs] is safe for concurrent use: numbering, rule state and the event
 // log are guarded by a mutex, and the wrapped filesystem is called without

@@ -361,6 +361,24 @@ func (ffs *Fs) Rename(oldname, newname string) error {
 	return observeErr(ffs, c, func() error { return ffs.base.Rename(oldname, newname) })
 }
 
+// RenameNoReplace observes [OpRename] under oldname and renames oldname to newname
+// unless newname exists, which fails with an error matching [fs.ErrExist] and leaves
+// both names as they were, when the base can: the operating system's filesystem, or one
+// with a RenameNoReplace(oldname, newname string) error method (as fs/rootfs has).
+// Otherwise it returns an [*os.LinkError] wrapping [errors.ErrUnsupported] without
+// counting.
+func (ffs *Fs) RenameNoReplace(oldname, newname string) error {
+	switch ffs.base.(type) {
+	case *afero.OsFs, interface {
+		RenameNoReplace(oldname, newname string) error
+	}:
+	default:
+		return &os.LinkError{Op: "renameat2", Old: oldname, New: newname, Err: errors.ErrUnsupported}
+	}
+	c := linkCall(OpRename, "rename", oldname, newname, oldname)
+	return observeErr(ffs, c, func() error { return splitfs.RenameNoReplace(ffs.base, oldname, newname) })
+}
+
 // Stat observes [OpStat] (a read).
 func (ffs *Fs) Stat(name string) (os.FileInfo, error) {
 	return observe(ffs, pathCall(OpStat, "stat", name, false), func() (os.FileInfo, error) { return ffs.base.Stat(name) })

@@ -913,3 +913,54 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	})
 }
+
+// TestRenameNoReplaceOnOsFs: RenameNoReplace is counted as a rename under the old name,
+// renames to a free name, fails with the base's EEXIST on a taken one, and an injected
+// failure leaves both names as they were.
+func TestRenameNoReplaceOnOsFs(t *testing.T) {
+	dir := t.TempDir()
+	base := afero.NewOsFs()
+	tmp, taken, free := filepath.Join(dir, "tmp"), filepath.Join(dir, "taken"), filepath.Join(dir, "free")
+	writeBase(t, base, tmp, "ours")
+	writeBase(t, base, taken, "theirs")
+	fsys := faultfs.New(base)
+	err := fsys.RenameNoReplace(tmp, taken)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("no rename that refuses a name here: %v", err)
+	}
+	if !errors.Is(err, iofs.ErrExist) || errors.Is(err, faultfs.ErrInjected) {
+		t.Errorf("RenameNoReplace onto a taken name = %v, want the base's EEXIST", err)
+	}
+	if got := readBase(t, base, taken); got != "theirs" {
+		t.Errorf("the taken name holds %q, want theirs kept", got)
+	}
+	failing := faultfs.New(base, faultfs.FailAt(1))
+	err = failing.RenameNoReplace(tmp, free)
+	var le *os.LinkError
+	if !errors.As(err, &le) || le.Op != "rename" || le.Old != tmp || !errors.Is(err, faultfs.ErrInjected) {
+		t.Errorf("failing RenameNoReplace = %v, want an injected *os.LinkError", err)
+	}
+	if _, err := os.Lstat(free); !errors.Is(err, iofs.ErrNotExist) || readBase(t, base, tmp) != "ours" {
+		t.Errorf("a failed rename moved the file (Lstat %s: %v)", free, err)
+	}
+	if err := fsys.RenameNoReplace(tmp, free); err != nil || readBase(t, base, free) != "ours" {
+		t.Errorf("RenameNoReplace to a free name = %v", err)
+	}
+	if diff := cmp.Diff([]opName{{faultfs.OpRename, tmp}, {faultfs.OpRename, tmp}}, opNames(fsys.Events())); diff != "" {
+		t.Errorf("counted ops (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenameNoReplaceOnMemMapFs(t *testing.T) {
+	base := afero.NewMemMapFs()
+	writeBase(t, base, "/a", "A")
+	fsys := faultfs.New(base, faultfs.CountReads())
+	err := fsys.RenameNoReplace("/a", "/b")
+	var le *os.LinkError
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.As(err, &le) {
+		t.Errorf("RenameNoReplace = %v, want *os.LinkError wrapping errors.ErrUnsupported", err)
+	}
+	if n := fsys.Count(); n != 0 || readBase(t, base, "/a") != "A" {
+		t.Errorf("an unsupported rename was counted or made: %+v", fsys.Events())
+	}
+}

@@ -300,19 +300,23 @@ func (b *batch) hold() (release func()) {
 
 // renameWithin renames oldname to newname between their kept directories in a batch (one
 // directory, or two), or reports false; each directory is checked as within checks it.
-func (f *Fs) renameWithin(oldname, newname string) (error, bool) {
+// With noReplace the rename fails where newname exists (see Fs.RenameNoReplace).
+func (f *Fs) renameWithin(oldname, newname string, noReplace bool) (error, bool) {
 	newRel := local(newname)
 	if newRel == "." || !filepath.IsLocal(newRel) {
 		return nil, false
 	}
 	newDir, newBase := filepath.Split(newRel)
 	err, ok := f.within(oldname, "rename", func(d *keptDir, base string) error {
-		if filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
+		if !noReplace && filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
 			return d.rename(base, newBase)
 		}
 		to, err := f.keptDirLocked(cleanpath.Clean(newDir))
 		if err != nil {
 			return errNotKept
+		}
+		if noReplace {
+			return d.renameNoReplace(base, to, newBase)
 		}
 		return d.renameTo(base, to, newBase)
 	})

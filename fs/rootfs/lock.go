@@ -2,6 +2,8 @@ package rootfs
 
 import (
 	"context"
+	"errors"
+	"os"
 	"sync"
 
 	"github.com/applypatch/applypatch/internal/wslock"
@@ -48,4 +50,19 @@ func (f *Fs) Link(oldname, newname string) error {
 		return linkError(err, oldname, newname)
 	}
 	return linkError(f.root.Link(local(oldname), local(newname)), oldname, newname)
+}
+
+// RenameNoReplace renames oldname to newname like [Fs.Rename], except that it never
+// replaces a file: where newname exists it fails, with an error matching [fs.ErrExist],
+// and both names stay as they were, however another program races it. Where the
+// platform or the filesystem cannot refuse a name so, it fails with an error matching
+// [errors.ErrUnsupported] and does nothing. Both names must stay inside the root.
+func (f *Fs) RenameNoReplace(oldname, newname string) error {
+	defer f.kept.made()
+	end := f.Batch() // renameat2 works between directories' descriptors
+	defer end()
+	if err, ok := f.renameWithin(oldname, newname, true); ok {
+		return linkError(err, oldname, newname)
+	}
+	return &os.LinkError{Op: "renameat2", Old: oldname, New: newname, Err: errors.ErrUnsupported}
 }

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/applypatch/applypatch/internal/cleanpath"
+	"github.com/applypatch/applypatch/internal/noreplace"
 )
 
 // open opens the file base inside the kept directory: one openat relative to the kept
@@ -102,6 +103,19 @@ func (d *keptDir) link(base string, to *keptDir, newBase string) error {
 	err := retryEINTR(func() error { return linkat(from, base, dst, newBase) })
 	if err != nil {
 		return &os.LinkError{Op: "linkat", Old: base, New: newBase, Err: err}
+	}
+	return nil
+}
+
+// renameNoReplace renames base in d to newBase in the kept directory to, or fails where
+// newBase exists: one renameat2 between the kept descriptors, which refuses a name that
+// exists atomically. It reports errNotKept when either directory has no descriptor.
+func (d *keptDir) renameNoReplace(base string, to *keptDir, newBase string) error {
+	if d.file == nil || to.file == nil {
+		return errNotKept
+	}
+	if err := noreplace.Renameat(int(d.file.Fd()), base, int(to.file.Fd()), newBase); err != nil {
+		return &os.LinkError{Op: "renameat2", Old: base, New: newBase, Err: err}
 	}
 	return nil
 }

@@ -20,3 +20,6 @@ func (d *keptDir) link(base string, to *keptDir, newBase string) error { return 
 
 // renameTo reports errNotKept: the root renames by name.
 func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error { return errNotKept }
+
+// renameNoReplace reports errNotKept: no rename refuses a name atomically here.
+func (d *keptDir) renameNoReplace(base string, to *keptDir, newBase string) error { return errNotKept }

@@ -144,7 +144,7 @@ func (f *Fs) RemoveAll(name string) error {
 // must stay inside the root.
 func (f *Fs) Rename(oldname, newname string) error {
 	defer f.kept.made()
-	if err, ok := f.renameWithin(oldname, newname); ok {
+	if err, ok := f.renameWithin(oldname, newname, false); ok {
 		return linkError(err, oldname, newname)
 	}
 	return linkError(f.root.Rename(local(oldname), local(newname)), oldname, newname)

@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/noreplace"
 )
 
 // Link makes newname a hard link to oldname when both lie on one side of the root's
@@ -41,6 +43,43 @@ func Linker(fsys afero.Fs) func(oldname, newname string) error {
 		return l.Link
 	}
 	return nil
+}
+
+// RenameNoReplace renames oldname to newname when both lie on one side of the root's
+// boundary, failing where newname exists (see the package function).
+func (s *FS) RenameNoReplace(oldname, newname string) error {
+	fo, o := s.Route(oldname)
+	fn, n := s.Route(newname)
+	if fo != fn {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: syscall.EXDEV}
+	}
+	err := RenameNoReplace(fo, o, n)
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &os.LinkError{Op: le.Op, Old: oldname, New: newname, Err: le.Err}
+	}
+	return err
+}
+
+// RenameNoReplace renames oldname to newname on fsys unless newname exists, which fails
+// with an error matching fs.ErrExist, atomically: no other program's file there is ever
+// replaced. It uses the operating system's call for afero's OsFs and the
+// RenameNoReplace(oldname, newname string) error method of one that has it (fs/rootfs,
+// an FS); elsewhere, and where the call cannot refuse a name (an old kernel, a
+// filesystem without it), it fails with errors.ErrUnsupported and does nothing.
+func RenameNoReplace(fsys afero.Fs, oldname, newname string) error {
+	switch r := fsys.(type) {
+	case *afero.OsFs:
+		if err := noreplace.Rename(oldname, newname); err != nil {
+			return &os.LinkError{Op: "renameat2", Old: oldname, New: newname, Err: err}
+		}
+		return nil
+	case interface {
+		RenameNoReplace(oldname, newname string) error
+	}:
+		return r.RenameNoReplace(oldname, newname)
+	}
+	return &os.LinkError{Op: "renameat2", Old: oldname, New: newname, Err: errors.ErrUnsupported}
 }
 
 // LstatIfPossible lstats name in the filesystem that holds it, where that has links.

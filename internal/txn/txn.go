@@ -114,6 +114,9 @@ type txn struct {
 	// read the check of the whole batch.
 	seen     filestate.Stamps
 	captured bool
+	// noExclusiveRename is set once the filesystem has refused a rename that refuses
+	// a name that exists (see placeNew): later creations link at once.
+	noExclusiveRename bool
 }
 
 // run executes the plan as one transaction: the whole batch is checked

@@ -43,8 +43,9 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 	switch {
 	case ok:
 	case creates(st):
-		// The hard link that places the file refuses a name that exists (placeNew), and
-		// where there are no links the look happens there, just before the rename.
+		// The rename or hard link that places the file refuses a name that exists
+		// (placeNew), and where there is neither the look happens there, just before the
+		// rename.
 		cur = filestate.State{}
 	default:
 		cur = tx.readStep(st)
@@ -162,8 +163,9 @@ func tempPrefix(base string) string {
 
 // replace writes data to a step's path atomically where the filesystem allows: a
 // temporary file in the same directory, its mode set, optionally synced, then renamed
-// over the path (or, for a path that did not exist, linked to it; see placeNew), and
-// with Options.Sync the directory synced too. Where rename is impossible (some afero
+// over the path (or, for a path that did not exist, put there without replacing a file
+// another program made meanwhile; see placeNew), and with Options.Sync the directory
+// synced too. Where rename is impossible (some afero
 // layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
 // *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool) error {
@@ -213,59 +215,6 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 	}
 	*inPlace = true
 	return tx.rewrite(st.Name, data, mode, own)
-}
-
-// placeNew puts the temporary file tmp at the path of a step that creates it without
-// replacing a file another program created there since the check just before the step:
-// a hard link fails, atomically, on a name that exists, where a rename would replace
-// it. Such a path is a conflict, and the step did not take effect. Once linked, the
-// temporary name is removed; one that cannot be stays listed for rollback to remove.
-//
-// ok is false, with nothing done, where the filesystem has no hard links (afero's
-// in-memory one, layers such as BasePathFs, filesystems that refuse them): the caller
-// renames, and the check just before the step is then the only guard.
-func (tx *txn) placeNew(st *Step, tmp string) (ok bool, err error) {
-	err = splitfs.Link(tx.fsys, tmp, st.Name)
-	switch {
-	case err == nil:
-		return true, tx.removeTemp(tmp)
-	case linkImpossible(err):
-		return false, nil
-	case errors.Is(err, fs.ErrExist):
-		err = &Conflict{Reason: Changed, Paths: []string{st.Path}}
-	}
-	tx.removeTemp(tmp) // one that stays is removed by rollback, or reported
-	return true, err
-}
-
-// creates reports a step that writes a file where its baseline had none, and which the
-// check just before it can leave to placing the file: a hard link to a name that exists
-// fails. A host's expectations of such a path were checked against its absence before
-// the first write, and absence is all there is to check again.
-func creates(st *Step) bool {
-	return st.Op == Write && !st.Base.Exists && !st.Base.IsLink()
-}
-
-// stillAbsent is the check just before a creating step where the file cannot be placed
-// by a hard link: a path that exists now, a symbolic link (which a read would follow)
-// among what may be there, is a conflict, and the rename is not made.
-func (tx *txn) stillAbsent(st *Step) error {
-	if fi, err := lstat(tx.fsys, st.Name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
-	}
-	switch cur := tx.readStep(st); {
-	case cur.Err != nil:
-		return tx.unreadable(st, cur.Err)
-	case cur.Exists:
-		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
-	}
-	return nil
-}
-
-// linkImpossible reports a hard link the filesystem cannot make at all, as opposed to
-// one that failed.
-func linkImpossible(err error) bool {
-	return errors.Is(err, errors.ErrUnsupported) || renameImpossible(err)
 }
 
 // createTemp creates the temporary file a target's new bytes are written through: named
