@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,19 +104,22 @@ func workspaceIdentity(dir string) (id, real string, err error) {
 // workspaceFile names, in a user history's directory, the workspace it belongs to.
 const workspaceFile = "workspace"
 
-// sweepHistories removes the user histories beside keep whose workspace is gone: its
+// sweepHistories removes user histories beside keep whose workspace is gone: its
 // directory removed, or another directory in its place (a tree deleted and made again,
 // as a test or a benchmark does on every run). The history of a workspace that no longer
-// exists can never be undone, and would otherwise keep its files' bytes forever.
+// exists can never be undone, and would otherwise keep its files' bytes forever. A run
+// checks at most sweepBudget of them, chosen at random: each check costs a few system
+// calls, and a user's state can hold the histories of hundreds of workspaces.
 func sweepHistories(all, keep string) {
 	entries, err := os.ReadDir(all)
 	if err != nil {
 		return
 	}
-	for _, d := range entries {
-		if d.Name() == keep || !d.IsDir() || len(d.Name()) != 32 {
-			continue
-		}
+	others := slices.DeleteFunc(entries, func(d os.DirEntry) bool {
+		return d.Name() == keep || !d.IsDir() || len(d.Name()) != 32
+	})
+	rand.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
+	for _, d := range others[:min(len(others), sweepBudget)] {
 		dir := filepath.Join(all, d.Name())
 		b, err := os.ReadFile(filepath.Join(dir, workspaceFile))
 		if err != nil || len(b) > 4096 {
@@ -126,6 +130,11 @@ func sweepHistories(all, keep string) {
 		}
 	}
 }
+
+// sweepBudget is the most other workspaces' histories one run checks: with hundreds in
+// the state directory, a gone one is still removed within a few dozen runs, and no run
+// pays for all of them (about 50 us each).
+const sweepBudget = 8
 
 // opened is the store, with its key, made on first use.
 func (h *History) opened() (*history.Store, error) {

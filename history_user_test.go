@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,5 +50,65 @@ func TestUserHistorySweepsGoneWorkspaces(t *testing.T) {
 	}
 	if dirs, _ := os.ReadDir(filepath.Join(state, "applypatch", "history")); len(dirs) != 1 {
 		t.Errorf("the state directory holds %d histories, want 1", len(dirs))
+	}
+}
+
+// U1: a run checks a bounded number of other workspaces' histories, so that a state
+// directory holding hundreds does not slow every run; the ones that are gone are still
+// all removed over a few runs, and a live workspace's history never is.
+func TestUserHistorySweepIsBounded(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	all := filepath.Join(state, "applypatch", "history")
+	live := t.TempDir()
+	liveHistory, err := UserHistory(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := liveHistory.opened(); err != nil { // writes its workspace file
+		t.Fatal(err)
+	}
+	const gone = 2*sweepBudget + 3
+	for i := range gone {
+		dir := filepath.Join(all, fmt.Sprintf("%032x", i))
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, workspaceFile), []byte(filepath.Join(t.TempDir(), "removed")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		dirs, err := os.ReadDir(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(dirs)
+	}
+	ws := t.TempDir()
+	before := count()
+	for run := 0; run < 4; run++ { // each run removes at least sweepBudget-1 gone ones
+		h, err := UserHistory(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.opened(); err != nil { // writes its own workspace file
+			t.Fatal(err)
+		}
+		after := count()
+		if run == 0 {
+			after-- // this workspace's own history, made by this run
+		}
+		// The live workspace's history may be among the ones checked, and is kept.
+		if removed, least := before-after, min(sweepBudget-1, before-2); removed > sweepBudget || removed < least {
+			t.Errorf("run %d removed %d gone histories, want from %d to %d", run, removed, least, sweepBudget)
+		}
+		before = count()
+	}
+	if count() != 2 {
+		t.Errorf("%d histories left after the gone ones were checked, want the live workspace's and this one's", count())
+	}
+	if _, err := os.Stat(liveHistory.dir); err != nil {
+		t.Errorf("the history of a live workspace was removed: %v", err)
 	}
 }
