@@ -104,8 +104,9 @@ func createdMeanwhileRun(t *testing.T, b linkCrashFs, target, payload string, th
 // TestLinkPlantedAtCreatedPath has another program put a symbolic link, leading out of
 // the workspace to a file that does not exist, at the path an Add or a Move's destination
 // creates, after the commit's last check of it: the file is never written through the
-// link (the hard link that places it refuses the name), the link is kept, the commit
-// fails with the conflict of a path taken, and every other write is undone (F1, X3).
+// link (the rename or hard link that places it refuses the name), the link is kept, the
+// commit fails with the conflict of a path taken, and every other write is undone (F1,
+// X3).
 func TestLinkPlantedAtCreatedPath(t *testing.T) {
 	for _, b := range linkCrashBackends {
 		for _, c := range createdMeanwhile {
