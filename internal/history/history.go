@@ -144,14 +144,24 @@ const headerLimit = 64 << 20
 const trailerLimit = 160
 
 // entryName parses an entry file's name: its sequence number, ten digits zero-padded so
-// that names sort as entries do, a dash, its id and ".entry".
-func entryName(name string) (seq int, id string, ok bool) {
+// that names sort as entries do, a dash, its id, the file's size after a dot (which a
+// listing counts without a look at the file; -1 for a name without it, as entries
+// recorded before it was written there have) and ".entry".
+func entryName(name string) (seq int, id string, size int64, ok bool) {
 	rest, ok := strings.CutSuffix(name, ".entry")
-	if !ok || len(rest) < 11 || rest[10] != '-' || !digits(rest[:10], 10) || !validID(rest[11:]) {
-		return 0, "", false
+	if !ok || len(rest) < 11 || rest[10] != '-' || !digits(rest[:10], 10) {
+		return 0, "", 0, false
+	}
+	id, n, sized := strings.Cut(rest[11:], ".")
+	if !validID(id) || sized && !digits(n, 18) {
+		return 0, "", 0, false
 	}
 	seq, _ = strconv.Atoi(rest[:10])
-	return seq, rest[11:], true
+	size = -1
+	if sized {
+		size, _ = strconv.ParseInt(n, 10, 64)
+	}
+	return seq, id, size, true
 }
 
 // validID reports whether id is an entry id: 12 to 64 lowercase hexadecimal digits.
@@ -241,8 +251,10 @@ func (s *Store) mac(body []byte) []byte {
 	return m.Sum(nil)
 }
 
-// fileName is the entry file of e.
-func fileName(e *Entry) string { return fmt.Sprintf("%010d-%s.entry", e.Seq, e.ID) }
+// fileName is the name of the entry file of e, size bytes long.
+func fileName(e *Entry, size int64) string {
+	return fmt.Sprintf("%010d-%s.%d.entry", e.Seq, e.ID, size)
+}
 
 // trusted checks what an undo would act on: every name clean, relative and inside the
 // workspace and named once, a Move's source one of the entry's files, every state's

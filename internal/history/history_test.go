@@ -87,6 +87,7 @@ func TestHostileEntriesSkipped(t *testing.T) {
 		"0000000009-dddddddddddd.entry":       bytes.Replace(raw, []byte(`"added":1`), []byte(`"added":2`), 1),
 		"0000000010-eeeeeeeeeeee.entry":       raw[:len(raw)-3],
 		"0000000011-ffffffffffff.entry":       raw,
+		"0000000013-ffffffffffff.99.entry":    raw,
 		"0000000012-aaaaaaaaaaab.entry.tmp-1": raw,
 	} {
 		afero.WriteFile(fsys, "/h/entries/"+i, b, 0o600)
@@ -191,7 +192,11 @@ func TestPicksAgreesWithUndoable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	afero.WriteFile(fsys, "/h/entries/0000000002-000000000002.entry", []byte("cut short"), 0o600)
+	newest, _ := afero.Glob(fsys, "/h/entries/0000000002-000000000002.*.entry")
+	if len(newest) != 1 {
+		t.Fatalf("entry 2 is in %v, want one file", newest)
+	}
+	afero.WriteFile(fsys, newest[0], []byte("cut short"), 0o600)
 	e, ok, err := s.Undoable()
 	if err != nil || !ok || e.Seq != 1 {
 		t.Fatalf("Undoable = %d %v %v, want the sound entry 1", e.Seq, ok, err)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,8 +106,7 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 	}
 	e.PayloadBlob = len(contents)
 	contents = append(contents, text(e.Payload))
-	file := path.Join(s.entries(), fileName(e))
-	size, err := s.write(file, e, contents)
+	file, size, err := s.write(e, contents)
 	if err != nil {
 		return err
 	}
@@ -118,25 +119,26 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 }
 
 // write writes the entry file: the magic line, the contents, the entry's JSON and the
-// trailer, to a temporary file renamed over name once complete.
-func (s *Store) write(name string, e *Entry, contents []Content) (int64, error) {
-	tmp := name + ".tmp-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+// trailer, to a temporary file renamed, once complete, to the entry's name with its size.
+func (s *Store) write(e *Entry, contents []Content) (name string, size int64, err error) {
+	tmp := path.Join(s.entries(), fmt.Sprintf("%010d-%s.entry.tmp-%s", e.Seq, e.ID, strconv.FormatInt(time.Now().UnixNano(), 36)))
 	f, err := s.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("the history cannot be written: %w", err)
+		return "", 0, fmt.Errorf("the history cannot be written: %w", err)
 	}
-	size, err := writeEntry(f, e, contents, s.mac)
+	size, err = writeEntry(f, e, contents, s.mac)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
+		name = path.Join(s.entries(), fileName(e, size))
 		err = s.fs.Rename(tmp, name)
 	}
 	if err != nil {
 		s.fs.Remove(tmp)
-		return 0, fmt.Errorf("the history cannot be written: %w", err)
+		return "", 0, fmt.Errorf("the history cannot be written: %w", err)
 	}
-	return size, nil
+	return name, size, nil
 }
 
 // counter sums what passes through it to w.
@@ -226,7 +228,7 @@ func (s *Store) names() ([]name, error) {
 // listing is names, and the kept directories no entry file names (orphans, by ID and
 // kept).
 func (s *Store) listing() ([]name, []name, error) {
-	infos, err := afero.ReadDir(s.fs, s.entries())
+	infos, err := dirEntries(s.fs, s.entries())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -240,24 +242,31 @@ func (s *Store) listing() ([]name, []name, error) {
 		}
 	}
 	marks := map[string]bool{}
-	if undone, err := afero.ReadDir(s.fs, s.undone()); err == nil {
+	if undone, err := dirEntries(s.fs, s.undone()); err == nil {
 		for _, fi := range undone {
-			marks[fi.Name()] = fi.Mode().IsRegular()
+			marks[fi.Name()] = fi.Type().IsRegular()
 		}
 	}
 	var out []name
 	for _, fi := range infos {
-		seq, id, ok := entryName(fi.Name())
+		seq, id, size, ok := entryName(fi.Name())
 		if !ok {
-			if strings.Contains(fi.Name(), ".entry.tmp-") && fi.Mode().IsRegular() {
+			if strings.Contains(fi.Name(), ".entry.tmp-") && fi.Type().IsRegular() {
 				s.fs.Remove(path.Join(s.entries(), fi.Name())) // an entry a crash cut short
 			}
 			continue
 		}
-		if !fi.Mode().IsRegular() || seq == 0 {
+		if !fi.Type().IsRegular() || seq == 0 {
 			continue
 		}
-		n := name{Seq: seq, ID: id, file: path.Join(s.entries(), fi.Name()), size: fi.Size(), undone: marks[id]}
+		if size < 0 { // named before names carried the size
+			info, err := fi.Info()
+			if err != nil {
+				continue
+			}
+			size = info.Size()
+		}
+		n := name{Seq: seq, ID: id, file: path.Join(s.entries(), fi.Name()), size: size, undone: marks[id]}
 		if k, ok := kept[n.ID]; ok {
 			n.kept, n.size = k.kept, n.size+k.size
 			delete(kept, n.ID)
@@ -269,6 +278,29 @@ func (s *Store) listing() ([]name, []name, error) {
 		orphans = append(orphans, k)
 	}
 	return out, orphans, nil // ReadDir sorts by name, and names sort by sequence
+}
+
+// dirEntries lists the directory dir sorted by name, with each entry's type, where the
+// filesystem can without a look at each (the operating system's gives the types with
+// the names); elsewhere from each one's info.
+func dirEntries(fsys afero.Fs, dir string) ([]fs.DirEntry, error) {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var list []fs.DirEntry
+	if d, ok := f.(fs.ReadDirFile); ok {
+		list, err = d.ReadDir(-1)
+	} else {
+		var infos []fs.FileInfo
+		infos, err = f.Readdir(-1)
+		for _, fi := range infos {
+			list = append(list, fs.FileInfoToDirEntry(fi))
+		}
+	}
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, err
 }
 
 // dropUndone removes the entries that could be redone and returns the others.
