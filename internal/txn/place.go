@@ -50,15 +50,17 @@ func (tx *txn) notPlaced(st *Step, tmp string, err error) error {
 
 // creates reports a step that writes a file where its baseline had none, and which the
 // check just before it can leave to placing the file: the rename or the hard link that
-// places it fails on a name that exists. A host's expectations of such a path were checked against its absence before
-// the first write, and absence is all there is to check again.
+// places it fails on a name that exists. A host's expectations of such a path were
+// checked against its absence before the first write, and absence is all there is to
+// check again.
 func creates(st *Step) bool {
 	return st.Op == Write && !st.Base.Exists && !st.Base.IsLink()
 }
 
 // stillAbsent is the check just before a creating step where the file cannot be placed
-// by a rename that refuses a name or a hard link: a path that exists now, a symbolic link (which a read would follow)
-// among what may be there, is a conflict, and the rename is not made.
+// by a rename that refuses a name or a hard link: a path that exists now, a symbolic
+// link (which a read would follow) among what may be there, is a conflict, and the
+// rename is not made.
 func (tx *txn) stillAbsent(st *Step) error {
 	if fi, err := lstat(tx.fsys, st.Name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
