@@ -9,3 +9,7 @@ import "errors"
 // atomically gives: the caller takes another way (a hard link fails on a name that
 // exists too, at the cost of removing the old name after).
 var errUnsupported = errors.ErrUnsupported
+
+// Unsupported reports whether err says the call cannot be made here at all, as opposed to
+// one that failed.
+func Unsupported(err error) bool { return errors.Is(err, errUnsupported) }

@@ -3,7 +3,6 @@
 package noreplace
 
 import (
-	"errors"
 	"fmt"
 	"syscall"
 	"unsafe"
@@ -20,10 +19,10 @@ const atFdcwd = -100
 func Rename(old, new string) error { return Renameat(atFdcwd, old, atFdcwd, new) }
 
 // Renameat renames old in the directory oldDir to new in newDir (descriptors of open
-// directories), as renameat does, except
-// that where new exists it fails, with an error matching fs.ErrExist, and nothing moves.
-// A kernel without renameat2 (ENOSYS), a filesystem without the flag (EINVAL), and a
-// platform without the call give an error matching errors.ErrUnsupported, and nothing moves.
+// directories), as renameat does, except that where new exists it fails, with an error
+// matching fs.ErrExist, and nothing moves. A kernel without renameat2 (ENOSYS), a
+// filesystem without the flag (EINVAL), and a platform without the call give an error
+// matching errors.ErrUnsupported, and nothing moves.
 func Renameat(oldDir int, old string, newDir int, new string) error {
 	if sysRenameat2 == 0 {
 		return errUnsupported
@@ -49,7 +48,3 @@ func Renameat(oldDir int, old string, newDir int, new string) error {
 		return errno
 	}
 }
-
-// Unsupported reports whether err says the call cannot be made here at all, as opposed to
-// one that failed.
-func Unsupported(err error) bool { return errors.Is(err, errUnsupported) }
