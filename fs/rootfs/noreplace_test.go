@@ -14,7 +14,7 @@ import (
 // TestRenameNoReplace: a rename to a free name moves the file, within a directory and
 // between two; one to a taken name, a planted link among them, fails with fs.ErrExist
 // and leaves both names as they were; one leaving the root fails; nothing outside the
-// root changes. Outside a batch, in one, and in one under the workspace lock.
+// root changes. Outside a batch, in one, and in one under the workspace lock (X3, F1).
 func TestRenameNoReplace(t *testing.T) {
 	for _, mode := range []string{"alone", "batch", "locked"} {
 		t.Run(mode, func(t *testing.T) {

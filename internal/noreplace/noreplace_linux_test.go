@@ -12,7 +12,7 @@ import (
 
 // TestRenameatRefusesATakenName: a rename to a free name moves the file; one to a name
 // that exists fails with fs.ErrExist and leaves both files as they were, between two
-// directories' descriptors as by names, relative or absolute.
+// directories' descriptors as by names, relative or absolute (X3).
 func TestRenameatRefusesATakenName(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) {
