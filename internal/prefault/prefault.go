@@ -62,13 +62,13 @@ const (
 
 // Heap makes about n bytes of the heap resident before the process allocates them, in a
 // process declared OneShot, and at most 64 MB or a quarter of the soft memory limit;
-// elsewhere, or for less than 4 MB, it does nothing. It
-// allocates one buffer of n bytes, populates its pages in one call (with huge pages
-// where allowed) and collects it, so that the allocator hands the same resident pages
-// out again to the objects that follow, instead of taking a fault on each fresh page:
-// in a virtual machine a fault can cost 10 us. It costs one collection, of a heap that
-// should hold little yet. Ask only for what will be allocated soon: pages the process
-// does not reuse stay resident until the runtime returns them.
+// elsewhere, or for less than 4 MB, it does nothing. It allocates one buffer of n bytes,
+// populates its pages in one call (with huge pages where allowed) and collects it, so
+// that the allocator hands the same resident pages out again to the objects that follow,
+// instead of taking a fault on each fresh page: in a virtual machine a fault can cost
+// 10 us. It costs one collection, of a heap that should hold little yet. Ask only for
+// what will be allocated soon: pages the process does not reuse stay resident until the
+// runtime returns them.
 func Heap(n int) {
 	n = min(n, heapMax, int(min(debug.SetMemoryLimit(-1)/4, math.MaxInt))) // -1 reads the limit
 	if n < heapMin || !oneShot.Load() {
