@@ -125,3 +125,19 @@ func TestKeptNamesChecked(t *testing.T) {
 		t.Error("a sound kept blob is not trusted")
 	}
 }
+
+// U1: a kept content read through an afero filesystem other than the operating
+// system's is checked the same way: the length recorded, a regular file, or refused.
+func TestReadKeptThroughAfero(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/kept/b0", []byte("before\n"), 0o644)
+	fsys.MkdirAll("/kept/dir", 0o700)
+	if b, err := readKept(fsys, "/kept/b0", 7); err != nil || string(b) != "before\n" {
+		t.Fatalf("readKept = %q, %v", b, err)
+	}
+	for name, want := range map[string]int64{"/kept/b0": 8, "/kept/dir": 0, "/kept/gone": 7} {
+		if b, err := readKept(fsys, name, want); err == nil {
+			t.Errorf("readKept(%s, %d) = %q, want an error", name, want, b)
+		}
+	}
+}

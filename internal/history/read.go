@@ -12,6 +12,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/afero"
 )
 
 // List returns the store's entries, oldest first, each with its undone mark. Files that
@@ -219,21 +221,40 @@ func (s *Store) load(e *Entry) error {
 // length recorded, opened without following a link or waiting on a FIFO, and checked
 // against its CRC-32C.
 func (s *Store) keptContent(e *Entry, b Blob) ([]byte, error) {
-	f, err := s.fs.OpenFile(path.Join(s.keptDir(e.ID, e.Kept), b.File), openKept, 0)
+	data, err := readKept(s.fs, path.Join(s.keptDir(e.ID, e.Kept), b.File), b.Len)
 	if err != nil {
-		return nil, fmt.Errorf("the history has lost a file's content: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != b.Len {
-		return nil, errors.New("the history holds a file's content that is not the one it recorded")
-	}
-	data := make([]byte, b.Len)
-	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, fmt.Errorf("the history cannot read a file's content: %w", err)
+		return nil, err
 	}
 	if Checksum(data) != b.CRC {
 		return nil, errors.New("the history holds a file's content that does not match its checksum")
+	}
+	return data, nil
+}
+
+// errNotRecorded is the error of a kept file that is not the one recorded: another
+// kind of file, or another length.
+var errNotRecorded = errors.New("the history holds a file's content that is not the one it recorded")
+
+// Errors of reading a kept file, as keptContent reports them.
+func errLost(err error) error { return fmt.Errorf("the history has lost a file's content: %w", err) }
+func errUnread(err error) error {
+	return fmt.Errorf("the history cannot read a file's content: %w", err)
+}
+
+// readKeptFile is readKept through fsys's files.
+func readKeptFile(fsys afero.Fs, name string, want int64) ([]byte, error) {
+	f, err := fsys.OpenFile(name, openKept, 0)
+	if err != nil {
+		return nil, errLost(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != want {
+		return nil, errNotRecorded
+	}
+	data := make([]byte, want)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, errUnread(err)
 	}
 	return data, nil
 }
