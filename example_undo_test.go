@@ -2,6 +2,7 @@ package applypatch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,5 +39,28 @@ func ExampleUndo() {
 	// Output:
 	// "a\nb\nc\nd\ne\nf\ng\nh, mine\n"
 	// true
+	// true
+}
+
+// An agent host that offers its model an undo tool hands each call to Tool.Undo: in
+// edits mode it is committed at once, waiting for a commit in flight, and its text
+// tells the model what was reverted.
+func ExampleTool_Undo() {
+	ctx := context.Background()
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/project/greet.go", []byte("const Hello = \"hi\"\n"), 0o644)
+	tool := &applypatch.Tool{FS: fsys, Options: applypatch.Options{
+		Workspace: "/project", Mode: applypatch.ModeEdits, History: applypatch.NewHistory(fsys, "/state/history")}}
+
+	tool.Call(ctx, json.RawMessage(`{"patchText": "*** Begin Patch\n*** Update File: greet.go\n@@\n-const Hello = \"hi\"\n+const Hello = \"hello\"\n*** End Patch"}`))
+	res, _ := tool.Undo(ctx)
+	fmt.Println(strings.HasPrefix(res.Notes[len(res.Notes)-1], "Undid the change"))
+	b, _ := afero.ReadFile(fsys, "/project/greet.go")
+	fmt.Printf("%q\n", b)
+	_, err := tool.Undo(ctx)
+	fmt.Println(errors.Is(err, applypatch.ErrNothingToUndo))
+	// Output:
+	// true
+	// "const Hello = \"hi\"\n"
 	// true
 }

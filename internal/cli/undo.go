@@ -35,6 +35,9 @@ func (cfg *config) revertOnly(ctx context.Context, root string, confined afero.F
 		fmt.Fprintln(stdout, "there is no history to "+cfg.revertVerb()+" from: it is off (--no-history) or cannot be opened")
 		return exitRejected
 	}
+	if !cfg.check && script == nil {
+		return cfg.revertNow(ctx, opts, stdout, stderr)
+	}
 	build := applypatch.Undo
 	if cfg.redo {
 		build = applypatch.Redo
@@ -61,6 +64,26 @@ func (cfg *config) revertOnly(ctx context.Context, root string, confined afero.F
 	}
 	if err != nil {
 		res = applypatch.ErrorResult(err)
+	}
+	res, err = cfg.explain(res, err)
+	return report(res, err, cfg, stdout, stderr)
+}
+
+// revertNow is --undo and --redo with no review and no check: the history picked, the
+// files read and the revert committed under one hold of the workspace's lock, as a
+// payload is applied, so that a commit in flight is waited for rather than conflicted
+// with.
+func (cfg *config) revertNow(ctx context.Context, opts *applypatch.Options, stdout, stderr io.Writer) int {
+	opts.Mode = applypatch.ModeEdits // nobody reviews; outside paths still need their flags
+	t := &applypatch.Tool{FS: hostFs(), Options: *opts}
+	run := t.Undo
+	if cfg.redo {
+		run = t.Redo
+	}
+	res, err := run(ctx)
+	if errors.Is(err, applypatch.ErrNothingToUndo) || errors.Is(err, applypatch.ErrNothingToRedo) {
+		fmt.Fprintln(stdout, err.Error())
+		return exitRejected
 	}
 	res, err = cfg.explain(res, err)
 	return report(res, err, cfg, stdout, stderr)

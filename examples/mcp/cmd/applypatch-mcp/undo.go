@@ -100,11 +100,14 @@ func (s *server) undoPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if mode == applypatch.ModeAsk {
 		return s.reviewUndo(ctx, req, args.Redo, opts), nil
 	}
-	pr, err := s.revert(ctx, args.Redo, &opts)
-	if err != nil {
-		return toolResult(applypatch.ErrorResult(err)), nil
+	// Committed at once: the history and the files are read under the commit's lock, so
+	// a call that commits meanwhile is waited for, not conflicted with.
+	t := &applypatch.Tool{FS: s.cfg.FS, Options: opts}
+	run := t.Undo
+	if args.Redo {
+		run = t.Redo
 	}
-	res, _ := applypatch.Commit(ctx, pr) // an error's result says it
+	res, _ := run(ctx) // an error's result says it
 	return toolResult(res), nil
 }
 
