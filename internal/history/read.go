@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -138,9 +137,7 @@ func (s *Store) readEntry(n name) (Entry, bool) {
 		return Entry{}, false
 	}
 	var e Entry
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if dec.Decode(&e) != nil || !trusted(&e, start-int64(len(entryMagic))) || e.Seq != n.Seq || e.ID != n.ID {
+	if decodeEntry(body, &e) != nil || !trusted(&e, start-int64(len(entryMagic))) || e.Seq != n.Seq || e.ID != n.ID {
 		return Entry{}, false
 	}
 	e.file, e.size, e.Undone = n.file, size, n.undone
