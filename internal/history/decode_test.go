@@ -74,13 +74,15 @@ func TestDecodeEntryAgreesWithJSON(t *testing.T) {
 		t.Fatalf("the fast reader fell back on Record's own form:\n%s", body)
 	}
 	for name, edit := range map[string]func(string) string{
-		"spaced":         func(s string) string { return strings.Replace(s, `"seq":7`, `"seq": 7`, 1) },
-		"other case":     func(s string) string { return strings.Replace(s, `"seq":7`, `"SEQ":7`, 1) },
-		"repeated key":   func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7,"seq":8`, 1) },
-		"unknown key":    func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7,"extra":1`, 1) },
-		"exponent":       func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7e0`, 1) },
-		"fraction":       func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7.0`, 1) },
-		"null object":    func(s string) string { return strings.Replace(s, `"before":{"exists":false,"blob":-1}`, `"before":null`, 1) },
+		"spaced":       func(s string) string { return strings.Replace(s, `"seq":7`, `"seq": 7`, 1) },
+		"other case":   func(s string) string { return strings.Replace(s, `"seq":7`, `"SEQ":7`, 1) },
+		"repeated key": func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7,"seq":8`, 1) },
+		"unknown key":  func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7,"extra":1`, 1) },
+		"exponent":     func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7e0`, 1) },
+		"fraction":     func(s string) string { return strings.Replace(s, `"seq":7`, `"seq":7.0`, 1) },
+		"null object": func(s string) string {
+			return strings.Replace(s, `"before":{"exists":false,"blob":-1}`, `"before":null`, 1)
+		},
 		"surrogate pair": func(s string) string { return strings.Replace(s, `😀`, `\ud83d\ude00`, 1) },
 		"lone surrogate": func(s string) string { return strings.Replace(s, `😀`, `\ud83d`, 1) },
 		"bad utf-8":      func(s string) string { return strings.Replace(s, `é`, "\xff", 1) },
