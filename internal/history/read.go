@@ -232,8 +232,12 @@ func (s *Store) keptContent(e *Entry, b Blob) ([]byte, error) {
 // kind of file, or another length.
 var errNotRecorded = errors.New("the history holds a file's content that is not the one it recorded")
 
-// Errors of reading a kept file, as keptContent reports them.
-func errLost(err error) error { return fmt.Errorf("the history has lost a file's content: %w", err) }
+// errLost is the error of a kept file that cannot be opened.
+func errLost(err error) error {
+	return fmt.Errorf("the history has lost a file's content: %w", err)
+}
+
+// errUnread is the error of a kept file that cannot be read whole.
 func errUnread(err error) error {
 	return fmt.Errorf("the history cannot read a file's content: %w", err)
 }
