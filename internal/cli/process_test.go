@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/applypatch/applypatch/internal/statetest"
-
 	"bytes"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/statetest"
 )
 
 // childEnv makes the test binary run the command instead of the tests: the process
@@ -181,7 +182,10 @@ func TestTerminatedCommitRollsBack(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(100+rand.IntN(300)) * time.Millisecond)
+		// The signal must find the handler installed, which a process on a loaded machine
+		// may not have done 100 ms after it started: wait for the commit's journal.
+		waitForJournal(t, ws)
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
 		sig := map[bool]os.Signal{true: syscall.SIGTERM, false: os.Interrupt}[i%2 == 0]
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
@@ -195,6 +199,20 @@ func TestTerminatedCommitRollsBack(t *testing.T) {
 			t.Fatalf("signal %d: the tree is not the baseline after the rollback", i)
 		}
 	}
+}
+
+// waitForJournal waits until the commit running in ws has made its journal.
+func waitForJournal(t *testing.T, ws string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		names, _ := os.ReadDir(ws)
+		for _, n := range names {
+			if strings.HasPrefix(n.Name(), fence.JournalPrefix) {
+				return
+			}
+		}
+	}
+	t.Fatal("the commit made no journal within 30 s")
 }
 
 // TestConcurrentProcessesBothLand runs two applypatch processes at once, 100 rounds,
