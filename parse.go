@@ -21,8 +21,12 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // an Environment ID line, a dropped space on empty context lines, an omitted first "@@",
 // several "@@ TEXT" lines in a row as one hunk's chain of anchors) and rejects everything
 // that could apply something the model did not mean: prose around the envelope, a missing
-// End marker, unknown headers, lines outside a section, and two operations on one path.
+// End marker, unknown headers, lines outside a section, and two operations on one path. A
+// payload is UTF-8 text: a byte that is not UTF-8 is refused, its line named.
 func Parse(payload string) (*Patch, error) {
+	if n, text, col := notUTF8(payload); n > 0 {
+		return nil, &ParseError{Line: n, Text: text, Msg: notUTF8Msg(col)}
+	}
 	body, end, err := envelope.Open(payload)
 	if err != nil {
 		var e *envelope.Error

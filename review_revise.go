@@ -138,6 +138,9 @@ func (r *Revision) Adopt(edited string, confirm func(prompt string) bool) error 
 	if strings.TrimSpace(edited) == "" {
 		return reviewErr(reviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
 	}
+	if n, _, col := notUTF8(edited); n > 0 {
+		return reviewErr(reviewRevisionRefused, r.target, fmt.Sprintf("Byte %d of line %d of the text is not valid UTF-8; save the text as UTF-8", col, n))
+	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
 		return reviewErr(reviewRevisionUnchanged, r.target, "the text is what the patch already proposes; nothing was staged")
