@@ -39,8 +39,8 @@ type Edit struct {
 // where; nothing is written.
 func ResolveEdit(ctx context.Context, fsys afero.Fs, e Edit, opts *Options) (*Proposal, error) {
 	for _, t := range []struct{ name, text string }{{"old", e.Old}, {"new", e.New}} {
-		if n, _, col := notUTF8(t.text); n > 0 {
-			return nil, &ParseError{Msg: fmt.Sprintf("line %d of the edit's %s text: %s", n, t.name, notUTF8Msg(col))}
+		if f := findTextFault(t.text); f != nil {
+			return nil, &ParseError{Msg: fmt.Sprintf("line %d of the edit's %s text: %s", f.line, t.name, f)}
 		}
 	}
 	p := &Patch{Ops: []Operation{{Kind: OpUpdate, Path: e.Path, Line: 1}}}

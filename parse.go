@@ -22,16 +22,16 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // several "@@ TEXT" lines in a row as one hunk's chain of anchors) and rejects everything
 // that could apply something the model did not mean: prose around the envelope, a missing
 // End marker, unknown headers, lines outside a section, and two operations on one path. A
-// payload is UTF-8 text: a byte that is not UTF-8 is refused, its line named.
+// payload is UTF-8 text: a byte that is not UTF-8, or a NUL, is refused, its line named.
 func Parse(payload string) (*Patch, error) {
-	if n, text, col := notUTF8(payload); n > 0 {
-		return nil, &ParseError{Line: n, Text: text, Msg: notUTF8Msg(col)}
-	}
 	body, end, err := envelope.Open(payload)
 	if err != nil {
 		var e *envelope.Error
 		errors.As(err, &e)
 		return nil, &ParseError{Line: e.Line, Text: e.Text, Msg: e.Msg}
+	}
+	if err := checkText(body); err != nil {
+		return nil, err
 	}
 	p := &parser{lines: body}
 	if err := p.sections(); err != nil {
@@ -69,6 +69,21 @@ func (p *parser) peek() envelope.Line { return p.lines[p.i] }
 
 func (p *parser) errf(l envelope.Line, format string, args ...any) error {
 	return &ParseError{Line: l.N, Text: l.Text, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkText refuses a line of the payload's body that holds a byte no text file holds
+// (see textFault). Section headers are left to the check of their path, which says
+// more.
+func checkText(body []envelope.Line) error {
+	for _, l := range body {
+		if _, _, ok := header(strings.TrimSpace(l.Text)); ok {
+			continue
+		}
+		if f := findTextFault(l.Text); f != nil {
+			return &ParseError{Line: l.N, Text: l.Text, Msg: f.String()}
+		}
+	}
+	return nil
 }
 
 // sectionHeaders maps a header prefix to the kind of section it starts.

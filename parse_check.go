@@ -2,7 +2,6 @@ package applypatch
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -20,59 +19,6 @@ func pathProblem(name string) string {
 			return fmt.Sprintf("the path is not valid UTF-8 (byte %d); name the file in UTF-8", i+1)
 		case show.IsControl(r):
 			return fmt.Sprintf("the path holds the control character %U (byte %d); name the file with printable characters only", r, i+1)
-		}
-	}
-	return ""
-}
-
-// notUTF8 finds the first byte of s that is not part of valid UTF-8: its 1-based line,
-// that line, and its 1-based position in the line; line is 0 when s is valid.
-func notUTF8(s string) (line int, text string, col int) {
-	if utf8.ValidString(s) {
-		return 0, "", 0
-	}
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			break
-		}
-		i += size
-	}
-	start := strings.LastIndexByte(s[:i], '\n') + 1
-	end := strings.IndexByte(s[i:], '\n')
-	if end < 0 {
-		end = len(s) - i
-	}
-	return strings.Count(s[:start], "\n") + 1, s[start : i+end], i - start + 1
-}
-
-// notUTF8Msg says that byte col of a text's line is not UTF-8, and what to send instead.
-func notUTF8Msg(col int) string {
-	return fmt.Sprintf("byte %d of the line is not valid UTF-8; a patch is UTF-8 text, so send it as UTF-8 "+
-		"(a file in another encoding is written in it when the host declares that encoding)", col)
-}
-
-// textProblem says which line of an operation's content or hunks is not valid UTF-8, or
-// "": what a change writes is text, and a file holding bytes that are not UTF-8 could no
-// longer be patched.
-func textProblem(op *Operation) string {
-	for k, l := range op.Lines {
-		if n, _, col := notUTF8(l); n > 0 {
-			return fmt.Sprintf("line %d of its content: %s", k+1, notUTF8Msg(col))
-		}
-	}
-	for k := range op.Hunks {
-		h := &op.Hunks[k]
-		for _, a := range append(slices.Clip(h.Within), h.Anchor) {
-			if n, _, col := notUTF8(a); n > 0 {
-				return fmt.Sprintf("hunk %d, its anchor %q: %s", k+1, a, notUTF8Msg(col))
-			}
-		}
-		for j, l := range h.Lines {
-			if n, _, col := notUTF8(l.Text); n > 0 {
-				return fmt.Sprintf("hunk %d, line %d: %s", k+1, j+1, notUTF8Msg(col))
-			}
 		}
 	}
 	return ""

@@ -138,8 +138,8 @@ func (r *Revision) Adopt(edited string, confirm func(prompt string) bool) error 
 	if strings.TrimSpace(edited) == "" {
 		return reviewErr(reviewRevisionRefused, r.target, emptyRevision[r.c.Op.Kind])
 	}
-	if n, _, col := notUTF8(edited); n > 0 {
-		return reviewErr(reviewRevisionRefused, r.target, fmt.Sprintf("Byte %d of line %d of the text is not valid UTF-8; save the text as UTF-8", col, n))
+	if f := findTextFault(edited); f != nil {
+		return reviewErr(reviewRevisionRefused, r.target, fmt.Sprintf("Line %d of the text: %s", f.line, f))
 	}
 	lines := logicalLines(edited)
 	if slices.Equal(lines, logicalLines(r.proposed)) {
