@@ -30,8 +30,10 @@ func Parse(payload string) (*Patch, error) {
 		errors.As(err, &e)
 		return nil, &ParseError{Line: e.Line, Text: e.Text, Msg: e.Msg}
 	}
-	if err := checkText(body); err != nil {
-		return nil, err
+	if findTextFault(payload) != nil { // one pass over the whole payload; lines only when it fails
+		if err := checkText(body); err != nil {
+			return nil, err
+		}
 	}
 	p := &parser{lines: body}
 	if err := p.sections(); err != nil {
