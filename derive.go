@@ -187,8 +187,10 @@ func writeResult(w io.Writer, t *lines.Text, regs []region) error {
 		last = e
 	}
 	keep := func(lo, hi int) { // kept lines, copied as one run with their own terminators
-		if lo < hi && unmerged(last, t.Line(lo), t.EOL(lo)) != t.EOL(lo) {
-			end("", lines.EOLCR) // an empty line after a written lone CR; inside a run the file keeps them apart
+		for lo < hi && unmerged(last, t.Line(lo), t.EOL(lo)) != t.EOL(lo) {
+			// An empty line after a written lone CR, and each after it, which now
+			// follows a CR too; past them, the run keeps its lines apart as the file does.
+			end("", lines.EOLCR)
 			lo++
 		}
 		if lo == hi {
