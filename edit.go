@@ -117,9 +117,14 @@ func findOld(t *lines.Text, old, new string) (start, end int, pass match.Pass, r
 		if strings.HasSuffix(old, "\n") && strings.HasSuffix(new, "\n") {
 			endOff, new = endOff-1, new[:len(new)-1] // both end a line: the next line is untouched
 		}
+		endOff = min(endOff, joined.lineEnd(len(joined.text)-1)) // past the file's last line break there is no line to join
+
 		s, sc := joined.locate(at[0])
 		e, ec := joined.locate(endOff)
 		text := t.Line(s)[:sc] + new + t.Line(e)[ec:]
+		if e == t.Count()-1 && t.EOL(e) == lines.EOLNone {
+			text = strings.TrimSuffix(text, "\n") // the last line gains its line break anyway (T4)
+		}
 		return s, e + 1, match.Exact, strings.Split(text, "\n"), nil
 	}
 	if len(at) > 1 {
@@ -142,26 +147,37 @@ func findOld(t *lines.Text, old, new string) (start, end int, pass match.Pass, r
 	return 0, 0, 0, nil, &MatchError{Reason: MatchNotFound, editOld: show.Clip(old, 200)}
 }
 
-// joinedText is a text's lines joined by "\n", with where each line starts.
+// joinedText is a text's lines, each ended by "\n" but a last one the file does not
+// end, with where each line starts.
 type joinedText struct {
 	text   string
 	starts []int
 }
 
-// joinLines joins t's lines.
+// joinLines joins t's lines. The last line's line break is part of the text, so that
+// old text ending there is found, and counted, as the file has it.
 func joinLines(t *lines.Text) joinedText {
 	var b strings.Builder
 	b.Grow(t.Len())
 	j := joinedText{starts: make([]int, t.Count())}
 	for i := range t.Count() {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
 		j.starts[i] = b.Len()
 		b.WriteString(t.Line(i))
+		if i+1 < t.Count() || t.EOL(i) != lines.EOLNone {
+			b.WriteByte('\n')
+		}
 	}
 	j.text = b.String()
 	return j
+}
+
+// lineEnd is the offset of the end of the line that holds off (before its "\n").
+func (j joinedText) lineEnd(off int) int {
+	line, _ := j.locate(off)
+	if line+1 < len(j.starts) {
+		return j.starts[line+1] - 1
+	}
+	return len(strings.TrimSuffix(j.text, "\n"))
 }
 
 // locate is the line and column of offset off.

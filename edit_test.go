@@ -77,6 +77,31 @@ func TestEditRefusals(t *testing.T) {
 	}
 }
 
+// TestEditSeesTheFinalLineBreak: M1, M6. Old text is looked for in the file as it is,
+// its last line break included: "}\n" that occurs twice, once at the end, is ambiguous
+// rather than the first one edited, and "\n" → "\n" on a file of one line ending in a
+// space changes nothing, where a fuzzy match would have trimmed the space. An Old at
+// the end of a file without a final line break is replaced as written.
+func TestEditSeesTheFinalLineBreak(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.go": "x()\n}\nfunc y() {\n}\n", "sp.txt": " \n", "end.txt": "a\nb"})
+	_, err := b.edit(Edit{Path: "a.go", Old: "}\n", New: "};\n"})
+	if !errors.Is(err, &MatchError{Reason: MatchAmbiguous}) || !strings.Contains(err.Error(), "lines 2, 4") {
+		t.Errorf("an old text found twice, once with the final line break: %v", err)
+	}
+	if _, err := b.edit(Edit{Path: "sp.txt", Old: "\n", New: "\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.edit(Edit{Path: "end.txt", Old: "b", New: "c\n"}); err != nil {
+		t.Fatal(err)
+	}
+	tree := b.tree()
+	for name, want := range map[string]string{"a.go": "x()\n}\nfunc y() {\n}\n", "sp.txt": " \n", "end.txt": "a\nc\n"} {
+		if tree[name] != want {
+			t.Errorf("%s = %q, want %q", name, tree[name], want)
+		}
+	}
+}
+
 // An edit is an ordinary commit: recorded, and undone byte for byte.
 func TestEditUndo(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.go": "a\r\nb\r\n"})
