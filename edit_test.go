@@ -77,7 +77,7 @@ func TestEditRefusals(t *testing.T) {
 	}
 }
 
-// TestEditSeesTheFinalLineBreak: M1, M6. Old text is looked for in the file as it is,
+// TestEditSeesTheFinalLineBreak: M1, M2. Old text is looked for in the file as it is,
 // its last line break included: "}\n" that occurs twice, once at the end, is ambiguous
 // rather than the first one edited, and "\n" → "\n" on a file of one line ending in a
 // space changes nothing, where a fuzzy match would have trimmed the space. An Old at
