@@ -117,8 +117,7 @@ func findOld(t *lines.Text, old, new string) (start, end int, pass match.Pass, r
 		if strings.HasSuffix(old, "\n") && strings.HasSuffix(new, "\n") {
 			endOff, new = endOff-1, new[:len(new)-1] // both end a line: the next line is untouched
 		}
-		endOff = min(endOff, joined.lineEnd(len(joined.text)-1)) // past the file's last line break there is no line to join
-
+		endOff = min(endOff, len(strings.TrimSuffix(joined.text, "\n"))) // past the file's last line break there is no line to join
 		s, sc := joined.locate(at[0])
 		e, ec := joined.locate(endOff)
 		text := t.Line(s)[:sc] + new + t.Line(e)[ec:]
@@ -169,15 +168,6 @@ func joinLines(t *lines.Text) joinedText {
 	}
 	j.text = b.String()
 	return j
-}
-
-// lineEnd is the offset of the end of the line that holds off (before its "\n").
-func (j joinedText) lineEnd(off int) int {
-	line, _ := j.locate(off)
-	if line+1 < len(j.starts) {
-		return j.starts[line+1] - 1
-	}
-	return len(strings.TrimSuffix(j.text, "\n"))
 }
 
 // locate is the line and column of offset off.
