@@ -31,6 +31,7 @@ var allowedImports = map[string][]string{
 	"internal/pathpattern": nil,
 	"internal/envelope":    nil,
 	"internal/noreplace":   nil,
+	"internal/eintr":       nil,
 	// Level 1.
 	"internal/lines":    {"internal/prefault"},
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
@@ -38,7 +39,7 @@ var allowedImports = map[string][]string{
 	// Level 2.
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
-	"internal/history":   nil,
+	"internal/history":   {"internal/eintr"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
@@ -47,7 +48,7 @@ var allowedImports = map[string][]string{
 	"": {"internal/cleanpath", "internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
-	"fs/rootfs":  {"internal/cleanpath", "internal/noreplace", "internal/sysstat", "internal/wslock"},
+	"fs/rootfs":  {"internal/cleanpath", "internal/eintr", "internal/noreplace", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},
 	// Above the facade.
 	"internal/reviewscript": {""},

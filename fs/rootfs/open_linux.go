@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/applypatch/applypatch/internal/cleanpath"
+	"github.com/applypatch/applypatch/internal/eintr"
 	"github.com/applypatch/applypatch/internal/noreplace"
 )
 
@@ -70,7 +71,7 @@ func (d *keptDir) rename(base, newBase string) error {
 		return d.root.Rename(base, newBase)
 	}
 	fd := int(d.file.Fd())
-	err := retryEINTR(func() error { return syscall.Renameat(fd, base, fd, newBase) })
+	err := eintr.Err(func() error { return syscall.Renameat(fd, base, fd, newBase) })
 	if err != nil {
 		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
 	}
@@ -85,7 +86,7 @@ func (d *keptDir) renameTo(base string, to *keptDir, newBase string) error {
 		return errNotKept
 	}
 	from, dst := int(d.file.Fd()), int(to.file.Fd())
-	err := retryEINTR(func() error { return syscall.Renameat(from, base, dst, newBase) })
+	err := eintr.Err(func() error { return syscall.Renameat(from, base, dst, newBase) })
 	if err != nil {
 		return &os.LinkError{Op: "renameat", Old: base, New: newBase, Err: err}
 	}
@@ -100,7 +101,7 @@ func (d *keptDir) link(base string, to *keptDir, newBase string) error {
 		return errNotKept
 	}
 	from, dst := int(d.file.Fd()), int(to.file.Fd())
-	err := retryEINTR(func() error { return linkat(from, base, dst, newBase) })
+	err := eintr.Err(func() error { return linkat(from, base, dst, newBase) })
 	if err != nil {
 		return &os.LinkError{Op: "linkat", Old: base, New: newBase, Err: err}
 	}
@@ -118,15 +119,6 @@ func (d *keptDir) renameNoReplace(base string, to *keptDir, newBase string) erro
 		return &os.LinkError{Op: "renameat2", Old: base, New: newBase, Err: err}
 	}
 	return nil
-}
-
-// retryEINTR runs a system call again while a signal interrupts it.
-func retryEINTR(call func() error) error {
-	for {
-		if err := call(); !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // linkat is linkat(2) without flags (a final symbolic link is linked itself), which

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/applypatch/applypatch/internal/eintr"
 	"github.com/applypatch/applypatch/internal/sysstat"
 )
 
@@ -67,7 +68,7 @@ func (r *rawFile) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	n, err := ignoringEINTR(func() (int, error) { return syscall.Read(r.fd, b) })
+	n, err := eintr.Count(func() (int, error) { return syscall.Read(r.fd, b) })
 	switch {
 	case err != nil:
 		return 0, r.errAt("read", err)
@@ -125,7 +126,7 @@ func (r *rawFile) WriteString(s string) (int, error) { return r.Write([]byte(s))
 func (r *rawFile) all(op string, b []byte, atEnd error, do func(p []byte, done int) (int, error)) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := ignoringEINTR(func() (int, error) { return do(b[done:], done) })
+		n, err := eintr.Count(func() (int, error) { return do(b[done:], done) })
 		if err != nil {
 			return done, r.errAt(op, err)
 		}
@@ -179,7 +180,7 @@ func (r *rawFile) Stat() (os.FileInfo, error) {
 		return nil, r.errAt("stat", os.ErrClosed)
 	}
 	fi := &sysstat.Info{Base: filepath.Base(r.name)}
-	if err := retryEINTR(func() error { return syscall.Fstat(r.fd, &fi.Stat) }); err != nil {
+	if err := eintr.Err(func() error { return syscall.Fstat(r.fd, &fi.Stat) }); err != nil {
 		return nil, r.errAt("stat", err)
 	}
 	return fi, nil
@@ -189,7 +190,7 @@ func (r *rawFile) Sync() error {
 	if r.closed {
 		return r.errAt("sync", os.ErrClosed)
 	}
-	if err := retryEINTR(func() error { return syscall.Fsync(r.fd) }); err != nil {
+	if err := eintr.Err(func() error { return syscall.Fsync(r.fd) }); err != nil {
 		return r.errAt("sync", err)
 	}
 	return nil
@@ -199,7 +200,7 @@ func (r *rawFile) Chmod(mode os.FileMode) error {
 	if r.closed {
 		return r.errAt("chmod", os.ErrClosed)
 	}
-	if err := retryEINTR(func() error { return syscall.Fchmod(r.fd, syscallMode(mode)) }); err != nil {
+	if err := eintr.Err(func() error { return syscall.Fchmod(r.fd, syscallMode(mode)) }); err != nil {
 		return r.errAt("chmod", err)
 	}
 	return nil
@@ -209,7 +210,7 @@ func (r *rawFile) Chown(uid, gid int) error {
 	if r.closed {
 		return r.errAt("chown", os.ErrClosed)
 	}
-	if err := retryEINTR(func() error { return syscall.Fchown(r.fd, uid, gid) }); err != nil {
+	if err := eintr.Err(func() error { return syscall.Fchown(r.fd, uid, gid) }); err != nil {
 		return r.errAt("chown", err)
 	}
 	return nil
@@ -219,21 +220,8 @@ func (r *rawFile) Truncate(size int64) error {
 	if r.closed {
 		return r.errAt("truncate", os.ErrClosed)
 	}
-	if err := retryEINTR(func() error { return syscall.Ftruncate(r.fd, size) }); err != nil {
+	if err := eintr.Err(func() error { return syscall.Ftruncate(r.fd, size) }); err != nil {
 		return r.errAt("truncate", err)
 	}
 	return nil
-}
-
-// ignoringEINTR runs a read or write again while a signal interrupts it.
-func ignoringEINTR(call func() (int, error)) (int, error) {
-	for {
-		n, err := call()
-		if !errors.Is(err, syscall.EINTR) {
-			if n < 0 {
-				n = 0
-			}
-			return n, err
-		}
-	}
 }

@@ -3,12 +3,13 @@
 package history
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"syscall"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/eintr"
 )
 
 // openKept are the flags a kept baseline is opened with: without following a link at
@@ -23,7 +24,7 @@ func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 	if _, ok := fsys.(*afero.OsFs); !ok {
 		return readKeptFile(fsys, name, want)
 	}
-	fd, err := retry(func() (int, error) { return syscall.Open(name, openKept|syscall.O_CLOEXEC, 0) })
+	fd, err := eintr.Count(func() (int, error) { return syscall.Open(name, openKept|syscall.O_CLOEXEC, 0) })
 	if err != nil {
 		return nil, errLost(&fs.PathError{Op: "open", Path: name, Err: err})
 	}
@@ -34,7 +35,7 @@ func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 	}
 	data := make([]byte, want)
 	for off := 0; off < len(data); {
-		n, err := retry(func() (int, error) { return syscall.Read(fd, data[off:]) })
+		n, err := eintr.Count(func() (int, error) { return syscall.Read(fd, data[off:]) })
 		if err != nil {
 			return nil, errUnread(&fs.PathError{Op: "read", Path: name, Err: err})
 		}
@@ -44,14 +45,4 @@ func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 		off += n
 	}
 	return data, nil
-}
-
-// retry calls f again while it is interrupted by a signal.
-func retry(f func() (int, error)) (int, error) {
-	for {
-		n, err := f()
-		if !errors.Is(err, syscall.EINTR) {
-			return n, err
-		}
-	}
 }
