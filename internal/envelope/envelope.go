@@ -54,7 +54,7 @@ func trimBlank(lines []Line) []Line {
 // heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
 // "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
 var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:(?:cat|apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
+	return regexp.MustCompile(`^(?:(?:cat|apply_patch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 })
 
 // unwrapHeredoc strips a shell heredoc wrapper.
