@@ -69,8 +69,20 @@ func (p *parser) more() bool { return p.i < len(p.lines) }
 
 func (p *parser) peek() envelope.Line { return p.lines[p.i] }
 
+// errf is the ParseError at l. At an envelope marker between the envelope's own markers,
+// whatever the section expected, the fault is that the payload holds more than one patch.
 func (p *parser) errf(l envelope.Line, format string, args ...any) error {
+	if msg, ok := markerInside[strings.TrimSpace(l.Text)]; ok && len(p.lines) > 0 && l.N <= p.lines[len(p.lines)-1].N {
+		return &ParseError{Line: l.N, Text: l.Text, Msg: msg}
+	}
 	return &ParseError{Line: l.N, Text: l.Text, Msg: fmt.Sprintf(format, args...)}
+}
+
+// markerInside says what an envelope marker found between the envelope's own markers
+// means: two patches sent as one payload.
+var markerInside = map[string]string{
+	envelope.End:   "'*** End Patch' ends the patch here, yet more follows; send one patch, with every section between one '*** Begin Patch' and one '*** End Patch'",
+	envelope.Begin: "a second '*** Begin Patch' inside the patch; send one patch, with every section between one '*** Begin Patch' and one '*** End Patch'",
 }
 
 // checkText refuses a line of the payload's body that holds a byte no text file holds
