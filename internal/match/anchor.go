@@ -201,7 +201,11 @@ func (pl *Placer) anchorIn(a string, parent scope) (scope, *Miss) {
 			if i := sort.SearchInts(named, c+1); i < len(named) {
 				section = named[i]
 			}
-			sc.at = append(sc.at, anchorLine{line: c, block: pl.blocks.blockEnd(c), section: section})
+			block := pl.blocks.blockEnd(c)
+			if len(cands) > 1 && !pl.blocks.opens(c) {
+				block = c // of several lines, only one that opens a body can hold the hunk alone
+			}
+			sc.at = append(sc.at, anchorLine{line: c, block: block, section: section})
 		}
 		return sc.withReach(), nil
 	}

@@ -7,11 +7,11 @@ import (
 	"github.com/applypatch/applypatch/internal/lines"
 )
 
-// blocks knows where the block each line opens ends: for an indented language, the
-// line after it up to and including the first non-blank line indented no deeper than it
-// (a class body; a Go function and its closing brace); for a Markdown heading, up to the
-// next heading of the same or a higher level. It is computed for the whole file in one
-// pass, on first use.
+// blocks knows where the block of each line ends: by indentation, the lines after it up
+// to and including the first non-blank line indented no deeper than it (a class body; a
+// Go function and its closing brace; for a line that opens nothing, the next line that is
+// not blank); for a Markdown heading, up to the next heading of the same or a higher
+// level. It is computed for the whole file in one pass, on first use.
 type blocks struct {
 	t        *lines.Text
 	markdown bool
@@ -30,15 +30,31 @@ func (b *blocks) blockEnd(at int) int {
 	return int(b.end[at])
 }
 
-// indentBlocks computes every line's block by indentation: a line whose next non-blank
-// line is indented deeper opens a block that ends at the next non-blank line indented no
-// deeper than it; other lines have none. It works for all lines at once with a stack of
-// the lines still open, deepest on top.
+// opens reports whether line at opens a body (a class, a function, a nested mapping, a
+// brace on the next line) rather than only having the next line for its block: the next
+// non-blank line is indented deeper, or the block goes on past it.
+func (b *blocks) opens(at int) bool {
+	end := b.blockEnd(at)
+	j := at + 1
+	for j <= end && j < b.t.Count() && strings.TrimSpace(b.t.Line(j)) == "" {
+		j++
+	}
+	if j > end || j >= b.t.Count() {
+		return false
+	}
+	dj, _ := indentOf(b.t.Line(j))
+	da, _ := indentOf(b.t.Line(at))
+	return dj > da || end > j
+}
+
+// indentBlocks computes every line's block by indentation: a non-blank line's block
+// ends at the first non-blank line below it indented no deeper than it, or at the end of
+// the file; a blank line has none (it ends at itself). Blocks nest or are disjoint. It
+// works for all lines at once with a stack of the lines still open, deepest on top.
 func indentBlocks(lines []string) []int32 {
 	end := make([]int32, len(lines))
 	var open []int32
 	var depth []int
-	body := make([]bool, len(lines)) // open lines that a deeper line followed
 	for i, l := range lines {
 		end[i] = int32(i)
 		d, blank := indentOf(l)
@@ -46,20 +62,13 @@ func indentBlocks(lines []string) []int32 {
 			continue
 		}
 		for len(open) > 0 && depth[len(depth)-1] >= d {
-			if o := open[len(open)-1]; body[o] {
-				end[o] = int32(i)
-			}
+			end[open[len(open)-1]] = int32(i)
 			open, depth = open[:len(open)-1], depth[:len(depth)-1]
-		}
-		if len(open) > 0 {
-			body[open[len(open)-1]] = true
 		}
 		open, depth = append(open, int32(i)), append(depth, d)
 	}
 	for _, o := range open {
-		if body[o] {
-			end[o] = int32(len(lines) - 1)
-		}
+		end[o] = int32(len(lines) - 1)
 	}
 	braceBlocks(lines, end)
 	return end
@@ -69,14 +78,8 @@ func indentBlocks(lines []string) []int32 {
 // written in the style that puts the brace on a line of its own) the brace's block.
 func braceBlocks(lines []string, end []int32) {
 	for i := 0; i+1 < len(lines); i++ { // top down: end[j] below is still by indentation
-		if int(end[i]) != i {
-			continue
-		}
-		j := i + 1
-		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
-			j++
-		}
-		if j == len(lines) || strings.TrimSpace(lines[j]) != "{" {
+		j := int(end[i]) // the brace, if any, is the line its block ends at
+		if j <= i || strings.TrimSpace(lines[j]) != "{" {
 			continue
 		}
 		di, blank := indentOf(lines[i])

@@ -7,8 +7,8 @@ import (
 )
 
 // blockSnippets are the files the block rule is checked on (M6): each names, for some
-// lines, the last line of the block they open (1-based, inclusive), or their own line
-// when they open none.
+// lines, the last line of their block (1-based, inclusive). A line that opens nothing has
+// the next non-blank line for its block, the first one indented no deeper.
 var blockSnippets = []struct {
 	name, file string
 	markdown   bool
@@ -26,7 +26,7 @@ var blockSnippets = []struct {
         return 2
 class B:
     pass
-`, ends: map[int]int{1: 11, 4: 7, 7: 11, 8: 10, 11: 12, 2: 2}},
+`, ends: map[int]int{1: 11, 4: 7, 7: 11, 8: 10, 11: 12, 2: 4}},
 	{name: "go function and its closing brace", file: `func a() {
 	if x {
 		y()
@@ -37,13 +37,13 @@ func b() {}
 type T struct {
 	F int
 }
-`, ends: map[int]int{1: 5, 2: 4, 7: 7, 8: 10}},
+`, ends: map[int]int{1: 5, 2: 4, 7: 8, 8: 10}},
 	{name: "c function with its brace on the next line", file: `static int
 reset(struct dev *d)
 {
 	d->state = 0;
 }
-`, ends: map[int]int{2: 5, 3: 5, 1: 1}},
+`, ends: map[int]int{2: 5, 3: 5, 1: 2}},
 	{name: "yaml mappings", file: `server:
   tls:
     cert: a.pem
@@ -52,9 +52,10 @@ reset(struct dev *d)
   port: 80
 client:
   port: 81
-`, ends: map[int]int{1: 7, 2: 6, 3: 3, 6: 6, 7: 8}},
-	{name: "markdown headings", markdown: true, file: "# Tool\n\n## Install\n\n```sh\n# not a heading\n```\n\n### Linux\nmake\n## Use\nrun\n", ends: map[int]int{1: 12, 3: 10, 9: 10, 11: 12, 6: 6}},
-	{name: "markdown without the flag", file: "## Install\nmake\n## Use\n", ends: map[int]int{1: 1}},
+`, ends: map[int]int{1: 7, 2: 6, 3: 5, 6: 7, 7: 8}},
+	{name: "markdown headings", markdown: true, file: "# Tool\n\n## Install\n\n```sh\n# not a heading\n```\n\n### Linux\nmake\n## Use\nrun\n", ends: map[int]int{1: 12, 3: 10, 9: 10, 11: 12, 6: 7}},
+	{name: "markdown without the flag", file: "## Install\nmake\n## Use\n", ends: map[int]int{1: 2}},
+	{name: "ini sections", file: "[one]\nk = 1\n\n[two]\nk = 1\n", ends: map[int]int{1: 2, 2: 4, 4: 5, 5: 5}},
 }
 
 // TestBlockEnds checks the block rule (M6) on Python, Go, C, YAML and Markdown.
@@ -68,5 +69,18 @@ func TestBlockEnds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOpens checks which lines open a body rather than only having the next line for
+// their block: with several lines named, only those can hold a hunk alone (M6).
+func TestOpens(t *testing.T) {
+	file := "[server]\nport = 80\n\nclass A:\n    def f(self):\n        return 1\nstatic int\nreset(void)\n{\n}\nlast:\n\n    deeper\n"
+	want := map[int]bool{1: false, 2: false, 4: true, 5: true, 6: false, 7: false, 8: true, 9: false, 11: true, 13: false}
+	b := blocks{t: lines.Split(file)}
+	for line, w := range want {
+		if got := b.opens(line - 1); got != w {
+			t.Errorf("line %d %q: opens = %v, want %v", line, b.t.Line(line-1), got, w)
+		}
 	}
 }
