@@ -158,6 +158,7 @@ var coarse = map[match.Reason]MatchReason{
 	match.AnchorAmbiguous: MatchAmbiguous,
 	match.HintPastEnd:     MatchNotFound,
 	match.AboveAnchor:     MatchNotFound,
+	match.OnAnchor:        MatchAmbiguous,
 }
 
 // A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
@@ -290,6 +291,11 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+	case match.OnAnchor:
+		return fmt.Sprintf("the hunk's first line repeats the anchor '@@ %s': its lines start on the anchor's own "+
+			"%s %s, and occur again below it, at line %d; the anchor must name a line above the hunk, so drop "+
+			"the repeated line from the hunk (the anchor already names it), or name a line above it as the anchor.",
+			e.Anchor, show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.HunkLines[0])
 	case match.HintPastEnd:
 		n := e.FileLines
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+

@@ -21,6 +21,10 @@ const (
 	// AboveAnchor: the hunk's lines occur, but only at or above its "@@ TEXT" anchor
 	// line, and a hunk must lie strictly below its anchor. A kind of NotFound.
 	AboveAnchor
+	// OnAnchor: the hunk's first line repeats its anchor's line and its lines lie there
+	// (Lines), as well as lower down (HunkLines): a hunk must lie strictly below its
+	// anchor, yet the place below is not the one the hunk names. A kind of Ambiguous.
+	OnAnchor
 )
 
 // A Miss is why a hunk could not be placed, as facts: the reason and the lines and
@@ -44,8 +48,8 @@ type Miss struct {
 	// AnchorLine is, for AboveAnchor, the line the anchor named.
 	AnchorLine int
 	// HunkLines are, for an AnchorAmbiguous that the hunk's lines could not settle, the
-	// first few places those lines occur; HunkMore and HunkCapped count the rest as More
-	// and MoreCapped do.
+	// first few places those lines occur, and for OnAnchor the place below the anchor;
+	// HunkMore and HunkCapped count the rest as More and MoreCapped do.
 	HunkLines  []int
 	HunkMore   int
 	HunkCapped bool

@@ -125,7 +125,10 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	if len(old) == 0 {
 		return pl.insertion(h, sc)
 	}
-	got, err := pl.locate(h, old, sc)
+	got, repeats := pl.afterLocator(h, old, sc)
+	if !repeats {
+		got, err = pl.locate(h, old, sc)
+	}
 	if err != nil && err.Reason == AboveAnchor {
 		got, err, sc = pl.behindCursor(h, old, got, err, sc)
 	}
@@ -135,6 +138,9 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 		if in, miss := pl.locate(h, old, pl.locatorScope()); miss == nil {
 			got, err = in, nil
 		}
+	}
+	if err == nil {
+		err = pl.onAnchor(h, old, sc, got)
 	}
 	pl.locator = -1
 	if err != nil {
