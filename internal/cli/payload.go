@@ -36,11 +36,7 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 		defer f.Close()
 		return readLimited(f, limit)
 	}
-	payload, err := readLimited(stdin, limit)
-	if err == nil && len(payload) == 0 {
-		err = errNoPayload
-	}
-	return payload, err
+	return readLimited(stdin, limit) // nothing at all is an empty payload, which parsing refuses
 }
 
 // readLimited reads r whole, or refuses it with a *ParseError once it holds more than

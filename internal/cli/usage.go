@@ -101,7 +101,8 @@ func editDistance(a, b string) int {
 	return row[len(b)]
 }
 
-// errNoPayload is a run with no payload argument and nothing on standard input.
+// errNoPayload is a run with no payload argument whose standard input is a terminal:
+// waiting there for a payload nobody pipes would look like a hang.
 var errNoPayload = errors.New("no payload: give a payload file or the payload itself as the argument, " +
 	"or pipe it on standard input (applypatch --help has the details)")
 
