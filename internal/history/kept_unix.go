@@ -3,7 +3,6 @@
 package history
 
 import (
-	"io"
 	"io/fs"
 	"syscall"
 
@@ -16,10 +15,13 @@ import (
 // the last component or blocking on a FIFO.
 const openKept = syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
-// readKept reads the kept file name of the length want: a regular file, never a link
-// or a FIFO. On the operating system's filesystem it uses the bare descriptor, four
-// calls a file: an undo reads one for each file it restores, and an os.File would add
-// a call to the poller, which a regular file never uses, and a cleanup to register.
+// readKept reads the kept file name of the length want, never following a link or
+// waiting on a FIFO. On the operating system's filesystem it uses the bare descriptor,
+// three calls a file: an undo reads one for each file it restores, and an os.File would
+// add a call to the poller, which a regular file never uses, and a cleanup to register.
+// It asks for one byte more than want, so a longer file is told by the bytes it gives,
+// without asking its size first; a short read is read on to the end. What the bytes
+// are, whatever kind of file gave them, the caller's checksum decides.
 func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 	if _, ok := fsys.(*afero.OsFs); !ok {
 		return readKeptFile(fsys, name, want)
@@ -29,20 +31,19 @@ func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 		return nil, errLost(&fs.PathError{Op: "open", Path: name, Err: err})
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size != want {
-		return nil, errNotRecorded
-	}
-	data := make([]byte, want)
-	for off := 0; off < len(data); {
+	data := make([]byte, want+1)
+	off := 0
+	for off < len(data) {
 		n, err := eintr.Count(func() (int, error) { return syscall.Read(fd, data[off:]) })
 		if err != nil {
 			return nil, errUnread(&fs.PathError{Op: "read", Path: name, Err: err})
 		}
-		if n == 0 {
-			return nil, errUnread(io.ErrUnexpectedEOF) // cut short since its size was read
+		if off += n; n == 0 || off == int(want) {
+			break // the end, or as much as recorded from a file that gives all it has at once
 		}
-		off += n
 	}
-	return data, nil
+	if off != int(want) {
+		return nil, errNotRecorded
+	}
+	return data[:want:want], nil
 }
