@@ -51,6 +51,12 @@ const (
 	tierBelow               // only below the first line the anchor names
 )
 
+// names reports whether line c is one of the lines the anchor names.
+func (sc scope) names(c int) bool {
+	i := sc.above(c) + 1 // the first anchor line at or below c
+	return i < len(sc.at) && sc.at[i].line == c
+}
+
 // anchored reports whether the scope comes from an anchor.
 func (sc scope) anchored() bool { return len(sc.at) > 0 }
 

@@ -1,29 +1,45 @@
 package match
 
+import "github.com/applypatch/applypatch/internal/show"
+
 // Models often repeat the line that locates a hunk as the hunk's first context line:
 // "@@ def f():" then " def f():", or a locator hunk whose last line opens the next hunk.
 // They mean that very line. A hunk must lie strictly below its anchor, so for an anchor
 // the repeat is refused wherever the hunk also lies lower down (it would land on another
 // copy); after a locator, the hunk starts on the locator's last line.
 
-// repeats returns the lines of starts where the hunk's lines lie, at the first pass of
-// the ladder that finds any, when its first line is a context line.
-func (pl *Placer) repeats(h Hunk, old []string, starts []int) ([]int, Pass) {
+// repeats returns the first few lines of starts where the hunk's lines lie, at the first
+// pass of the ladder that finds any, when its first line is a context line, and how many
+// more there are (counting at most countBudget; capped reports that the count stopped).
+// Each start costs a binary search in the hunk's match set, so an anchor naming many
+// lines never makes a scan of the file per line.
+func (pl *Placer) repeats(h Hunk, old []string, starts []int) (found []int, more int, capped bool, p Pass) {
 	if k, _ := h.LineAt(0); k != Context {
-		return nil, 0
+		return nil, 0, false, 0
 	}
+	eofStart := -1
+	if h.AtEOF() {
+		eofStart = pl.t.Count() - len(old)
+	}
+	var ms matchSet
 	for _, p := range passes {
-		var found []int
+		pl.idx.matches(&ms, old, p, eofStart)
 		for _, s := range starts {
-			if pl.linesAt(old, s, p) && (!h.AtEOF() || s+len(old) == pl.t.Count()) {
+			switch {
+			case ms.first(s, s+1) != s:
+			case len(found) < Listed:
 				found = append(found, s)
+			case len(found)+more >= countBudget:
+				return found, more, true, p
+			default:
+				more++
 			}
 		}
 		if len(found) > 0 {
-			return found, p
+			return found, more, false, p
 		}
 	}
-	return nil, 0
+	return nil, 0, false, 0
 }
 
 // afterLocator places a hunk whose lines start on the last line of the locator placed
@@ -32,7 +48,7 @@ func (pl *Placer) afterLocator(h Hunk, old []string, sc scope) (Place, bool) {
 	if sc.anchored() || pl.locator < 0 {
 		return Place{}, false
 	}
-	found, p := pl.repeats(h, old, []int{pl.locator})
+	found, _, _, p := pl.repeats(h, old, []int{pl.locator})
 	if len(found) == 0 {
 		return Place{}, false
 	}
@@ -40,30 +56,17 @@ func (pl *Placer) afterLocator(h Hunk, old []string, sc scope) (Place, bool) {
 }
 
 // onAnchor refuses a hunk placed at got, below its anchor, whose lines also start on a
-// line the anchor names: the hunk names that line, not got.
+// line the anchor names: the hunk names that line, not got. Where got is itself such a
+// line (of an anchor naming several, the one the hunk settles), the two agree.
 func (pl *Placer) onAnchor(h Hunk, old []string, sc scope, got Place) *Miss {
-	if !sc.anchored() {
+	if !sc.anchored() || sc.names(got.Start) {
 		return nil
 	}
-	found, p := pl.repeats(h, old, sc.lines())
+	found, more, capped, p := pl.repeats(h, old, sc.lines())
 	if len(found) == 0 {
 		return nil
 	}
 	err := &Miss{Reason: OnAnchor, Pass: p, HunkLines: []int{got.Line()}}
-	err.Lines, err.More, err.MoreCapped = firstFew(found, 0, false)
+	err.Lines, err.More, err.MoreCapped = show.OneBased(found), more, capped
 	return err
-}
-
-// linesAt reports whether old lies in the text starting at line s, compared at pass p.
-func (pl *Placer) linesAt(old []string, s int, p Pass) bool {
-	if s < 0 || s+len(old) > pl.t.Count() {
-		return false
-	}
-	norm := normalize[p]
-	for i, l := range old {
-		if norm(pl.t.Line(s+i)) != norm(l) {
-			return false
-		}
-	}
-	return true
 }
