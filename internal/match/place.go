@@ -173,18 +173,29 @@ func locates(h Hunk) bool {
 }
 
 // locate searches for the hunk's old lines, and when they are missing, once more without
-// the empty context lines that end the hunk.
+// the empty context lines that end the hunk: a hunk that then has none is the insertion
+// of its '+' lines.
 func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
 	got, err := pl.search(h, old, sc)
-	if err != nil && err.missing() {
-		if trimmed := trailingEmpty(h); trimmed > 0 && trimmed < len(old) {
-			if got2, err2 := pl.search(h, old[:len(old)-trimmed], sc); err2 == nil {
-				got2.Trimmed = trimmed
-				got, err = got2, nil
-			}
-		}
+	if err == nil || !err.missing() {
+		return got, err
 	}
-	return got, err
+	trimmed := trailingEmpty(h)
+	var got2 Place
+	var err2 *Miss
+	switch {
+	case trimmed == 0 || trimmed == len(old) && len(old) == h.Len():
+		return got, err // no blank line to drop, or nothing but blank lines
+	case trimmed == len(old):
+		got2, err2 = pl.insertion(h, sc)
+	default:
+		got2, err2 = pl.search(h, old[:len(old)-trimmed], sc)
+	}
+	if err2 != nil {
+		return got, err
+	}
+	got2.Trimmed = trimmed
+	return got2, nil
 }
 
 // trailingEmpty counts the empty context lines that end a hunk.
