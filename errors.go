@@ -85,10 +85,12 @@ const (
 )
 
 // Private reasons that pick their own message: fileUnresolvable is the FileUnreadable of a
-// path whose links could not be followed, fileAddTooLarge the FileTooLarge of an Add.
+// path whose links could not be followed, fileAddTooLarge the FileTooLarge of an Add,
+// fileExistsDir the FileExists of a path that is a directory.
 const (
 	fileUnresolvable FileReason = -1 - iota
 	fileAddTooLarge
+	fileExistsDir
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -106,6 +108,7 @@ var fileReasonText = map[FileReason]string{
 	FileForbidden: "the path is, or leads through a symbolic link to, a credential location or applypatch's recovery journal, " +
 		"which is never written; choose another path",
 	fileUnresolvable: "the path cannot be resolved",
+	fileExistsDir:    "the path is a directory (deleting the files in it does not remove it); name a file that does not exist",
 	// FileAliased is rendered with the other path.
 	FileAliased: "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
 	FileRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +

@@ -162,15 +162,24 @@ func stateError(err error) error {
 func checkPresence(c *change) error {
 	switch {
 	case c.Op.Kind == OpAdd && c.Base.Exists:
-		return &FileError{Path: c.Op.Path, Reason: FileExists}
+		return exists(c.Op.Path, c.Base.Dir)
 	case c.Op.Kind != OpAdd && !c.Base.Exists:
 		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	case c.Op.Kind != OpAdd && c.Base.Dir:
 		return &FileError{Path: c.Op.Path, Reason: FileIsDir}
 	case c.Op.MoveTo != "" && c.Dest.Exists:
-		return &FileError{Path: c.Op.MoveTo, Reason: FileExists}
+		return exists(c.Op.MoveTo, c.Dest.Dir)
 	}
 	return nil
+}
+
+// exists is the FileExists of a path an Add or a Move would create, worded for a
+// directory where it is one.
+func exists(path string, dir bool) *FileError {
+	if dir {
+		return &FileError{Path: path, Reason: FileExists, why: fileExistsDir}
+	}
+	return &FileError{Path: path, Reason: FileExists}
 }
 
 // decodeBase decodes a change's baseline as text: a binary file, or one not valid
