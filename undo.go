@@ -161,19 +161,23 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 			continue // the source of a Move goes with its destination
 		}
 		src, dst, from, to := f.Path, f.Path, f.After, f.Before
+		names := [2]string{f.Name, f.Name}
 		if !undo {
 			from, to = f.Before, f.After
 		}
 		if g, ok := sources[f.Name]; ok { // f is where the commit moved g
-			src, dst, from, to = f.Path, g.Path, f.After, g.Before
+			src, dst, from, to, names = f.Path, g.Path, f.After, g.Before, [2]string{f.Name, g.Name}
 			if !undo {
-				src, dst, from, to = g.Path, f.Path, g.Before, f.After
+				src, dst, from, to, names = g.Path, f.Path, g.Before, f.After, [2]string{g.Name, f.Name}
 			}
 		}
 		enc, encName := declared(f.Name)
 		op, spec, err := transition(s, e, src, dst, from, to, enc, encName)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if spec != nil {
+			spec.names = names
 		}
 		if op != nil && holds != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
 			continue // already as the revert would leave it: a part a review kept back, or put back by hand

@@ -24,6 +24,9 @@ type restoreSpec struct {
 	// whose result the history keeps as its regions).
 	size int64
 	crc  uint32
+	// names are the files the change wrote at the operation's source and destination,
+	// as the history recorded them: relative to the workspace, links followed.
+	names [2]string
 }
 
 // holds reports whether b is what the operation expects to find when nothing changed
@@ -73,9 +76,20 @@ func (c *change) restored() ([]byte, bool) {
 // checkReverting refuses the Delete of an undo or a redo whose file no longer holds
 // what the change left: deleting it would lose the edits made since.
 func (pr *Proposal) checkReverting() error {
+	f, err := pr.fencer()
+	if err != nil {
+		return err
+	}
 	stale := &ConflictError{Reason: ConflictChanged, Reasons: map[string]string{}}
 	for _, c := range pr.changes {
-		if r := c.undoSpec; r != nil && c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes) {
+		r := c.undoSpec
+		switch {
+		case r == nil:
+		case !c.leadsTo(f.Real(), r.names):
+			stale.Paths = append(stale.Paths, c.Op.Path)
+			stale.Reasons[c.Op.Path] = "it leads to another file than the change wrote (a symbolic link was made, changed " +
+				"or replaced since), which must not be written in its place"
+		case c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
 		}
@@ -84,6 +98,25 @@ func (pr *Proposal) checkReverting() error {
 		return stale
 	}
 	return nil
+}
+
+// leadsTo reports whether an operation of an undo or a redo still resolves to the files
+// the change wrote, names (its source's and destination's, relative to root): a path
+// whose link was pointed elsewhere since, or replaced by a link or by a file, leads to
+// another file, which the revert must not write.
+func (c *change) leadsTo(root string, names [2]string) bool {
+	want := names[0]
+	if c.Op.Kind == OpAdd {
+		want = names[1] // an Add creates the destination
+	}
+	if got, ok := relativeTo(root, c.name); !ok || got != want {
+		return false
+	}
+	if c.Op.MoveTo == "" {
+		return true
+	}
+	got, ok := relativeTo(root, c.moveName)
+	return ok && got == names[1]
 }
 
 // sinceReasons word what happened to a path since the change, by the file error an
