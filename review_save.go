@@ -3,12 +3,9 @@ package applypatch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/applypatch/applypatch/internal/filestate"
-	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/match"
 	"github.com/spf13/afero"
 )
@@ -334,16 +331,13 @@ func (pr *Proposal) restoreBaseline(b *filestate.Baseline, name, path string) (b
 		}
 		return true, nil
 	}
-	data, err := afero.ReadFile(pr.files(), name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+	now, err := filestate.Capture(pr.files(), name, path, pr.opts.Limits.FileBytes, filestate.Stamps{})
 	if err != nil {
-		return false, &FileError{Path: path, Reason: FileUnreadable, Err: fserr.Sanitize(err, name, path)}
+		return false, stateError(err)
 	}
-	if filestate.Hash(data) != b.Hash {
+	if !now.Exists || now.Dir || filestate.Hash(now.Bytes) != b.Hash {
 		return false, nil
 	}
-	b.Bytes = data
+	b.Bytes = now.Bytes
 	return true, nil
 }

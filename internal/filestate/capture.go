@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ import (
 // a [*ReadError]. What the file said of itself is kept in stamps.
 func Capture(fsys afero.Fs, name, authored string, limit int64, stamps Stamps) (Baseline, error) {
 	at := time.Now()
-	f, err := fsys.Open(name)
+	f, err := fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO opens without waiting for a writer
 	if err != nil {
 		return captureUnopened(fsys, name, authored, err)
 	}
@@ -31,8 +32,15 @@ func Capture(fsys afero.Fs, name, authored string, limit int64, stamps Stamps) (
 	if err != nil {
 		return Baseline{}, Unreadable(fsys, name, authored, err)
 	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return Baseline{}, Unreadable(fsys, name, authored, &fs.PathError{Op: "read", Path: name, Err: errNotRegular})
+	}
 	return captureOpen(fsys, f, fi, authored, name, at, limit, stamps)
 }
+
+// errNotRegular is the cause of a path that is neither a regular file nor a directory:
+// a FIFO, a socket or a device, whose bytes are no file's content.
+var errNotRegular = errors.New("not a regular file (a FIFO, a socket or a device), so it has no text to patch")
 
 // captureOpen reads the baseline of an open path, opened at at.
 func captureOpen(fsys afero.Fs, f afero.File, fi fs.FileInfo, authored, name string, at time.Time, limit int64, stamps Stamps) (Baseline, error) {

@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/afero"
 )
 
-// openKept are the flags a kept baseline is opened with; this platform has none against
-// links and FIFOs, and the check of the open file's info refuses them before a read.
+// openKept are the flags an entry and a kept baseline are opened with; this platform has
+// none against links and FIFOs, and the check of the open file's info refuses them before
+// a read.
 const openKept = os.O_RDONLY
 
 // readKept reads the kept file name of the length want: a regular file, never a link.

@@ -11,8 +11,8 @@ import (
 	"github.com/applypatch/applypatch/internal/eintr"
 )
 
-// openKept are the flags a kept baseline is opened with: without following a link at
-// the last component or blocking on a FIFO.
+// openKept are the flags an entry and a kept baseline are opened with: without following
+// a link at the last component or blocking on a FIFO.
 const openKept = syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
 // readKept reads the kept file name of the length want, never following a link or

@@ -110,7 +110,7 @@ func (s *Store) read(n name) (Entry, bool) {
 
 // readEntry is read without the note of an unsound entry.
 func (s *Store) readEntry(n name) (Entry, bool) {
-	f, err := s.fs.Open(n.file)
+	f, err := s.fs.OpenFile(n.file, openKept, 0) // never a link's target, never waiting on a FIFO
 	if err != nil {
 		return Entry{}, false
 	}
@@ -201,7 +201,7 @@ func (s *Store) load(e *Entry) error {
 			end = max(end, b.Off+b.Len)
 		}
 	}
-	f, err := s.fs.Open(e.file)
+	f, err := s.fs.OpenFile(e.file, openKept, 0)
 	if err != nil {
 		return fmt.Errorf("the history has lost the entry: %w", err)
 	}
