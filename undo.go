@@ -97,7 +97,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		if err := rv.mark(); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("every file of %s already holds what %s would leave, so it is marked %sne: %w", rv.what(), rv.verb(), rv.verb(), nothingTo(undo))
+		return nil, &revertedError{rv: rv}
 	}
 	if err != nil {
 		return nil, rv.refused(err)
@@ -267,6 +267,22 @@ func (pr *Proposal) Preview() *Result {
 	}
 	return res
 }
+
+// A revertedError is an undo or a redo with nothing left to write: every file already
+// holds what it would leave, so the change is marked as reverted. It is an
+// [ErrNothingToUndo] or an [ErrNothingToRedo] for errors.Is.
+type revertedError struct{ rv *reverting }
+
+func (e *revertedError) Error() string {
+	next := "undo again to revert the change before it"
+	if !e.rv.undo {
+		next = "redo again to apply the next change undone, if any"
+	}
+	return fmt.Sprintf("every file of %s already holds what the %s would leave, so nothing was written and the "+
+		"change is now marked %sne; %s", e.rv.what(), e.rv.verb(), e.rv.verb(), next)
+}
+
+func (e *revertedError) Unwrap() error { return nothingTo(e.rv.undo) }
 
 // errReverted is a revert with nothing left to do.
 var errReverted = errors.New("every path already holds what the revert would leave")
