@@ -45,6 +45,10 @@ func (pr *Proposal) place(c *change) []error {
 		place, miss := pl.Place(hs[i])
 		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)
+		if miss == nil && c.undoSpec != nil && !removesExactly(t, h, place) {
+			errs = append(errs, &MatchError{Path: c.Op.Path, PayloadLine: h.Line, Hunk: num, Reason: MatchNotFound})
+			continue
+		}
 		if miss != nil {
 			pl.Explain(miss, hs[i])
 			merr := matchError(miss)
@@ -345,3 +349,23 @@ func (e *MatchError) lines() string { return show.WithMore(e.Lines, e.More, e.mo
 
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return show.WithMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
+
+// removesExactly reports whether the lines hunk h removes at place p are the file's lines
+// byte for byte. An undo or a redo placed by a looser pass would otherwise overwrite a
+// line edited since only in its spaces or punctuation: those edits are the user's, and
+// never overwritten.
+func removesExactly(t *lines.Text, h *Hunk, p match.Place) bool {
+	at := p.Start
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case LineRemove:
+			if at >= t.Count() || t.Line(at) != l.Text {
+				return false
+			}
+			at++
+		case LineContext:
+			at++
+		}
+	}
+	return true
+}
