@@ -172,7 +172,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 		seen[name] = true
 		file := history.File{Path: st.Path, Name: name, Before: history.State{Blob: -1}, After: history.State{Blob: -1}}
 		if st.Base.Exists {
-			file.Before = r.held(st.Base.Mode.Perm()|st.Base.Mode&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), st.Base.Bytes)
+			file.Before = r.held(keptMode(st.Base.Mode), st.Base.Bytes)
 		}
 		if st.Op == txn.Write {
 			file.After = r.written(st)

@@ -216,7 +216,7 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 	if err != nil {
 		return nil, nil, err
 	}
-	spec := &restoreSpec{from: x, to: y, mode: to.Mode}
+	spec := &restoreSpec{from: x, to: y, mode: to.Mode, fromMode: from.Mode}
 	switch {
 	case !from.Exists && !to.Exists:
 		return nil, nil, nil

@@ -19,6 +19,9 @@ import (
 type restoreSpec struct {
 	from, to []byte
 	mode     fs.FileMode
+	// fromMode is the mode the path has when nothing changed since, where the history
+	// says it (a file the revert deletes); 0 where it does not.
+	fromMode fs.FileMode
 	starts   []int
 	// size and crc identify from when its bytes are not at hand (an undo of an Update,
 	// whose result the history keeps as its regions).
@@ -92,12 +95,22 @@ func (pr *Proposal) checkReverting() error {
 		case c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
+		case c.Op.Kind == OpDelete && r.fromMode != 0 && keptMode(c.Base.Mode) != r.fromMode:
+			stale.Paths = append(stale.Paths, c.Op.Path)
+			stale.Reasons[c.Op.Path] = fmt.Sprintf("its mode was changed since (%v, where the change left %v); deleting it would lose that",
+				keptMode(c.Base.Mode), r.fromMode)
 		}
 	}
 	if len(stale.Paths) > 0 {
 		return stale
 	}
 	return nil
+}
+
+// keptMode is the part of a file's mode the history keeps: its permissions, setuid,
+// setgid and sticky bits.
+func keptMode(m fs.FileMode) fs.FileMode {
+	return m.Perm() | m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky)
 }
 
 // leadsTo reports whether an operation of an undo or a redo still resolves to the files
