@@ -265,7 +265,7 @@ func (pr *Proposal) Preview() *Result {
 	if pr.reverts != nil {
 		res.note("Would " + pr.reverts.verb() + " " + pr.reverts.what() + "; nothing was written.")
 	}
-	return res
+	return withRecovery(res, pendingFor(pr.fsys, &pr.opts)) // a commit left interrupted is told, never recovered
 }
 
 // A revertedError is an undo or a redo with nothing left to write: every file already
