@@ -28,10 +28,12 @@ import (
 // Undo never overwrites what changed since. A file that still holds exactly what the
 // change wrote gets back exactly the bytes it held before. A file edited since gets the
 // inverse hunks placed on what it holds now, by the rules a payload's hunks follow, so
-// that the later edits elsewhere in it are kept. When a hunk cannot be placed with
-// certainty, when an added file was edited since (deleting it would lose the edits), or
-// when a path was deleted, replaced or created since, the whole undo is refused with
-// every such path named, and nothing is written. Each undo reverts one change: undoing
+// that the later edits elsewhere in it are kept; the lines it removes must be exactly
+// what the change left. When a hunk cannot be placed with certainty, when an added file
+// was edited or had its mode changed since (deleting it would lose that), or when a path
+// was deleted, replaced or created since, or now leads through a symbolic link to
+// another file than the change wrote, the whole undo is refused with every such path
+// named, and nothing is written. Each undo reverts one change: undoing
 // several is several undos, each its own transaction.
 //
 // With no history, or nothing left to undo, it returns [ErrNothingToUndo].
