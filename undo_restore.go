@@ -76,8 +76,9 @@ func (c *change) restored() ([]byte, bool) {
 	return r.to, true
 }
 
-// checkReverting refuses the Delete of an undo or a redo whose file no longer holds
-// what the change left: deleting it would lose the edits made since.
+// checkReverting refuses an undo or a redo that would write what changed since: an
+// operation whose path now leads to another file than the change wrote, and a Delete
+// of a file that no longer holds the bytes or the mode the change left.
 func (pr *Proposal) checkReverting() error {
 	f, err := pr.fencer()
 	if err != nil {
