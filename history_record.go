@@ -2,19 +2,19 @@ package applypatch
 
 import (
 	"bytes"
-	"unsafe"
-
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/applypatch/applypatch/internal/lines"
+	"unsafe"
 
 	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/show"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -23,7 +23,7 @@ import (
 // the commit: what went wrong is a note of the result.
 func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines) {
 	if rv := pr.reverts; rv != nil {
-		res.note(rv.done())
+		res.note(rv.done(pr.keptBack()))
 		if err := rv.mark(); err != nil {
 			res.note("History not updated: " + err.Error() + "; the files are " + rv.verb() + "ne, but the history lists the change as before")
 		}
@@ -87,12 +87,29 @@ func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kep
 	}
 }
 
-// done says what an undo or a redo did, for the result the model reads.
-func (rv *reverting) done() string {
-	if rv.undo {
-		return "Undid " + rv.what() + "; redo applies it again."
+// done says what an undo or a redo did, for the result the model reads: kept are the
+// paths its review left as they were, whole or in part.
+func (rv *reverting) done(kept []string) string {
+	part := ""
+	if len(kept) > 0 {
+		part = " in part: the review left " + strings.Join(show.Paths(kept), ", ") + " as " + show.PluralWord(len(kept), "it was", "they were")
 	}
-	return "Redid " + rv.what() + "."
+	if rv.undo {
+		return "Undid " + rv.what() + part + "; redo applies it again."
+	}
+	return "Redid " + rv.what() + part + "."
+}
+
+// keptBack returns the paths of the changes a review left out of the commit, whole or
+// some of their hunks.
+func (pr *Proposal) keptBack() []string {
+	var out []string
+	for _, c := range pr.changes {
+		if !c.Selected || slices.ContainsFunc(c.Hunks, func(h *hunkChange) bool { return !h.isLocator() && !h.Selected }) {
+			out = append(out, c.Op.Path)
+		}
+	}
+	return out
 }
 
 // mark records in the history that the entry is undone, or no longer.

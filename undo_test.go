@@ -201,9 +201,10 @@ func TestUndoSteps(t *testing.T) {
 	}
 }
 
-// U2, U4: a review that keeps part of an undo back reverts the rest; a redo then applies
-// again only what was undone, leaving the part already as the change left it; an undo of
-// a change whose files were all put back by hand has nothing left to do, and says so.
+// U2, U4, U5: a review that keeps part of an undo back reverts the rest, and its result
+// names the part left; a redo then applies again only what was undone, leaving the part
+// already as the change left it; an undo of a change whose files were all put back by
+// hand has nothing left to do, and says so.
 func TestPartialUndoThenRedo(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.txt": "a\n", "z.txt": "z\n"})
 	b.apply("*** Update File: a.txt\n@@\n-a\n+A", "*** Update File: z.txt\n@@\n-z\n+Z")
@@ -218,8 +219,12 @@ func TestPartialUndoThenRedo(t *testing.T) {
 		_, err := s.Submit(ctx)
 		return err
 	})
-	if _, err := Review(context.Background(), pr, keepFirst); err != nil {
+	res, err := Review(context.Background(), pr, keepFirst)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(res.Notes, "\n"); !strings.Contains(got, "in part: the review left z.txt as it was; redo applies it again.") {
+		t.Errorf("the partial undo's notes do not say what it left: %q", got)
 	}
 	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "a\n", "z.txt": "Z\n"}) {
 		t.Fatalf("after the partial undo: %q", got)
