@@ -89,6 +89,10 @@ func (pr *Proposal) checkReverting() error {
 		r := c.undoSpec
 		switch {
 		case r == nil:
+		case c.Op.Kind == OpUpdate && r.to != nil && !r.holds(c.Base.Bytes) && bytes.Equal(c.Base.Bytes, r.to):
+			// already as the revert would leave it (a part a review kept back, or put back
+			// by hand): placing its hunks again would apply them twice
+			return errReverted
 		case !c.leadsTo(f.Real(), r.names):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it leads to another file than the change wrote (a symbolic link was made, changed " +

@@ -245,3 +245,35 @@ func TestPartialUndoThenRedo(t *testing.T) {
 		t.Errorf("the change put back by hand is not marked undone: redo says %v", err)
 	}
 }
+
+// U3, U4: a redo after an undo whose review kept one file back leaves that file alone:
+// it already holds what the redo would leave, and an insertion placed again by the
+// ordinary rules would be applied twice.
+func TestRedoAfterPartialUndoAppliesNothingTwice(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	b.apply("*** Update File: a.txt\n@@\n a\n+a2", "*** Update File: b.txt\n@@\n b\n+b2")
+	pr, err := Undo(context.Background(), b.fsys, b.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keepB := ReviewerFunc(func(ctx context.Context, s *Session) error {
+		target, err := s.Find("b.txt", 0)
+		if err != nil {
+			return err
+		}
+		if err := s.Select(target, false, nil); err != nil {
+			return err
+		}
+		_, err = s.Submit(ctx)
+		return err
+	})
+	if _, err := Review(context.Background(), pr, keepB); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.revert(false); err != nil {
+		t.Fatalf("Redo: %v", err)
+	}
+	if got, want := b.tree(), map[string]string{"a.txt": "a\na2\n", "b.txt": "b\nb2\n"}; !cmp.Equal(got, want) {
+		t.Errorf("after the redo: %q, want %q", got, want)
+	}
+}
