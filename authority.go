@@ -35,10 +35,10 @@ import (
 type Mode string
 
 const (
-	// ModeAsk, which the zero Mode means too, reviews a call with the host's Reviewer when
-	// a path lies in the workspace, unless the host's allow rules cover every path. A
-	// [Tool] given a Reviewer therefore reviews unless told
-	// otherwise, and one without a Reviewer refuses such a call.
+	// ModeAsk, which the zero Mode and any Mode not declared here mean too, reviews a
+	// call with the host's Reviewer when a path lies in the workspace, unless the host's
+	// allow rules cover every path. A [Tool] given a Reviewer therefore reviews unless
+	// told otherwise, and one without a Reviewer refuses such a call.
 	ModeAsk Mode = "ask"
 	// ModeEdits applies without interactive review.
 	ModeEdits Mode = "edits"
@@ -47,12 +47,14 @@ const (
 	ModeFullAuto Mode = "full-auto"
 )
 
-// orAsk returns m, or ModeAsk for the zero Mode.
+// orAsk returns m when it is ModeEdits or ModeFullAuto, and ModeAsk otherwise: the zero
+// Mode, and any spelling it does not know ("Ask", "auto", a typo in a host's settings),
+// which must never skip a review.
 func (m Mode) orAsk() Mode {
-	if m == "" {
-		return ModeAsk
+	if m == ModeEdits || m == ModeFullAuto {
+		return m
 	}
-	return m
+	return ModeAsk
 }
 
 // An Authorizer decides outside and protected paths that no allow rule covers. It is

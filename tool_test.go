@@ -318,3 +318,27 @@ func TestToolZeroModeReviews(t *testing.T) {
 		t.Error("a Tool without a Reviewer wrote a.txt")
 	}
 }
+
+// TestToolUnknownModeReviews: a Mode the library does not declare ("Ask", a typo in a
+// host's settings) is ModeAsk, never a mode that skips the review (F4).
+func TestToolUnknownModeReviews(t *testing.T) {
+	args := patchArgs(t, "patchText", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch")
+	for _, m := range []Mode{"Ask", "ASK", " ask", "auto", "review"} {
+		reviewed := false
+		rv := ReviewerFunc(func(ctx context.Context, s *Session) error {
+			reviewed = true
+			_, err := s.Submit(ctx)
+			return err
+		})
+		if _, _, err := (&Tool{FS: afero.NewMemMapFs(), Reviewer: rv, Options: Options{Mode: m}}).Call(context.Background(), args); err != nil || !reviewed {
+			t.Errorf("Mode %q with a Reviewer: reviewed %v, err %v", m, reviewed, err)
+		}
+		fsys := afero.NewMemMapFs()
+		if _, _, err := (&Tool{FS: fsys, Options: Options{Mode: m}}).Call(context.Background(), args); !errors.Is(err, errNoReviewer) {
+			t.Errorf("Mode %q without a Reviewer: err %v, want errNoReviewer", m, err)
+		}
+		if _, err := fsys.Stat("/a.txt"); err == nil {
+			t.Errorf("Mode %q without a Reviewer wrote a.txt", m)
+		}
+	}
+}

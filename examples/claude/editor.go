@@ -156,7 +156,7 @@ func (e *Editor) run(ctx context.Context, cmd Command) (string, error) {
 // Reviewer in ask mode when the path needs it, else committed.
 func (e *Editor) change(ctx context.Context, cmd Command, propose func() (*applypatch.Proposal, error)) (string, error) {
 	review := false
-	if e.Options.Mode == "" || e.Options.Mode == applypatch.ModeAsk {
+	if m := e.Options.Mode; m != applypatch.ModeEdits && m != applypatch.ModeFullAuto { // ask, or a mode it does not know
 		cp, err := e.classify(cmd.Path)
 		if err != nil {
 			return "", explain(cmd, err)
