@@ -38,6 +38,9 @@ type Edit struct {
 // one place, is a [*MatchError] of reason MatchNotFound or MatchAmbiguous that says
 // where; nothing is written.
 func ResolveEdit(ctx context.Context, fsys afero.Fs, e Edit, opts *Options) (*Proposal, error) {
+	if msg := pathProblem(e.Path); msg != "" {
+		return nil, &ParseError{Msg: "the edit's path: " + msg}
+	}
 	for _, t := range []struct{ name, text string }{{"old", e.Old}, {"new", e.New}} {
 		if f := findTextFault(t.text); f != nil {
 			return nil, &ParseError{Msg: fmt.Sprintf("line %d of the edit's %s text: %s", f.line, t.name, f)}

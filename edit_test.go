@@ -76,6 +76,13 @@ func TestEditRefusals(t *testing.T) {
 	if got := b.tree()["a.go"]; got != "x := 1\ny := 1\nx := 1\n" {
 		t.Errorf("a refused edit wrote %q", got)
 	}
+	b.write("a\n.go", "x\n") // P14: a path with a control character is refused, even where it exists
+	if _, err := b.edit(Edit{Path: "a\n.go", Old: "x", New: "y"}); !errors.As(err, new(*ParseError)) || !strings.Contains(err.Error(), "the edit's path") {
+		t.Errorf("an edit of a path holding a newline: %v, want a ParseError naming the edit's path", err)
+	}
+	if got := b.tree()["a\n.go"]; got != "x\n" {
+		t.Errorf("the refused edit wrote %q", got)
+	}
 }
 
 // TestEditSeesTheFinalLineBreak: M1, M2. Old text is looked for in the file as it is,

@@ -300,6 +300,9 @@ func (pr *Proposal) restoreChange(sc *savedChange) (*change, []string, error) {
 // refence resolves a path again, as Resolve did, and checks it is still in the class it
 // was authorised in.
 func (pr *Proposal) refence(path string, saved Class) (string, Class, error) {
+	if msg := pathProblem(path); msg != "" { // a save is a file anyone may have edited
+		return "", "", &ReviewError{Reason: ReviewUnrestorable, Detail: fmt.Sprintf("%q: %s", path, msg)}
+	}
 	f, err := pr.fencer()
 	if err != nil {
 		return "", "", err

@@ -145,6 +145,9 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		{"forbidden", edit(func(m map[string]any) {
 			change(m, 3)["op"].(map[string]any)["path"] = ".ssh/id_rsa"
 		}), &FileError{}},
+		{"control character", edit(func(m map[string]any) { // P14
+			change(m, 3)["op"].(map[string]any)["path"] = "zz\n.txt"
+		}), &ReviewError{Reason: ReviewUnrestorable}},
 	} {
 		_, err := RestoreSession(context.Background(), f.fsys, tc.data, &Options{Workspace: workspace})
 		if !matchesErr(err, tc.want) {
