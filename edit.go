@@ -120,12 +120,17 @@ func findOld(t *lines.Text, old, new string) (start, end int, pass match.Pass, r
 		if strings.HasSuffix(old, "\n") && strings.HasSuffix(new, "\n") {
 			endOff, new = endOff-1, new[:len(new)-1] // both end a line: the next line is untouched
 		}
-		endOff = min(endOff, len(strings.TrimSuffix(joined.text, "\n"))) // past the file's last line break there is no line to join
+		last := len(strings.TrimSuffix(joined.text, "\n"))
+		ateBreak := endOff > last // old took the file's last line break: no line follows to join
+		endOff = min(endOff, last)
 		s, sc := joined.locate(at[0])
 		e, ec := joined.locate(endOff)
 		text := t.Line(s)[:sc] + new + t.Line(e)[ec:]
 		if e == t.Count()-1 && t.EOL(e) == lines.EOLNone {
 			text = strings.TrimSuffix(text, "\n") // the last line gains its line break anyway (T4)
+		}
+		if ateBreak && text == "" {
+			return s, e + 1, match.Exact, nil, nil // whole lines to the end of the file, removed
 		}
 		return s, e + 1, match.Exact, strings.Split(text, "\n"), nil
 	}

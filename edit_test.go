@@ -157,3 +157,26 @@ func FuzzEdit(f *testing.F) {
 		}
 	})
 }
+
+// TestEditRemovesLastLines: T4. Old text that ends with the file's last line break,
+// replaced by nothing, removes those lines whole: no empty line is left in their place,
+// and all of a file's lines removed leave it empty; in a CRLF file too.
+func TestEditRemovesLastLines(t *testing.T) {
+	for _, tc := range []struct{ file, old, want string }{
+		{"a\nb\nc\n", "c\n", "a\nb\n"},
+		{"a\nb\nc\n", "b\nc\n", "a\n"},
+		{"a\nb\nc\n", "a\nb\nc\n", ""},
+		{"a\r\nb\r\nc\r\n", "c\r\n", "a\r\nb\r\n"},
+		{"a\nb\nc\n", "c", "a\nb\n\n"}, // the text of the line only: its line break stays
+		{"a\nb\nc\n", "b\n", "a\nc\n"},
+	} {
+		b := newUndoBench(t, map[string]string{"f.txt": tc.file})
+		if _, err := b.edit(Edit{Path: "f.txt", Old: tc.old, New: ""}); err != nil {
+			t.Fatalf("%q without %q: %v", tc.file, tc.old, err)
+		}
+		if got := b.tree()["f.txt"]; got != tc.want {
+			t.Errorf("%q without %q = %q, want %q", tc.file, tc.old, got, tc.want)
+		}
+	}
+}
+
