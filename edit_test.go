@@ -179,4 +179,3 @@ func TestEditRemovesLastLines(t *testing.T) {
 		}
 	}
 }
-
