@@ -150,8 +150,19 @@ func (s *Session) countDeleted() {
 // for rv to return (or ctx to end), so a front end can release the terminal or finish its
 // last response before the host goes on. See [Review].
 func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
+	if rv == nil {
+		s.fail(errNilReviewer)
+		return s.outcome()
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- rv.Review(ctx, s) }()
+	go func() {
+		defer func() { // the reviewer runs on a goroutine of ours, where the host cannot recover it
+			if r := recover(); r != nil {
+				errc <- fmt.Errorf("the reviewer panicked: %v", r)
+			}
+		}()
+		errc <- rv.Review(ctx, s)
+	}()
 	select {
 	case <-s.done:
 		select { // settled while rv runs: let it finish
@@ -177,6 +188,9 @@ func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 	}
 	return s.outcome()
 }
+
+// errNilReviewer settles a session run without a Reviewer.
+var errNilReviewer = errors.New("the review was given no Reviewer to run it; nothing was written")
 
 // Done is closed when the session settles; [View].Result and Err then hold its outcome.
 func (s *Session) Done() <-chan struct{} { return s.done }

@@ -1,11 +1,13 @@
 package applypatch
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/afero"
 )
 
 // twoFiles is a patch of 2 files and 3 hunks, each +1 −1.
@@ -169,5 +171,29 @@ func TestReviewFeedbackConfirm(t *testing.T) {
 	f.must(f.s.SetFeedback(f.find("two.txt", 0), ""))
 	if f.s.View().Comments != 0 || f.s.View().Selected != 3 {
 		t.Errorf("cleared feedback: %+v", f.s.View())
+	}
+}
+
+// TestReviewWithoutOrPanickingReviewer: R1. A review given no Reviewer, or one that
+// panics on the goroutine the library runs it on, settles with an error the host sees
+// instead of crashing its process, and writes nothing.
+func TestReviewWithoutOrPanickingReviewer(t *testing.T) {
+	for name, rv := range map[string]Reviewer{
+		"nil":    nil,
+		"panics": ReviewerFunc(func(context.Context, *Session) error { panic("boom") }),
+	} {
+		fsys := afero.NewMemMapFs()
+		afero.WriteFile(fsys, "/ws/a.txt", []byte("a\n"), 0o644)
+		pr, err := ResolvePayload(context.Background(), fsys, "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch", &Options{Workspace: "/ws"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Review(context.Background(), pr, rv)
+		if err == nil || res == nil || res.Status != StatusError {
+			t.Errorf("%s reviewer: result %+v, err %v; want an error result", name, res, err)
+		}
+		if data, _ := afero.ReadFile(fsys, "/ws/a.txt"); string(data) != "a\n" {
+			t.Errorf("%s reviewer: a.txt is %q", name, data)
+		}
 	}
 }
