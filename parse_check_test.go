@@ -72,7 +72,8 @@ func TestResolveRefusesGoBuiltPaths(t *testing.T) {
 }
 
 // FuzzFormatResolved: P13, P14. For any *Patch built in Go that Resolve's check accepts,
-// Parse(Format(p)) equals p: no Go-built patch formats to text that parses as another.
+// Parse(Format(p)) equals p, and any other formats as nothing: no Go-built patch formats
+// to text that parses as another.
 func FuzzFormatResolved(f *testing.F) {
 	f.Add(int8(1), "a.txt", "", "x", "", 0, "y")
 	f.Add(int8(2), "a.txt", "b.txt", "old", "anchor", 0, "new")
@@ -94,6 +95,9 @@ func FuzzFormatResolved(f *testing.F) {
 		}
 		p := &Patch{Ops: []Operation{op}}
 		if err := checkPatch(p); err != nil {
+			if text := Format(p); text != "" {
+				t.Fatalf("a patch the check refuses (%v) formats as %q, not as nothing", err, text)
+			}
 			return
 		}
 		back, err := Parse(Format(p))
@@ -105,4 +109,22 @@ func FuzzFormatResolved(f *testing.F) {
 			t.Fatalf("Parse(Format(p)) differs (-p +back):\n%s", diff)
 		}
 	})
+}
+
+// TestFormatRefusesWhatParseCouldNotGive: P13, P14. Patches built in Go that no payload
+// could give (an added line holding a line break and a header, a path holding one, an
+// anchor spelt like a line hint, no operations, nil) format as nothing, which Parse
+// refuses, rather than as text that reads as another patch.
+func TestFormatRefusesWhatParseCouldNotGive(t *testing.T) {
+	for name, p := range map[string]*Patch{
+		"added line with a header": {Ops: []Operation{{Kind: OpAdd, Path: "a.txt", Lines: []string{"x\n*** Delete File: victim.txt"}}}},
+		"path with a line break":   {Ops: []Operation{{Kind: OpAdd, Path: "a\n*** Add File: b.txt", Lines: []string{"x"}}}},
+		"anchor spelt as a hint":   {Ops: []Operation{{Kind: OpUpdate, Path: "a.txt", Hunks: []Hunk{{Anchor: "12", Lines: []Line{{Kind: LineRemove, Text: "a"}}}}}}},
+		"no operations":            {},
+		"nil":                      nil,
+	} {
+		if text := Format(p); text != "" {
+			t.Errorf("%s: Format gave %q", name, text)
+		}
+	}
 }

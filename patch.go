@@ -143,8 +143,19 @@ func (h *Hunk) counts() (added, removed int) {
 }
 
 // Format renders p as canonical payload text, which [Parse] reads back to an equal Patch
-// (payload line numbers aside).
+// (payload line numbers aside). A patch that Parse could not have produced (a path with a
+// control character, a line holding a line break, an anchor that reads as a line hint,
+// the checks [Resolve] makes of a patch built in Go), and a nil one, render as the empty
+// string, which Parse refuses: no patch renders as text that reads as another.
 func Format(p *Patch) string {
+	if p == nil || checkPatch(p) != nil {
+		return ""
+	}
+	return format(p)
+}
+
+// format renders p as Format does, unchecked: for the text a review card shows.
+func format(p *Patch) string {
 	var b strings.Builder
 	eol := "\n"
 	if p.hasTrailingCR() {

@@ -79,8 +79,8 @@ func (s *Session) Card(opts CardOptions) Card {
 	case StateSettled:
 		card.Notice = cardSettled + s.result.Summary()
 	default:
-		card = Card{Diff: Format(s.pr.selectedPatch()), Action: s.tally().Action, Notice: s.cardNotice(opts), Feedback: true}
-		if card.Diff == Format(&Patch{}) {
+		card = Card{Diff: format(s.pr.selectedPatch()), Action: s.tally().Action, Notice: s.cardNotice(opts), Feedback: true}
+		if card.Diff == format(&Patch{}) {
 			card.Diff = ""
 		}
 	}
