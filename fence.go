@@ -76,6 +76,22 @@ func classifyPath(f *fence.Fence, authored string, kind OpKind) (ClassifiedPath,
 	return cp, res.Info, nil
 }
 
+// rewritesLink refuses a Delete then an Add of a path whose last component is a
+// symbolic link: the rewrite, an update of what the path resolves to, would write the
+// link's target, a file the payload never names, where the two operations mean the link
+// removed and a file made in its place.
+func rewritesLink(f *fence.Fence, authored string) error {
+	entry, _, err := classifyPath(f, authored, OpDelete)
+	if err != nil {
+		return nil // the update's own resolution reports it
+	}
+	target, _, err := classifyPath(f, authored, OpUpdate)
+	if err != nil || entry.Name == target.Name {
+		return nil
+	}
+	return &FileError{Path: authored, Class: entry.Class, Reason: FileLinked, why: fileRewriteSymlink}
+}
+
 // fenceError words what the fence found as the public error: a path that cannot be
 // resolved, or one that now lands elsewhere.
 func fenceError(err error) error {
