@@ -11,6 +11,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // Class is where a payload path lands relative to the workspace once every symbolic link
@@ -60,7 +61,16 @@ type ClassifiedPath struct {
 // newFence builds the fence of a call from its options.
 func newFence(fsys afero.Fs, o *Options) (*fence.Fence, error) {
 	return fence.New(fsys, fence.Config{Root: o.workspace(), Protected: o.Protected,
-		Forbidden: o.Forbidden, Allow: o.Allow, WorkspaceFs: o.WorkspaceFs})
+		Forbidden: o.Forbidden, Allow: o.Allow, WorkspaceFs: o.WorkspaceFs, Guarded: ownState()})
+}
+
+// ownState is the directory of the user's journal key and histories, which no payload
+// touches even where a workspace (a home directory) holds it; none without a home.
+func ownState() []string {
+	if dir, err := txn.StateDir(); err == nil {
+		return []string{dir}
+	}
+	return nil
 }
 
 // classifyPath resolves one authored path and classifies where it lands, as an entry of

@@ -41,6 +41,10 @@ type Config struct {
 	Root                        string
 	Protected, Forbidden, Allow []string
 	WorkspaceFs                 afero.Fs
+	// Guarded are absolute directories no payload may touch, in any mode, wherever the
+	// workspace lies: the tool's own state (its journal key and histories), which a
+	// workspace such as a home directory may hold.
+	Guarded []string
 }
 
 // DefaultProtected returns (a copy of) the path patterns that need authority when no
@@ -61,6 +65,7 @@ type Fence struct {
 	// link on the way followed, which is what resolved names are compared with.
 	root, real                  string
 	protected, forbidden, allow pathpattern.Set
+	guarded                     []string // Config.Guarded, cleaned, and as resolved where that differs
 	// files carries reads and writes: the host's Fs, or a splitfs.FS over the
 	// configuration's WorkspaceFs.
 	files afero.Fs
@@ -88,6 +93,13 @@ func New(fsys afero.Fs, c Config) (*Fence, error) {
 		return nil, fmt.Errorf("applypatch: the workspace cannot be resolved: %w", fserr.Sanitize(err, f.root, "workspace"))
 	}
 	f.real = real.Name
+	for _, dir := range c.Guarded {
+		dir = filepath.Clean(dir)
+		f.guarded = append(f.guarded, dir)
+		if res, err := f.res.Resolve(".", dir); err == nil && res.Name != dir {
+			f.guarded = append(f.guarded, res.Name)
+		}
+	}
 	if c.WorkspaceFs != nil {
 		f.files = splitfs.New(fsys, c.WorkspaceFs, f.real)
 	}
@@ -158,7 +170,7 @@ func (f *Fence) ClassOf(authored, name string) (Class, bool) {
 	switch {
 	case f.forbidden.Anywhere(landed) || f.forbidden.Anywhere(written):
 		return ClassForbidden, !inside
-	case inJournal(landed) || inJournal(written):
+	case inJournal(landed) || inJournal(written) || f.isGuarded(name) || f.isGuarded(lexical):
 		return ClassForbidden, !inside
 	case f.protected.Anywhere(landed) || f.protected.Anywhere(written):
 		return ClassProtected, !inside
@@ -166,6 +178,16 @@ func (f *Fence) ClassOf(authored, name string) (Class, bool) {
 		return ClassOutside, true
 	}
 	return ClassWorkspace, false
+}
+
+// isGuarded reports whether a name is one of the guarded directories or lies in one.
+func (f *Fence) isGuarded(name string) bool {
+	for _, dir := range f.guarded {
+		if _, in := splitfs.Within(dir, name); in {
+			return true
+		}
+	}
+	return false
 }
 
 // Allowed reports whether an allow rule covers a resolved name: a rule is matched with the
