@@ -113,13 +113,16 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		if del, ok := rewriting[i]; ok {
 			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[del].Line}
 			c.rewrite, c.rewriteLines = true, op.Lines
-			if err := rewritesLink(f, op.Path); err != nil {
+			if err := throughLink(f, op.Path, fileRewriteSymlink); err != nil {
 				errs = append(errs, err)
 			}
 		}
 		c.name, c.Class = claim(c.Op.Path, c.Op.Kind)
 		if op.MoveTo != "" {
 			c.moveName, c.MoveClass = claim(op.MoveTo, OpAdd)
+			if err := throughLink(f, op.Path, fileMoveSymlink); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		pr.changes = append(pr.changes, c)
 	}

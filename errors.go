@@ -86,13 +86,15 @@ const (
 
 // Private reasons that pick their own message: fileUnresolvable is the FileUnreadable of a
 // path whose links could not be followed, fileAddTooLarge the FileTooLarge of an Add,
-// fileExistsDir the FileExists of a path that is a directory, fileRewriteSymlink the
-// FileLinked of a Delete then an Add of a symbolic link.
+// fileExistsDir the FileExists of a path that is a directory, fileRewriteSymlink and
+// fileMoveSymlink the FileLinked of a Delete then an Add, and of a Move, of a symbolic
+// link.
 const (
 	fileUnresolvable FileReason = -1 - iota
 	fileAddTooLarge
 	fileExistsDir
 	fileRewriteSymlink
+	fileMoveSymlink
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -113,6 +115,8 @@ var fileReasonText = map[FileReason]string{
 	fileExistsDir:    "the path is a directory (deleting the files in it does not remove it); name a file that does not exist",
 	fileRewriteSymlink: "the path is a symbolic link, and its Delete then Add in one patch would write the file it points to; " +
 		"delete the link in one patch and add the file in the next",
+	fileMoveSymlink: "the path is a symbolic link, and moving it would move the file it points to away, leaving the link " +
+		"dangling; move the file by its own path, or delete the link and add the file at the destination",
 	// FileAliased is rendered with the other path.
 	FileAliased: "the path names the same file as %s (through a symbolic link, or spelled another way); put all changes to one file in one section",
 	FileRedirected: "the path no longer leads where it did when it was checked (a symbolic link changed); " +

@@ -86,11 +86,12 @@ func classifyPath(f *fence.Fence, authored string, kind OpKind) (ClassifiedPath,
 	return cp, res.Info, nil
 }
 
-// rewritesLink refuses a Delete then an Add of a path whose last component is a
-// symbolic link: the rewrite, an update of what the path resolves to, would write the
-// link's target, a file the payload never names, where the two operations mean the link
-// removed and a file made in its place.
-func rewritesLink(f *fence.Fence, authored string) error {
+// throughLink refuses an operation on a path whose last component is a symbolic link
+// where following it would change a file the payload never names: a Delete then an Add
+// (an update of what the path resolves to, where the two mean the link removed and a file
+// made in its place), or a Move (which would move the link's target away, leaving the
+// link dangling); why says which.
+func throughLink(f *fence.Fence, authored string, why FileReason) error {
 	entry, _, err := classifyPath(f, authored, OpDelete)
 	if err != nil {
 		return nil // the update's own resolution reports it
@@ -99,7 +100,7 @@ func rewritesLink(f *fence.Fence, authored string) error {
 	if err != nil || entry.Name == target.Name {
 		return nil
 	}
-	return &FileError{Path: authored, Class: entry.Class, Reason: FileLinked, why: fileRewriteSymlink}
+	return &FileError{Path: authored, Class: entry.Class, Reason: FileLinked, why: why}
 }
 
 // fenceError words what the fence found as the public error: a path that cannot be
