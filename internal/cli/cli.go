@@ -89,7 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		return cfg.historyOnly(root, stdout)
 	}
 	if !cfg.check { // a dry run writes nothing: Check reports a pending commit instead
-		if _, err := recoverWorkspace(ctx, cfg.locking(root, confined), stderr); err != nil {
+		r, err := recoverWorkspace(ctx, cfg.locking(root, confined), stderr)
+		cfg.recovered = r.String()
+		if err != nil {
 			res, err := cfg.explain(applypatch.ErrorResult(err), err)
 			return report(res, err, cfg, stdout, stderr)
 		}
@@ -206,6 +208,7 @@ func execute(ctx context.Context, fsys afero.Fs, payload string, opts *applypatc
 
 // report prints the result and chooses the exit code.
 func report(res *applypatch.Result, err error, cfg *config, stdout, stderr io.Writer) int {
+	withRecovered(res, cfg.recovered)
 	if cfg.json {
 		out := struct {
 			*applypatch.Result

@@ -64,6 +64,8 @@ type config struct {
 	unified string
 	// stderr is where diagnostics go, such as the wait for the workspace lock.
 	stderr io.Writer
+	// recovered is what the run's recovery of an interrupted commit did, for the result.
+	recovered string
 }
 
 // expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/applypatch/applypatch"
 )
@@ -43,4 +44,18 @@ func recoverOnly(ctx context.Context, opts *applypatch.Options, stdout io.Writer
 		return exitRejected
 	}
 	return exitApplied
+}
+
+// withRecovered puts what the run's recovery did into the result the model reads, as
+// the library's own entry points do: a note of a result, a line of an error's message.
+func withRecovered(res *applypatch.Result, msg string) {
+	switch {
+	case msg == "" || res == nil || slices.Contains(res.Notes, msg):
+	case res.Status == applypatch.StatusError:
+		res.Message += "\n" + msg
+		res.Notes = append(res.Notes, msg)
+	default:
+		res.Items = append(res.Items, msg)
+		res.Notes = append(res.Notes, msg)
+	}
 }
