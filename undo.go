@@ -184,6 +184,9 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 		if op != nil && holds != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
 			continue // already as the revert would leave it: a part a review kept back, or put back by hand
 		}
+		if op != nil && holds != nil && op.MoveTo != "" && len(op.Hunks) > 0 && holds(src, spec.to) {
+			op.Hunks = nil // its content already put back by hand: only the move is left to revert
+		}
 		if op != nil {
 			p.Ops = append(p.Ops, *op)
 			restores = append(restores, spec)

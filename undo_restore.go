@@ -89,14 +89,16 @@ func (pr *Proposal) checkReverting() error {
 		r := c.undoSpec
 		switch {
 		case r == nil:
-		case c.Op.Kind == OpUpdate && r.to != nil && !r.holds(c.Base.Bytes) && bytes.Equal(c.Base.Bytes, r.to):
-			// already as the revert would leave it (a part a review kept back, or put back
-			// by hand): placing its hunks again would apply them twice
-			return errReverted
 		case !c.leadsTo(f.Real(), r.names):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it leads to another file than the change wrote (a symbolic link was made, changed " +
 				"or replaced since), which must not be written in its place"
+		case c.Op.Kind == OpUpdate && len(c.Op.Hunks) > 0 && r.to != nil && !r.holds(c.Base.Bytes) && bytes.Equal(c.Base.Bytes, r.to):
+			// already as the revert would leave it (a part a review kept back, or put back
+			// by hand): placing its hunks again would apply them twice. The revert is
+			// proposed once more without them (see revert and reversal): the part left out,
+			// or for a Move, the move alone.
+			return errHeldAlready
 		case c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
@@ -111,6 +113,11 @@ func (pr *Proposal) checkReverting() error {
 	}
 	return nil
 }
+
+// errHeldAlready refuses a revert that still holds an Update whose file already holds
+// what the revert would leave, which the proposal without such parts should have left
+// out: never a reason to mark the change reverted.
+var errHeldAlready = errors.New("a file already holds what the revert would leave, yet it could not be left out of it")
 
 // keptMode is the part of a file's mode the history keeps: its permissions, setuid,
 // setgid and sticky bits.

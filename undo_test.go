@@ -277,3 +277,18 @@ func TestRedoAfterPartialUndoAppliesNothingTwice(t *testing.T) {
 		t.Errorf("after the redo: %q, want %q", got, want)
 	}
 }
+
+// U3: an undo of a change that moved and edited b.txt, whose content was put back by
+// hand at the new path since, moves it back without placing the inverse hunks again
+// (which would duplicate a line), and reverts the change's other file as well.
+func TestUndoMoveWhoseContentWasPutBack(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a1\na2\n", "b.txt": "b0\nb1\n"})
+	b.apply("*** Update File: a.txt\n@@\n-a1\n+A1\n a2", "*** Update File: b.txt\n*** Move to: c.txt\n@@\n-b0\n b1")
+	b.write("c.txt", "b0\nb1\n")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got, want := b.tree(), map[string]string{"a.txt": "a1\na2\n", "b.txt": "b0\nb1\n"}; !cmp.Equal(got, want) {
+		t.Errorf("after the undo: %q, want %q", got, want)
+	}
+}

@@ -125,9 +125,9 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	if len(old) == 0 {
 		return pl.insertion(h, sc)
 	}
-	got, repeats := pl.afterLocator(h, old, sc)
-	if !repeats {
-		got, err = pl.locate(h, old, sc)
+	got, err := pl.locate(h, old, sc)
+	if at, ok := pl.afterLocator(h, old, sc); ok && (err != nil || at.Pass <= got.Pass) {
+		got, err = at, nil // the repeat, unless the lines lie elsewhere at a stricter pass
 	}
 	if err != nil && err.Reason == AboveAnchor {
 		got, err, sc = pl.behindCursor(h, old, got, err, sc)

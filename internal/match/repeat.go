@@ -6,7 +6,8 @@ import "github.com/applypatch/applypatch/internal/show"
 // "@@ def f():" then " def f():", or a locator hunk whose last line opens the next hunk.
 // They mean that very line. A hunk must lie strictly below its anchor, so for an anchor
 // the repeat is refused wherever the hunk also lies lower down (it would land on another
-// copy); after a locator, the hunk starts on the locator's last line.
+// copy); after a locator, the hunk starts on the locator's last line, unless its lines lie
+// elsewhere at a stricter pass of the ladder.
 
 // repeats returns the first few lines of starts where the hunk's lines lie, at the first
 // pass of the ladder that finds any, when its first line is a context line, and how many
@@ -43,7 +44,8 @@ func (pl *Placer) repeats(h Hunk, old []string, starts []int) (found []int, more
 }
 
 // afterLocator places a hunk whose lines start on the last line of the locator placed
-// just before it; ok is false when they do not.
+// just before it, at the pass that finds them there; ok is false when they do not. The
+// caller weighs that pass against where the ordinary search puts the hunk.
 func (pl *Placer) afterLocator(h Hunk, old []string, sc scope) (Place, bool) {
 	if sc.anchored() || pl.locator < 0 {
 		return Place{}, false
