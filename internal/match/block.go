@@ -78,9 +78,12 @@ func indentBlocks(lines []string) []int32 {
 // written in the style that puts the brace on a line of its own) the brace's block.
 func braceBlocks(lines []string, end []int32) {
 	for i := 0; i+1 < len(lines); i++ { // top down: end[j] below is still by indentation
-		j := int(end[i]) // the brace, if any, is the line its block ends at
-		if j <= i || strings.TrimSpace(lines[j]) != "{" {
-			continue
+		j := i + 1
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		if j == len(lines) || int(end[i]) != j || strings.TrimSpace(lines[j]) != "{" {
+			continue // the brace must be the next line that is not blank, with no body before it
 		}
 		di, blank := indentOf(lines[i])
 		if dj, _ := indentOf(lines[j]); !blank && di == dj && int(end[j]) > j {

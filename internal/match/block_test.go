@@ -55,6 +55,7 @@ client:
 `, ends: map[int]int{1: 7, 2: 6, 3: 5, 6: 7, 7: 8}},
 	{name: "markdown headings", markdown: true, file: "# Tool\n\n## Install\n\n```sh\n# not a heading\n```\n\n### Linux\nmake\n## Use\nrun\n", ends: map[int]int{1: 12, 3: 10, 9: 10, 11: 12, 6: 7}},
 	{name: "markdown without the flag", file: "## Install\nmake\n## Use\n", ends: map[int]int{1: 2}},
+	{name: "a body, then a lone brace", file: "if x:\n    y\n{\n    z\n}\n", ends: map[int]int{1: 3, 3: 5}},
 	{name: "ini sections", file: "[one]\nk = 1\n\n[two]\nk = 1\n", ends: map[int]int{1: 2, 2: 4, 4: 5, 5: 5}},
 }
 
