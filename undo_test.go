@@ -212,14 +212,7 @@ func TestPartialUndoThenRedo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keepFirst := ReviewerFunc(func(ctx context.Context, s *Session) error {
-		if err := s.Select(Target{File: 1}, false, nil); err != nil { // z.txt: an undo runs backwards
-			return err
-		}
-		_, err := s.Submit(ctx)
-		return err
-	})
-	res, err := Review(context.Background(), pr, keepFirst)
+	res, err := Review(context.Background(), pr, keepBack("z.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,18 +249,7 @@ func TestRedoAfterPartialUndoAppliesNothingTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keepB := ReviewerFunc(func(ctx context.Context, s *Session) error {
-		target, err := s.Find("b.txt", 0)
-		if err != nil {
-			return err
-		}
-		if err := s.Select(target, false, nil); err != nil {
-			return err
-		}
-		_, err = s.Submit(ctx)
-		return err
-	})
-	if _, err := Review(context.Background(), pr, keepB); err != nil {
+	if _, err := Review(context.Background(), pr, keepBack("b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.revert(false); err != nil {
@@ -291,4 +273,19 @@ func TestUndoMoveWhoseContentWasPutBack(t *testing.T) {
 	if got, want := b.tree(), map[string]string{"a.txt": "a1\na2\n", "b.txt": "b0\nb1\n"}; !cmp.Equal(got, want) {
 		t.Errorf("after the undo: %q, want %q", got, want)
 	}
+}
+
+// keepBack is a Reviewer that leaves the change to path out and submits the rest.
+func keepBack(path string) Reviewer {
+	return ReviewerFunc(func(ctx context.Context, s *Session) error {
+		target, err := s.Find(path, 0)
+		if err != nil {
+			return err
+		}
+		if err := s.Select(target, false, nil); err != nil {
+			return err
+		}
+		_, err = s.Submit(ctx)
+		return err
+	})
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/afero"
 )
 
-// A path that is a FIFO (planted by a tarball, or made since) is refused as no regular
-// file at once: opening it must not wait for a writer, which would hang the commit with
-// the workspace lock held.
+// X16, T1: a path that is a FIFO (planted by a tarball, or made since) is refused as no
+// regular file at once: opening it must not wait for a writer, which would hang the
+// commit with the workspace lock held.
 func TestCaptureRefusesFIFOWithoutWaiting(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "a.txt")
