@@ -32,6 +32,7 @@ var allowedImports = map[string][]string{
 	"internal/envelope":    nil,
 	"internal/noreplace":   nil,
 	"internal/eintr":       nil,
+	"internal/dryrun":      nil,
 	// Level 1.
 	"internal/lines":    {"internal/prefault"},
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
@@ -45,14 +46,14 @@ var allowedImports = map[string][]string{
 	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
 		"internal/wslock"},
 	// The facade.
-	"": {"internal/cleanpath", "internal/diff", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
+	"": {"internal/cleanpath", "internal/diff", "internal/dryrun", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/cleanpath", "internal/eintr", "internal/noreplace", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},
 	// Above the facade.
 	"internal/reviewscript": {""},
-	"internal/cli":          {"", "fs/rootfs", "internal/prefault", "internal/reviewscript", "internal/wslock"},
+	"internal/cli":          {"", "fs/rootfs", "internal/dryrun", "internal/prefault", "internal/reviewscript", "internal/wslock"},
 	"cmd/applypatch":        {"internal/cli"},
 	// Test helpers.
 	"internal/linktree":    nil,

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/applypatch/applypatch/internal/diff"
+	"github.com/applypatch/applypatch/internal/dryrun"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
@@ -36,7 +37,10 @@ import (
 // named, and nothing is written. Each undo reverts one change: undoing
 // several is several undos, each its own transaction.
 //
-// With no history, or nothing left to undo, it returns [ErrNothingToUndo].
+// With no history, or nothing left to undo, it returns [ErrNothingToUndo]. So it does
+// when every file of the change already holds what the undo would leave (put back by
+// hand, say): there is nothing to write, and Undo marks the change undone, so that the
+// next undo reverts the change before it.
 func Undo(ctx context.Context, fsys afero.Fs, opts *Options) (*Proposal, error) {
 	return revert(ctx, fsys, opts, true)
 }
@@ -96,6 +100,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		pr, err = propose(holderOf(fsys, opts))
 	}
 	if errors.Is(err, errReverted) { // every path holds what the revert would leave
+		if dryrun.Is(ctx) {
+			return nil, &revertedError{rv: rv, check: true}
+		}
 		if err := rv.mark(); err != nil {
 			return nil, err
 		}
@@ -276,9 +283,16 @@ func (pr *Proposal) Preview() *Result {
 // A revertedError is an undo or a redo with nothing left to write: every file already
 // holds what it would leave, so the change is marked as reverted. It is an
 // [ErrNothingToUndo] or an [ErrNothingToRedo] for errors.Is.
-type revertedError struct{ rv *reverting }
+type revertedError struct {
+	rv    *reverting
+	check bool // a check only: the change is not marked
+}
 
 func (e *revertedError) Error() string {
+	if e.check {
+		return fmt.Sprintf("every file of %s already holds what the %s would leave: it would write nothing and mark "+
+			"the change %sne; nothing was written and the history is as it was", e.rv.what(), e.rv.verb(), e.rv.verb())
+	}
 	next := "undo again to revert the change before it"
 	if !e.rv.undo {
 		next = "redo again to apply the next change undone, if any"

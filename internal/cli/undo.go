@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/internal/dryrun"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -41,6 +42,9 @@ func (cfg *config) revertOnly(ctx context.Context, root string, confined afero.F
 	build := applypatch.Undo
 	if cfg.redo {
 		build = applypatch.Redo
+	}
+	if cfg.check {
+		ctx = dryrun.With(ctx) // a change already put back is reported, not marked
 	}
 	pr, err := build(ctx, hostFs(), opts)
 	if errors.Is(err, applypatch.ErrNothingToUndo) || errors.Is(err, applypatch.ErrNothingToRedo) {
