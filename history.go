@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/dryrun"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/show"
 	"github.com/applypatch/applypatch/internal/txn"
@@ -211,6 +213,56 @@ var ErrNothingToUndo = errors.New("there is nothing to undo: no change applied h
 
 // ErrNothingToRedo is returned by [Redo] when no change was undone since the last commit.
 var ErrNothingToRedo = errors.New("there is nothing to redo: no change was undone since the last one applied")
+
+// A damagedError is an undo or a redo whose change's record is damaged: never passed
+// over, since reverting the change before it instead would revert another change than
+// the one asked for. The damaged records are removed (removed is how many; not in a
+// check), so that the next undo goes on. With nothing left to revert it is also an
+// [ErrNothingToUndo] (or [ErrNothingToRedo]).
+type damagedError struct {
+	d       *history.DamagedError
+	undo    bool
+	removed int
+	check   bool
+	failed  error // why the damaged records could not be removed
+}
+
+func (e *damagedError) Error() string {
+	verb, which, next := "undo", "newest change", "undo again to revert the change before it"
+	if !e.undo {
+		verb, which, next = "redo", "change undone last", "redo again to apply the next change undone"
+	}
+	if !e.d.Left {
+		next = "nothing is left to " + verb
+	}
+	msg := fmt.Sprintf("cannot %s the %s (%s): its record in the history is damaged, or was not written by this "+
+		"user, so it cannot be reverted, and reverting another change instead is not what was asked; nothing was "+
+		"written. ", verb, which, e.d.ID)
+	switch {
+	case e.check:
+		return msg + "The " + verb + " would remove the damaged record from the history; then " + next
+	case e.failed != nil:
+		return msg + "The damaged record could not be removed from the history: " + e.failed.Error()
+	}
+	return msg + fmt.Sprintf("The damaged record is removed from the history (%d in all): %s", e.removed, next)
+}
+
+func (e *damagedError) Unwrap() error {
+	if e.d.Left || e.check || e.failed != nil {
+		return nil
+	}
+	return nothingTo(e.undo)
+}
+
+// damaged is the error of an undo or a redo whose change's record is damaged; but for a
+// check, the damaged records are removed from s.
+func damaged(ctx context.Context, s *history.Store, d *history.DamagedError, undo bool) error {
+	e := &damagedError{d: d, undo: undo, check: dryrun.Is(ctx)}
+	if !e.check {
+		e.removed, e.failed = s.RemoveDamaged()
+	}
+	return e
+}
 
 // markWorkspace writes which workspace a user history belongs to, once.
 func (h *History) markWorkspace() {

@@ -40,7 +40,9 @@ import (
 // With no history, or nothing left to undo, it returns [ErrNothingToUndo]. So it does
 // when every file of the change already holds what the undo would leave (put back by
 // hand, say): there is nothing to write, and Undo marks the change undone, so that the
-// next undo reverts the change before it.
+// next undo reverts the change before it. When the history's record of the newest
+// change is damaged, Undo is refused rather than revert the change before it in its
+// place; it removes the damaged records, so that the next undo can go on.
 func Undo(ctx context.Context, fsys afero.Fs, opts *Options) (*Proposal, error) {
 	return revert(ctx, fsys, opts, true)
 }
@@ -71,6 +73,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		return nil, err
 	}
 	e, ok, err := pick(s, undo)
+	if d := (*history.DamagedError)(nil); errors.As(err, &d) {
+		return nil, damaged(ctx, s, d, undo)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -112,9 +111,6 @@ type Store struct {
 	dir    string
 	key    []byte
 	limits Limits
-
-	mu      sync.Mutex
-	unsound map[string]bool // entry files read and found unsound
 }
 
 // Open returns the store in dir of fsys, sealed with key; zero limits are the defaults.

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -181,27 +182,56 @@ func TestPruneByBytes(t *testing.T) {
 	}
 }
 
-// U4: an unsound newest entry is passed over alike by the undo's pick and by the check
-// its commit makes with Picks, so the commit is not refused for an entry it never saw.
-func TestPicksAgreesWithUndoable(t *testing.T) {
+// U2, U4: a damaged newest entry is never passed over, which would undo the change
+// before it instead: Undoable refuses with a *DamagedError, removing the damaged
+// entries; the next Undoable then picks the entry before, as Picks does. A redo whose
+// entry is damaged is refused the same way.
+func TestDamagedPickRefusedThenRemoved(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	s := Open(fsys, "/h", key, Limits{})
-	for i := range 2 {
+	for i := range 3 {
 		e, c := entry(fmt.Sprintf("%012x", i+1), "a\n", "b\n")
 		if err := s.Record(e, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	newest, _ := afero.Glob(fsys, "/h/entries/0000000002-000000000002.*.entry")
-	if len(newest) != 1 {
-		t.Fatalf("entry 2 is in %v, want one file", newest)
+	damage := func(seq int) {
+		t.Helper()
+		f, _ := afero.Glob(fsys, fmt.Sprintf("/h/entries/%010d-%012x.*.entry", seq, seq))
+		if len(f) != 1 {
+			t.Fatalf("entry %d is in %v, want one file", seq, f)
+		}
+		afero.WriteFile(fsys, f[0], []byte("cut short"), 0o600)
 	}
-	afero.WriteFile(fsys, newest[0], []byte("cut short"), 0o600)
+	damage(3)
+	var d *DamagedError
+	if _, ok, err := s.Undoable(); ok || !errors.As(err, &d) || d.ID != "000000000003" || !d.Left {
+		t.Fatalf("Undoable over a damaged newest entry = %v, %v; want a DamagedError naming it, one left", ok, err)
+	}
+	if _, _, err := s.Undoable(); !errors.As(err, &d) {
+		t.Fatalf("Undoable passed over the damaged entry before RemoveDamaged: %v", err)
+	}
+	if n, err := s.RemoveDamaged(); n != 1 || err != nil {
+		t.Fatalf("RemoveDamaged = %d, %v; want the one damaged entry", n, err)
+	}
 	e, ok, err := s.Undoable()
-	if err != nil || !ok || e.Seq != 1 {
-		t.Fatalf("Undoable = %d %v %v, want the sound entry 1", e.Seq, ok, err)
+	if err != nil || !ok || e.Seq != 2 {
+		t.Fatalf("the next Undoable = %d %v %v, want entry 2", e.Seq, ok, err)
 	}
 	if id, err := s.Picks(true); err != nil || id != e.ID {
 		t.Errorf("Picks = %q, %v; want %q, the entry Undoable chose", id, err, e.ID)
+	}
+	s.SetUndone(e.ID, true)
+	s.SetUndone("000000000001", true)
+	damage(1)
+	if _, ok, err := s.Undoable(); ok || err != nil {
+		t.Errorf("Undoable with every entry undone = %v, %v; want nothing, reading no entry", ok, err)
+	}
+	if _, ok, err := s.Redoable(); ok || !errors.As(err, &d) || d.ID != "000000000001" || !d.Left {
+		t.Fatalf("Redoable over a damaged entry = %v, %v; want a DamagedError naming it, entry 2 left", ok, err)
+	}
+	s.RemoveDamaged()
+	if e, ok, err := s.Redoable(); err != nil || !ok || e.Seq != 2 {
+		t.Errorf("the next Redoable = %d %v %v, want entry 2", e.Seq, ok, err)
 	}
 }

@@ -3,6 +3,7 @@
 package history
 
 import (
+	"errors"
 	"io/fs"
 	"syscall"
 
@@ -47,3 +48,7 @@ func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 	}
 	return data[:want:want], nil
 }
+
+// isLink reports whether opening a file with openKept failed because it is a symbolic
+// link: not an entry the store wrote.
+func isLink(err error) bool { return errors.Is(err, syscall.ELOOP) }

@@ -89,7 +89,7 @@ func TestListingLooksAtNoEntry(t *testing.T) {
 		t.Errorf("with entry 1 named without its size: %d entries, the first %s of %d bytes, %d looks (%v); want 5, %s of %d, 1 look",
 			len(list), list[0].file, list[0].size, infos, err, legacy, fi.Size())
 	}
-	if e, ok := s.read(list[0]); !ok || e.ID != list[0].ID {
+	if e, err := s.readEntry(list[0]); err != nil || e.ID != list[0].ID {
 		t.Errorf("the entry named without its size does not read: %+v", e)
 	}
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"slices"
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
@@ -25,7 +26,7 @@ func (s *Store) List() ([]Entry, error) {
 	}
 	var out []Entry
 	for _, n := range names {
-		if e, ok := s.read(n); ok {
+		if e, err := s.readEntry(n); err == nil {
 			out = append(out, e)
 		}
 	}
@@ -33,115 +34,149 @@ func (s *Store) List() ([]Entry, error) {
 }
 
 // Undoable returns the newest entry not undone, reading no other; ok is false when every
-// entry is undone or there is none.
+// entry is undone or there is none. When that entry is damaged it returns a
+// *DamagedError, never the entry before it.
 func (s *Store) Undoable() (e Entry, ok bool, err error) { return s.pickEntry(true) }
 
 // Redoable returns the entry undone last: the oldest of the undone entries that follow
-// the newest one not undone. ok is false when there is none.
+// the newest one not undone. ok is false when there is none. When that entry is damaged
+// it returns a *DamagedError.
 func (s *Store) Redoable() (e Entry, ok bool, err error) { return s.pickEntry(false) }
 
 // Picks reports the id of the entry an undo (undo) or a redo would revert, reading no
-// entry: for a commit to check that what it reverts is still the one to. An entry this
-// store found unsound is passed over, as Undoable and Redoable pass over it.
+// entry: for a commit to check that what it reverts is still the one to.
 func (s *Store) Picks(undo bool) (string, error) {
 	names, err := s.names()
 	if err != nil {
 		return "", err
 	}
-	n, _ := pick(names, undo, func(n name) bool { return !s.isUnsound(n.file) })
+	n, _ := pick(names, undo)
 	return n.ID, nil
 }
 
-// pickEntry reads the entry an undo or a redo reverts.
+// pickEntry reads the entry an undo or a redo reverts. A damaged one is never passed
+// over, which would revert another change than the user asked for: a *DamagedError says
+// so, and RemoveDamaged clears the way.
 func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 	names, err := s.names()
 	if err != nil {
 		return Entry{}, false, err
 	}
-	var e Entry
-	_, ok := pick(names, undo, func(n name) bool {
-		var sound bool
-		e, sound = s.read(n)
-		return sound
-	})
-	return e, ok, nil
+	n, ok := pick(names, undo)
+	if !ok {
+		return Entry{}, false, nil
+	}
+	e, err := s.readEntry(n)
+	switch {
+	case err == nil:
+		return e, true, nil
+	case !errors.Is(err, errDamaged):
+		return Entry{}, false, fmt.Errorf("the history cannot read the record of the change %s: %w", n.ID, err)
+	}
+	sound := slices.DeleteFunc(names, func(n name) bool { _, err := s.readEntry(n); return errors.Is(err, errDamaged) })
+	_, left := pick(sound, undo)
+	return Entry{}, false, &DamagedError{ID: n.ID, Left: left}
 }
 
-// pick is the entry of names (oldest first) an undo reverts, the newest sound one not
-// undone, or a redo, the oldest sound one of the undone entries after the newest not
-// undone. sound reads an entry; the last one it said yes to is the pick.
-func pick(names []name, undo bool, sound func(name) bool) (name, bool) {
+// RemoveDamaged removes the store's damaged entry files, and counts them. Callers
+// serialise it with Record, as they do SetUndone.
+func (s *Store) RemoveDamaged() (int, error) {
+	names, err := s.names()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, nm := range names {
+		if _, err := s.readEntry(nm); !errors.Is(err, errDamaged) {
+			continue
+		}
+		if err := s.fs.Remove(nm.file); err != nil {
+			return n, fmt.Errorf("the history cannot be updated: %w", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// A DamagedError is the entry an undo or a redo would revert found damaged: cut short,
+// changed, or sealed with another key than this user's. It is never read as a record.
+type DamagedError struct {
+	ID   string // the id in the damaged entry's name
+	Left bool   // whether another entry is left to revert once the damaged ones are removed
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("the history's record of the change %s is damaged, or was not written by this user", e.ID)
+}
+
+// pick is the entry of names (oldest first) an undo reverts, the newest one not undone,
+// or a redo, the oldest of the undone entries after the newest one not undone.
+func pick(names []name, undo bool) (name, bool) {
 	var found name
 	ok := false
 	for i := len(names) - 1; i >= 0; i-- {
 		n := names[i]
 		switch {
-		case undo && !n.undone && sound(n):
+		case undo && !n.undone:
 			return n, true
 		case !undo && !n.undone:
 			return found, ok
-		case !undo && sound(n):
+		case !undo:
 			found, ok = n, true
 		}
 	}
 	return found, ok
 }
 
-// isUnsound reports whether the store found the entry file unsound when it read it.
-func (s *Store) isUnsound(file string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.unsound[file]
-}
+// errDamaged is an entry file that was read and is not a sound entry of this store.
+var errDamaged = errors.New("the entry is damaged")
 
-// read opens one entry file and checks its trailer, seal and contents' places.
-func (s *Store) read(n name) (Entry, bool) {
-	e, ok := s.readEntry(n)
-	if !ok {
-		s.mu.Lock()
-		if s.unsound == nil {
-			s.unsound = map[string]bool{}
-		}
-		s.unsound[n.file] = true
-		s.mu.Unlock()
-	}
-	return e, ok
-}
-
-// readEntry is read without the note of an unsound entry.
-func (s *Store) readEntry(n name) (Entry, bool) {
+// readEntry opens one entry file and checks its trailer, seal and contents' places. A
+// file that cannot be opened or read returns that error; one read and found unsound,
+// errDamaged.
+func (s *Store) readEntry(n name) (Entry, error) {
 	f, err := s.fs.OpenFile(n.file, openKept, 0) // never a link's target, never waiting on a FIFO
+	if isLink(err) {
+		return Entry{}, errDamaged
+	}
 	if err != nil {
-		return Entry{}, false
+		return Entry{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < int64(len(entryMagic)) {
-		return Entry{}, false
+	switch {
+	case err != nil:
+		return Entry{}, err
+	case !fi.Mode().IsRegular() || fi.Size() < int64(len(entryMagic)):
+		return Entry{}, errDamaged
 	}
 	size := fi.Size()
 	head := make([]byte, len(entryMagic))
 	tail := make([]byte, min(size, trailerLimit))
-	if _, err := f.ReadAt(head, 0); err != nil || string(head) != entryMagic {
-		return Entry{}, false
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return Entry{}, err
+	}
+	if string(head) != entryMagic {
+		return Entry{}, errDamaged
 	}
 	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil && !errors.Is(err, io.EOF) {
-		return Entry{}, false
+		return Entry{}, err
 	}
 	sum, start, length, tlen, ok := trailer(tail)
 	if !ok || length > headerLimit || start < int64(len(entryMagic)) || start+length != size-tlen {
-		return Entry{}, false
+		return Entry{}, errDamaged
 	}
 	body := make([]byte, length)
-	if _, err := f.ReadAt(body, start); err != nil || !hmac.Equal(sum, s.mac(body)) {
-		return Entry{}, false
+	if _, err := f.ReadAt(body, start); err != nil {
+		return Entry{}, err
 	}
 	var e Entry
-	if decodeEntry(body, &e) != nil || !trusted(&e, start-int64(len(entryMagic))) || e.Seq != n.Seq || e.ID != n.ID {
-		return Entry{}, false
+	if !hmac.Equal(sum, s.mac(body)) || decodeEntry(body, &e) != nil || !trusted(&e, start-int64(len(entryMagic))) ||
+		e.Seq != n.Seq || e.ID != n.ID {
+		return Entry{}, errDamaged
 	}
 	e.file, e.size, e.Undone = n.file, size, n.undone
-	return e, true
+	return e, nil
 }
 
 // trailer reads the entry file's last line: the MAC, where the JSON starts and its
