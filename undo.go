@@ -261,7 +261,7 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 	at, bt := lines.Split(a), lines.Split(b)
 	al := at.Strings()
 	for _, h := range diff.Hunks(al, bt.Strings(), 3) {
-		hk := Hunk{EOF: h.OldStart+h.OldLen == len(al)}
+		var hk Hunk // never tied to the end of the file, which lines appended since may repeat
 		for _, l := range h.Lines {
 			hk.Lines = append(hk.Lines, Line{Kind: LineKind(l.Kind), Text: l.Text})
 		}

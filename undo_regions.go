@@ -14,7 +14,8 @@ import (
 // edit applies to, built from the edit's own regions rather than by comparing the two:
 // the hunks are exactly what the change did (inverse ones for an undo), with three lines
 // of context. An undo never needs the edited bytes: a file holds them when its size and
-// CRC-32C are theirs.
+// CRC-32C are theirs. No hunk is tied to the end of the file: that is where it lay when
+// the change was made, but lines appended since may repeat it there.
 func regionTransition(s *history.Store, e *history.Entry, src, dst string, edited, base history.State, undo bool,
 	enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
 	b, err := s.Content(e, base.Blob)
@@ -67,7 +68,6 @@ func regionTransition(s *history.Store, e *history.Entry, src, dst string, edite
 			h.Lines = append(h.Lines, Line{Kind: LineContext, Text: bt.Line(l)})
 		}
 		h.Lines = removalsFirst(h.Lines)
-		h.EOF = trail == bt.Count()
 		start := lead
 		if undo {
 			start += shift

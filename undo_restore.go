@@ -204,11 +204,26 @@ func (e *revertError) Error() string {
 		}
 		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(revertProblem(err), "\n", "\n  "))
 	}
-	b.WriteString("\nEvery file is as it was. Put those paths back as the change left them and try again, or keep the change.")
+	b.WriteString("\nEvery file is as it was.")
+	if e.sinceOnly() {
+		b.WriteString(" Put those paths back as the change left them and try again, or keep the change.")
+	}
 	return show.Clip(b.String(), show.ErrorBudget)
 }
 
 func (e *revertError) Unwrap() []error { return e.errs }
+
+// sinceOnly reports whether every reason the revert was refused is a path changed since,
+// which putting it back as the change left it would settle.
+func (e *revertError) sinceOnly() bool {
+	for _, err := range e.errs {
+		var me *MatchError
+		if _, ok := err.(*ConflictError); !ok && !errors.As(err, &me) {
+			return false
+		}
+	}
+	return true
+}
 
 // verb is "undo" or "redo".
 func (rv *reverting) verb() string {
@@ -229,6 +244,10 @@ func revertProblem(err error) string {
 	var me *MatchError
 	if !errors.As(err, &me) {
 		return strings.TrimSuffix(err.Error(), "\nNothing was applied.")
+	}
+	if me.Reason == MatchAmbiguous && len(me.Lines) > 1 {
+		return fmt.Sprintf("%s: hunk %d: the lines the change left there now occur at more than one place (starting at "+
+			"lines %s), so which of them to put back is not certain", show.Path(me.Path), me.Hunk, me.lines())
 	}
 	head := fmt.Sprintf("%s: hunk %d: the lines the change left there were edited since, so where to put them back is not certain", show.Path(me.Path), me.Hunk)
 	if near := me.nearText(); near != "" {
