@@ -322,6 +322,11 @@ func (e *MatchError) reason() string {
 				"to more than one; add context lines that make it unique, or an '@@ TEXT' line naming a unique line above it.",
 				e.places(), e.lines(), e.Hint)
 		}
+		if e.Anchor != "" {
+			return fmt.Sprintf("the hunk's lines occur at %s places below the anchor '@@ %s' (lines %s), and neither "+
+				"lies alone inside the anchor's block; add context lines that make it unique, or an '@@ TEXT' line "+
+				"naming a unique line nearer above it.", e.places(), e.Anchor, e.lines())
+		}
 		return fmt.Sprintf("the hunk's lines occur at %s places (lines %s) and nothing decides between them; "+
 			"add context lines that make it unique, an '@@ TEXT' line naming a unique line above it, or a line hint '@@ N'.",
 			e.places(), e.lines())

@@ -2,6 +2,7 @@ package match
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/lines"
@@ -70,9 +71,43 @@ func indentBlocks(lines []string) []int32 {
 	for _, o := range open {
 		end[o] = int32(len(lines) - 1)
 	}
+	closeBlocks(lines, end)
 	braceBlocks(lines, end)
 	return end
 }
+
+// closeBlocks gives a line that opens a brace (it ends with "{", or is a lone "{") the
+// lines up to its closing brace: where its block by indentation ends at a line that does
+// not close it (a preprocessor line or a raw string at column 0 inside a C or Go
+// function), the block goes on to the first line below, indented no deeper, that starts
+// with "}". The search looks at no more than closeLook closing lines for each, so a
+// hostile text costs linear time; a line whose brace is not found keeps its block.
+func closeBlocks(lines []string, end []int32) {
+	var closing []int32 // the lines that start with "}", in order
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "}") {
+			closing = append(closing, int32(i))
+		}
+	}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		e := int(end[i])
+		if !strings.HasSuffix(t, "{") || e == i || strings.HasPrefix(strings.TrimSpace(lines[e]), "}") {
+			continue
+		}
+		d, _ := indentOf(l)
+		k, _ := slices.BinarySearch(closing, int32(e))
+		for n := 0; k < len(closing) && n < closeLook; k, n = k+1, n+1 {
+			if dc, _ := indentOf(lines[closing[k]]); dc <= d {
+				end[i] = closing[k]
+				break
+			}
+		}
+	}
+}
+
+// closeLook bounds the closing lines closeBlocks looks at for one line.
+const closeLook = 256
 
 // braceBlocks gives a line followed by a lone "{" at its own indentation (a C function
 // written in the style that puts the brace on a line of its own) the brace's block.

@@ -44,6 +44,18 @@ reset(struct dev *d)
 	d->state = 0;
 }
 `, ends: map[int]int{2: 5, 3: 5, 1: 2}},
+	{name: "c function with a preprocessor line at column 0", file: `int foo(void)
+{
+#ifdef DEBUG
+	log("foo");
+#endif
+	int x = 1;
+}
+
+int bar(void)
+{
+`, ends: map[int]int{1: 7, 2: 7, 3: 5}},
+	{name: "go function with a raw string at column 0", file: "func f() {\n\ts := `\nraw\n`\n\treturn s\n}\nfunc g() {\n\tif x {\n}\n", ends: map[int]int{1: 6, 8: 9, 7: 9}},
 	{name: "yaml mappings", file: `server:
   tls:
     cert: a.pem
