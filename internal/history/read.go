@@ -1,7 +1,6 @@
 package history
 
 import (
-	"slices"
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
@@ -10,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
