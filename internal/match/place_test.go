@@ -79,3 +79,23 @@ func linesOf(old []string) []testLine {
 }
 
 func abs(x int) int { return max(x, -x) }
+
+// TestMissingLineVerifiesNothing: PERF4. A long hunk whose '-' line occurs nowhere, over
+// a file of the hunk's context line repeated, has no start at all: no start is verified,
+// at any pass, though every other line of it occurs everywhere (it once verified each
+// start of the common line, file lines times hunk lines at each pass).
+func TestMissingLineVerifiesNothing(t *testing.T) {
+	text := textlines.Split(strings.Repeat("x\n", 20_000))
+	h := testHunk{}
+	for range 10_000 {
+		h.Lines = append(h.Lines, testLine{Context, "x"})
+	}
+	h.Lines = append(h.Lines, testLine{Remove, "y"}, testLine{Add, "z"})
+	pl := New(text, []Hunk{&h})
+	if _, err := pl.Place(&h); err == nil || err.Reason != NotFound {
+		t.Fatalf("miss %+v, want NotFound", err)
+	}
+	if pl.idx.verified != 0 {
+		t.Errorf("%d starts verified for a hunk with a line the file lacks", pl.idx.verified)
+	}
+}

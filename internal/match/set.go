@@ -32,8 +32,9 @@ func (x *lineIndex) matches(ms *matchSet, old []string, p Pass, eofStart int) {
 	ms.off = -1
 	for k, w := range keys {
 		ps := index.positions(w)
-		if len(ps) == 0 {
-			return // a line that occurs nowhere: no start at all
+		if len(ps) == 0 { // a line that occurs nowhere: no start at all
+			ms.rare, ms.off = nil, -1
+			return
 		}
 		if ms.off < 0 || len(ps) < len(ms.rare) {
 			ms.rare, ms.off = ps, k
