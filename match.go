@@ -135,7 +135,7 @@ func matchError(m *match.Miss) *MatchError {
 	return &MatchError{Reason: coarse[m.Reason], why: m.Reason, Anchor: m.Anchor, Outer: m.Outer, Hint: m.Hint,
 		Lines: m.Lines, More: m.More, moreCapped: m.MoreCapped, AnchorLine: m.AnchorLine,
 		HunkLines: m.HunkLines, hunkMore: m.HunkMore, hunkCapped: m.HunkCapped, FileLines: m.FileLines,
-		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near}
+		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs}
 }
 
 // MatchReason says why a hunk could not be placed.
@@ -214,6 +214,9 @@ type MatchError struct {
 	// appliedAt is, for a MatchNotFound, the 1-based line where the hunk's new side
 	// occurs: the hunk looks applied already. 0 otherwise.
 	appliedAt int
+	// occurs is, for a MatchNotFound with no near region, whether some of the hunk's
+	// lines occur in the file all the same, too often for one region to stand out.
+	occurs bool
 
 	pass match.Pass // the pass at which an ambiguity was found
 
@@ -311,6 +314,11 @@ func (e *MatchError) reason() string {
 			return fmt.Sprintf("the hunk looks already applied: the file lacks its context and '-' lines "+
 				"but holds its context and '+' lines, from line %d. Re-read the file; if the change is "+
 				"there, leave this hunk out.", e.appliedAt)
+		}
+		if e.near == nil && e.occurs {
+			return "the hunk's context and '-' lines were not found together in the file; some of them occur, but so " +
+				"often that no region stands out as the closest. Re-read the file and resend the hunk with its context " +
+				"and '-' lines copied exactly, including a line found only where it goes."
 		}
 		if e.near == nil {
 			return "none of the hunk's context or '-' lines occur in the file. Re-read the file (is it the right path?) and resend the hunk with lines copied from it."

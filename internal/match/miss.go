@@ -63,6 +63,10 @@ type Miss struct {
 	// Near is, for a NotFound that [Placer.Explain] explained and that does not look
 	// applied, the region of the text most like the hunk; nil when none is like it.
 	Near *NearMiss
+	// Occurs is, for a NotFound that [Placer.Explain] explained and found nothing like,
+	// whether some line of the hunk occurs in the text all the same: so often that no
+	// region stands out.
+	Occurs bool
 }
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt

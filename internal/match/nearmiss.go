@@ -268,10 +268,18 @@ func (pl *Placer) appliedAt(h Hunk) int {
 		return 0
 	}
 	newSide := side(h, Add)
-	pl.idx.loose = looseMemo{}
-	var ms matchSet
+	var context []int // the indexes in newSide of the hunk's context lines, which the index holds
+	for i, k := 0, 0; i < h.Len(); i++ {
+		switch kind, _ := h.LineAt(i); kind {
+		case Context:
+			context = append(context, k)
+			k++
+		case Add:
+			k++
+		}
+	}
 	for _, p := range passes {
-		pl.idx.matches(&ms, newSide, p, -1)
+		ms := pl.idx.newSide(newSide, context, p)
 		if at := ms.first(0, pl.t.Count()); at >= 0 {
 			return at + 1
 		}
@@ -297,6 +305,20 @@ func (pl *Placer) Explain(m *Miss, h Hunk) {
 		return
 	}
 	if m.AppliedAt = pl.appliedAt(h); m.AppliedAt == 0 {
-		m.Near = pl.nearMiss(side(h, Remove))
+		old := side(h, Remove)
+		if m.Near = pl.nearMiss(old); m.Near == nil {
+			m.Occurs = pl.someOccurs(old)
+		}
 	}
+}
+
+// someOccurs reports whether some line of old occurs in the text, at the loosest pass.
+func (pl *Placer) someOccurs(old []string) bool {
+	lv := pl.idx.at(Punctuation)
+	for _, w := range normalized(old, Punctuation) {
+		if len(lv.positions(w)) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -85,3 +85,33 @@ func BenchmarkNearMiss(b *testing.B) {
 		})
 	}
 }
+
+// TestAppliedAtWhereverTheAddedLinesLie: M8. A hunk found applied already is told so
+// whether its first new line is a context line or an added one, and one with no context
+// line at all too; a hunk whose new side is not in the text is not.
+func TestAppliedAtWhereverTheAddedLinesLie(t *testing.T) {
+	text := textlines.Split("a\nNEW\nb\nc\nONLY\n")
+	for _, tc := range []struct {
+		name  string
+		lines []testLine
+		want  int
+	}{
+		{"context first", []testLine{{Context, "a"}, {Remove, "old"}, {Add, "NEW"}, {Context, "b"}}, 1},
+		{"added line first", []testLine{{Remove, "old"}, {Add, "NEW"}, {Context, "b"}, {Context, "c"}}, 2},
+		{"no context", []testLine{{Remove, "old"}, {Add, "ONLY"}}, 5},
+		{"not applied", []testLine{{Remove, "old"}, {Add, "OTHER"}, {Context, "b"}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := testHunk{Lines: tc.lines}
+			pl := New(text, []Hunk{&h})
+			_, m := pl.Place(&h)
+			if m == nil {
+				t.Fatal("the hunk was placed")
+			}
+			pl.Explain(m, &h)
+			if m.AppliedAt != tc.want {
+				t.Errorf("AppliedAt = %d, want %d", m.AppliedAt, tc.want)
+			}
+		})
+	}
+}

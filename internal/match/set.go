@@ -42,6 +42,39 @@ func (x *lineIndex) matches(ms *matchSet, old []string, p Pass, eofStart int) {
 	}
 }
 
+// newSide is the set of starts at which the file holds a hunk's new side, lines at pass
+// p: its context lines (at the indexes context) are indexed, so the rarest of them gives
+// the starts; a hunk with no context line is tried from the top, at no more starts than
+// keep the lines compared within lineBudget, so a hostile text costs a bounded time.
+func (x *lineIndex) newSide(lines []string, context []int, p Pass) *matchSet {
+	index := x.at(Exact)
+	if p != Exact {
+		index = x.at(Punctuation)
+	}
+	ms := &matchSet{lv: x.at(p), want: normalized(lines, p), only: -1, count: &x.verified, off: -1}
+	keys := normalized(lines, index.pass)
+	for _, k := range context {
+		ps := index.positions(keys[k])
+		if len(ps) == 0 { // a line that occurs nowhere: no start at all
+			ms.rare, ms.off = nil, -1
+			return ms
+		}
+		if ms.off < 0 || len(ps) < len(ms.rare) {
+			ms.rare, ms.off = ps, k
+		}
+	}
+	if ms.off < 0 && len(lines) > 0 {
+		ms.off = 0
+		for i := range min(x.t.Count(), max(1, lineBudget/len(lines))) {
+			ms.rare = append(ms.rare, int32(i))
+		}
+	}
+	return ms
+}
+
+// lineBudget bounds the lines compared to try a hunk with no context line at each start.
+const lineBudget = 1 << 20
+
 // ok reports whether the file holds the set's lines from start s.
 func (ms *matchSet) ok(s int) bool {
 	if ms.only >= 0 && s != ms.only {
