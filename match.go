@@ -135,7 +135,7 @@ func matchError(m *match.Miss) *MatchError {
 	return &MatchError{Reason: coarse[m.Reason], why: m.Reason, Anchor: m.Anchor, Outer: m.Outer, Hint: m.Hint,
 		Lines: m.Lines, More: m.More, moreCapped: m.MoreCapped, AnchorLine: m.AnchorLine,
 		HunkLines: m.HunkLines, hunkMore: m.HunkMore, hunkCapped: m.HunkCapped, FileLines: m.FileLines,
-		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs}
+		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs, insertAt: m.InsertAt}
 }
 
 // MatchReason says why a hunk could not be placed.
@@ -163,6 +163,7 @@ var coarse = map[match.Reason]MatchReason{
 	match.HintPastEnd:     MatchNotFound,
 	match.AboveAnchor:     MatchNotFound,
 	match.OnAnchor:        MatchAmbiguous,
+	match.BlankContext:    MatchAmbiguous,
 }
 
 // A MatchError reports a hunk that cannot be placed. Path is the path as authored, Hunk
@@ -217,6 +218,9 @@ type MatchError struct {
 	// occurs is, for a MatchNotFound with no near region, whether some of the hunk's
 	// lines occur in the file all the same, too often for one region to stand out.
 	occurs bool
+	// insertAt is, for a hunk whose only context is the empty lines that end it, the
+	// 1-based line it goes before when they are read as a separator.
+	insertAt int
 
 	pass match.Pass // the pass at which an ambiguity was found
 
@@ -303,6 +307,15 @@ func (e *MatchError) reason() string {
 			"%s %s, and occur again below it, at line %d; the anchor must name a line above the hunk, so drop "+
 			"the repeated line from the hunk (the anchor already names it), or name a line above it as the anchor.",
 			e.Anchor, show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.HunkLines[0])
+	case match.BlankContext:
+		where := fmt.Sprintf("before line %d", e.insertAt)
+		if e.insertAt > e.FileLines {
+			where = "at the end of the file"
+		}
+		return fmt.Sprintf("the hunk's only context is the empty line at its end, which reads two ways that give "+
+			"different files: as the line to insert above (%s %s), or as a blank line left before the next marker, "+
+			"when the '+' lines go %s. Add a context line that is not empty, or drop the empty line for the second.",
+			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), where)
 	case match.HintPastEnd:
 		n := e.FileLines
 		return fmt.Sprintf("the line hint '@@ %d' is past the end of the file, which has %d %s; "+

@@ -25,6 +25,11 @@ const (
 	// (Lines), as well as lower down (HunkLines): a hunk must lie strictly below its
 	// anchor, yet the place below is not the one the hunk names. A kind of Ambiguous.
 	OnAnchor
+	// BlankContext: the hunk's only context is the empty lines that end it, which may
+	// be the lines it is inserted above (at Lines) or the blank line a model leaves
+	// before the next marker (the hunk then goes before line InsertAt); the two give
+	// different files. A kind of Ambiguous.
+	BlankContext
 )
 
 // A Miss is why a hunk could not be placed, as facts: the reason and the lines and
@@ -53,7 +58,7 @@ type Miss struct {
 	HunkLines  []int
 	HunkMore   int
 	HunkCapped bool
-	// FileLines is, for HintPastEnd, the number of lines of the text.
+	// FileLines is, for HintPastEnd and BlankContext, the number of lines of the text.
 	FileLines int
 	// Pass is the pass at which an ambiguity was found.
 	Pass Pass
@@ -63,6 +68,9 @@ type Miss struct {
 	// Near is, for a NotFound that [Placer.Explain] explained and that does not look
 	// applied, the region of the text most like the hunk; nil when none is like it.
 	Near *NearMiss
+	// InsertAt is, for BlankContext, the 1-based line the hunk is inserted before when
+	// its empty lines are read as a separator (one past the last line: at the end).
+	InsertAt int
 	// Occurs is, for a NotFound that [Placer.Explain] explained and found nothing like,
 	// whether some line of the hunk occurs in the text all the same: so often that no
 	// region stands out.

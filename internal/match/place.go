@@ -142,6 +142,9 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	if err == nil {
 		err = pl.onAnchor(h, old, sc, got)
 	}
+	if err == nil || err.Reason == Ambiguous {
+		err = pl.blankContext(h, old, sc, got, err)
+	}
 	pl.locator = -1
 	if err != nil {
 		return Place{}, err
@@ -275,23 +278,52 @@ func (pl *Placer) afterCursor(cands []int) []int {
 // insertion places a hunk of '+' lines only: below its anchor, before its hinted
 // line, or at the end of the file.
 func (pl *Placer) insertion(h Hunk, sc scope) (Place, *Miss) {
+	at, err := pl.insertionAt(h, sc)
+	if err != nil {
+		return Place{}, err
+	}
+	pl.cursor = at
+	return Place{Start: at, Pass: sc.pass}, nil
+}
+
+// insertionAt is the line a hunk of '+' lines only is inserted before.
+func (pl *Placer) insertionAt(h Hunk, sc scope) (int, *Miss) {
 	n := pl.t.Count()
-	at := n
 	switch {
 	case !sc.unique():
-		return Place{}, sc.ambiguous(sc.pass)
+		return 0, sc.ambiguous(sc.pass)
 	case sc.anchored():
-		at = sc.first() + 1
+		return sc.first() + 1, nil
 	case h.LineHint() > 0:
 		if h.LineHint() > n+1 {
 			err := &Miss{Reason: HintPastEnd}
 			err.Hint, err.FileLines = h.LineHint(), n
-			return Place{}, err
+			return 0, err
 		}
-		at = h.LineHint() - 1
+		return h.LineHint() - 1, nil
 	}
-	pl.cursor = at
-	return Place{Start: at, Pass: sc.pass}, nil
+	return n, nil
+}
+
+// blankContext refuses a hunk of '+' lines whose only context is the empty lines that
+// end it, placed at got (or ambiguous, err), when those lines read two ways that give
+// different files: as the lines to insert above, or as the blank line a model leaves
+// before the next marker, when the hunk is an insertion.
+func (pl *Placer) blankContext(h Hunk, old []string, sc scope, got Place, err *Miss) *Miss {
+	if trailingEmpty(h) != len(old) || len(old) == h.Len() || got.Trimmed > 0 {
+		return err
+	}
+	at, ierr := pl.insertionAt(h, sc)
+	if ierr != nil || err == nil && at == got.Start {
+		return err
+	}
+	m := &Miss{Reason: BlankContext, InsertAt: at + 1, FileLines: pl.t.Count()}
+	if err != nil {
+		m.Lines, m.More, m.MoreCapped = err.Lines, err.More, err.MoreCapped
+	} else {
+		m.Lines = []int{got.Start + 1}
+	}
+	return m
 }
 
 // PlaceAt places h and reports whether it landed at start; if not, the cursor is left
