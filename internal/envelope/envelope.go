@@ -89,8 +89,7 @@ func unwrap(lines []Line) ([]Line, Line, error) {
 		return nil, Line{}, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	if first := lines[0]; strings.TrimSpace(first.Text) != Begin {
-		return nil, Line{}, &Error{Line: first.N, Text: first.Text,
-			Msg: "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"}
+		return nil, Line{}, &Error{Line: first.N, Text: first.Text, Msg: beginMessage(first.Text)}
 	}
 	last := lines[len(lines)-1]
 	if len(lines) < 2 || strings.TrimSpace(last.Text) != End {
@@ -101,6 +100,22 @@ func unwrap(lines []Line) ([]Line, Line, error) {
 		body = body[i+1:]
 	}
 	return body, last, nil
+}
+
+// beginMessage explains a first line that is not "*** Begin Patch". A payload escaped
+// once too often, as a JSON string inside a JSON string, has the two characters \n
+// where its line breaks belong, and a JSON object is not the patch itself.
+func beginMessage(first string) string {
+	t := strings.TrimSpace(first)
+	switch {
+	case strings.HasPrefix(t, Begin+`\n`) || strings.HasPrefix(t, Begin+`\r\n`):
+		return "the payload has the two characters '\\n' where its line breaks belong (it was escaped once too " +
+			"often, as JSON inside JSON); send the patch text itself, with real line breaks"
+	case strings.HasPrefix(t, "{") && strings.Contains(t, Begin):
+		return "the payload is a JSON object holding the patch; send the patch text itself, from '*** Begin Patch' " +
+			"to '*** End Patch', as the tool's input"
+	}
+	return "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"
 }
 
 // FirstNonBlank returns the index of the first line that is not blank, or len(lines).
