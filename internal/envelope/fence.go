@@ -36,9 +36,18 @@ func unwrapFence(lines []Line) ([]Line, error) {
 	last := inner[len(inner)-1]
 	t := strings.TrimSpace(last.Text)
 	if !fenceClose().MatchString(t) || len(t) < len(m[1]) {
+		for i := len(inner) - 2; i > 0; i-- {
+			if c := strings.TrimSpace(inner[i].Text); fenceClose().MatchString(c) && len(c) >= len(m[1]) &&
+				strings.TrimSpace(inner[i-1].Text) == End {
+				extra := inner[i+1]
+				return nil, &Error{Line: extra.N, Text: extra.Text,
+					Msg: fmt.Sprintf("text follows the code fence that closes the patch on line %d; send only the "+
+						"patch, with nothing after its last line", inner[i].N)}
+			}
+		}
 		return nil, &Error{Line: last.N, Text: last.Text,
 			Msg: fmt.Sprintf("the code fence opened on line %d must be closed by a line of at least %d backticks "+
-				"directly after '*** End Patch'; send only the patch, with nothing after its last line", first.N, len(m[1]))}
+				"directly after '*** End Patch'; close it there, or send the patch without the fence", first.N, len(m[1]))}
 	}
 	return inner[:len(inner)-1], nil // unwrap checks what ends it
 }
