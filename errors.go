@@ -88,13 +88,14 @@ const (
 // path whose links could not be followed, fileAddTooLarge the FileTooLarge of an Add,
 // fileExistsDir the FileExists of a path that is a directory, fileRewriteSymlink and
 // fileMoveSymlink the FileLinked of a Delete then an Add, and of a Move, of a symbolic
-// link.
+// link, and fileDeleteMissing the FileMissing of a Delete.
 const (
 	fileUnresolvable FileReason = -1 - iota
 	fileAddTooLarge
 	fileExistsDir
 	fileRewriteSymlink
 	fileMoveSymlink
+	fileDeleteMissing
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -115,6 +116,8 @@ var fileReasonText = map[FileReason]string{
 	fileExistsDir:    "the path is a directory (deleting the files in it does not remove it); name a file that does not exist",
 	fileRewriteSymlink: "the path is a symbolic link, and its Delete then Add in one patch would write the file it points to; " +
 		"delete the link in one patch and add the file in the next",
+	fileDeleteMissing: "the file does not exist, so there is nothing to delete; re-read the directory, or drop the " +
+		"Delete File section",
 	fileMoveSymlink: "the path is a symbolic link, and moving it would move the file it points to away, leaving the link " +
 		"dangling; move the file by its own path, or delete the link and add the file at the destination",
 	// FileAliased is rendered with the other path.

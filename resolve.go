@@ -163,6 +163,8 @@ func checkPresence(c *change) error {
 	switch {
 	case c.Op.Kind == OpAdd && c.Base.Exists:
 		return exists(c.Op.Path, c.Base.Dir)
+	case c.Op.Kind == OpDelete && !c.Base.Exists:
+		return &FileError{Path: c.Op.Path, Reason: FileMissing, why: fileDeleteMissing}
 	case c.Op.Kind != OpAdd && !c.Base.Exists:
 		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	case c.Op.Kind != OpAdd && c.Base.Dir:
