@@ -21,9 +21,13 @@ type unit struct {
 }
 
 // units returns the selection units a target covers: one for a hunk or an indivisible
-// operation, the changing hunks of an Update, every unit of the patch for Target{}.
+// operation, the changing hunks of an Update, every unit of the patch for Target{}. An
+// undo's or a redo's file is kept back whole: a hunk of it stands for all of them, since
+// a file reverted in part could be neither redone nor undone further.
 func (s *Session) units(c *change, h *hunkChange) []unit {
 	switch {
+	case h != nil && c.undoSpec != nil:
+		return s.units(c, nil)
 	case h != nil:
 		return []unit{{&h.Selected, &h.Feedback}}
 	case c != nil && !c.divisible():
@@ -129,6 +133,9 @@ func (s *Session) SetFeedback(t Target, text string) error {
 		return err
 	case c == nil:
 		s.pr.feedback = text
+	case h != nil && c.undoSpec != nil && text != "":
+		h.Feedback = text
+		deselect(s.units(c, h))
 	case h != nil:
 		h.Feedback, h.Selected = text, h.Selected && text == ""
 	case c.divisible():

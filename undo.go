@@ -22,7 +22,8 @@ import (
 // Undo returns the proposal that reverts the newest change the history in
 // Options.History holds that is not undone: an Add becomes a Delete, a Delete an Add of
 // the old bytes with the old mode, a Move moves back and an Update gets the inverse
-// hunks. It is an ordinary proposal: review it like any other, and [Commit] writes it
+// hunks. It is an ordinary proposal: review it like any other (a review keeps its files
+// back whole: deselecting one hunk of a file deselects the file), and [Commit] writes it
 // with the lock, the journal, the fence and rollback, then marks the change undone so
 // that [Redo] can apply it again.
 //
