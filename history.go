@@ -76,6 +76,12 @@ func UserHistory(dir string) (*History, error) {
 	}
 	all := filepath.Join(state, "history")
 	sweepHistories(all, id)
+	if fi, err := os.Lstat(filepath.Join(all, id)); err == nil && !fi.IsDir() {
+		// applypatch makes this directory; a link in its place would lead this
+		// workspace's undo to another workspace's history
+		return nil, fmt.Errorf("applypatch: the history of %s is not a directory (a symbolic link or a file is in its "+
+			"place), so it is not used; remove it to keep a new history", dir)
+	}
 	h := NewHistory(afero.NewOsFs(), filepath.Join(all, id))
 	h.workspace = real
 	return h, nil

@@ -112,3 +112,31 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 		t.Errorf("the history of a live workspace was removed: %v", err)
 	}
 }
+
+// U1: a user history whose directory is a symbolic link (to another workspace's history)
+// is not used: the link would lead this workspace's undo to the other's changes, and
+// mark them undone there.
+func TestUserHistoryRefusesLinkedDirectory(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	a, b := t.TempDir(), t.TempDir()
+	ha, err := UserHistory(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: a.txt\n+a"), &Options{Workspace: a, History: ha}); err != nil {
+		t.Fatal(err)
+	}
+	hb, err := UserHistory(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ha.dir, hb.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UserHistory(b); err == nil {
+		t.Fatal("a history directory that is a symbolic link to another workspace's is used")
+	}
+	if list, err := ha.Entries(); err != nil || len(list) != 1 || list[0].Undone {
+		t.Errorf("the other workspace's history: %v, %v", list, err)
+	}
+}

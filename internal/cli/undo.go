@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/internal/dryrun"
@@ -22,7 +23,7 @@ func (cfg *config) history(root string) *applypatch.History {
 	}
 	h, err := applypatch.UserHistory(root)
 	if err != nil {
-		fmt.Fprintln(cfg.stderr, "applypatch: no history is kept:", err)
+		fmt.Fprintln(cfg.stderr, "applypatch: no history is kept:", strings.TrimPrefix(err.Error(), "applypatch: "))
 		return nil
 	}
 	return h
