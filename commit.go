@@ -99,11 +99,15 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	cfg.Guard, cfg.Expected, cfg.Seen, cfg.Captured = pr.recheckStep, expects(expected), pr.read, pr.readLocked
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept)
+	var made []string
+	if pr.opts.History != nil && pr.reverts == nil {
+		cfg.Made = func(dirs []string) { made = dirs }
+	}
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)
-	pr.recordHistory(plan, res, kept)
+	pr.recordHistory(plan, res, kept, made)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }

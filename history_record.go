@@ -6,11 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
@@ -21,18 +25,22 @@ import (
 // recordHistory runs after a commit is durable: it records the commit in the history the
 // options name or, for an undo or a redo, marks the entry it reverted. It never fails
 // the commit: what went wrong is a note of the result.
-func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines) {
+func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string) {
 	if rv := pr.reverts; rv != nil {
-		res.note(rv.done(pr.keptBack()))
 		if err := rv.mark(); err != nil {
 			res.note("History not updated: " + err.Error() + "; the files are " + rv.verb() + "ne, but the history lists the change as before")
+		} else {
+			res.note(rv.done(pr.keptBack()))
+		}
+		if rv.undo {
+			pr.removeMade(rv.made)
 		}
 		return
 	}
 	if pr.opts.History == nil {
 		return
 	}
-	if err := pr.writeHistory(plan, res, kept); err != nil {
+	if err := pr.writeHistory(plan, res, kept, made); err != nil {
 		if kept != nil {
 			if s, _ := pr.opts.History.opened(); s != nil {
 				s.Discard(kept.id, kept.size)
@@ -148,7 +156,7 @@ func (pr *Proposal) stillReverting() error {
 
 // writeHistory records the commit of plan: every path's baseline and what the commit
 // left, the payload, the time and the tallies.
-func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines) error {
+func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string) error {
 	s, err := pr.opts.History.opened()
 	if err != nil {
 		return err
@@ -157,7 +165,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 	if err != nil {
 		return err
 	}
-	e := &history.Entry{ID: newEntryID(), Time: time.Now().UTC(), Payload: pr.payload}
+	e := &history.Entry{ID: newEntryID(), Time: time.Now().UTC(), Payload: pr.payload, Made: made}
 	for _, fr := range res.Files {
 		e.Added += fr.Added
 		e.Removed += fr.Removed
@@ -327,4 +335,43 @@ func newEntryID() string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// removeMade removes, after an undo, the directories the change created that the undo
+// left empty, deepest first: the tree is then as it was before the change. A directory
+// that holds anything (a file a review kept back, or one made since) stays, and so does
+// anything that is no longer a directory.
+func (pr *Proposal) removeMade(made []string) {
+	if len(made) == 0 {
+		return
+	}
+	f, err := pr.fencer()
+	if err != nil {
+		return
+	}
+	fsys := pr.files()
+	lstat := fsys.Stat
+	if l, ok := fsys.(afero.Lstater); ok {
+		lstat = func(name string) (fs.FileInfo, error) { fi, _, err := l.LstatIfPossible(name); return fi, err }
+	}
+	for _, d := range slices.Backward(made) {
+		r, err := f.Classify(d, false)
+		if err != nil || r.Name != filepath.Join(f.Real(), filepath.FromSlash(d)) {
+			continue // it leads elsewhere now, through a link: not the directory the change made
+		}
+		if fi, err := lstat(r.Name); err == nil && fi.IsDir() && emptyDir(fsys, r.Name) {
+			fsys.Remove(r.Name) // not every afero.Fs refuses to remove a directory that holds files
+		}
+	}
+}
+
+// emptyDir reports whether the directory name holds nothing.
+func emptyDir(fsys afero.Fs, name string) bool {
+	d, err := fsys.Open(name)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
 }

@@ -62,6 +62,7 @@ type reverting struct {
 	history *History
 	entry   HistoryEntry
 	undo    bool
+	made    []string // the directories the change created, outermost first
 }
 
 // revert builds the proposal that undoes (undo) or redoes the history's pick.
@@ -86,7 +87,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	// In the command, the heap the revert will take is made resident at once: for each
 	// file, the current file and the kept baseline, half as much again as a commit's.
 	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2)
-	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo}
+	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo, made: e.Made}
 	declared := declaredBy(fsys, opts)
 	propose := func(holds holder) (*Proposal, error) {
 		p, restores, err := reversal(s, &e, undo, declared, holds)

@@ -289,3 +289,21 @@ func keepBack(path string) Reviewer {
 		return err
 	})
 }
+
+// U2: an undo of an Add removes the directories the change made only when they are
+// empty: a file made since in one of them keeps it, on a filesystem (afero's memory one)
+// whose Remove would take a directory and everything in it.
+func TestUndoKeepsMadeDirectoryHoldingAFile(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\n"})
+	b.apply("*** Add File: d/sub/new.txt\n+n")
+	b.write("d/mine.txt", "mine\n")
+	if _, err := b.revert(true); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.tree(), map[string]string{"a.txt": "a\n", "d/mine.txt": "mine\n"}; !cmp.Equal(got, want) {
+		t.Errorf("after the undo: %s", cmp.Diff(want, got))
+	}
+	if ok, _ := afero.DirExists(b.fsys, workspace+"/d/sub"); ok {
+		t.Error("the empty directory the change made is kept")
+	}
+}

@@ -4,7 +4,7 @@ import "io/fs"
 
 // The keys of each object of an entry, in the order of their fields.
 var (
-	entryKeys  = []string{"id", "seq", "time", "payloadBlob", "files", "added", "removed", "blobs", "kept"}
+	entryKeys  = []string{"id", "seq", "time", "payloadBlob", "files", "added", "removed", "blobs", "kept", "made"}
 	fileKeys   = []string{"path", "name", "from", "before", "after"}
 	stateKeys  = []string{"exists", "mode", "size", "crc", "blob", "base", "bom", "edit"}
 	regionKeys = []string{"start", "end", "ops"}
@@ -32,8 +32,10 @@ func (r *reader) entry(e *Entry) bool {
 			return r.intTo(&e.Removed)
 		case 7:
 			return slice(r, &e.Blobs, r.blob)
-		default:
+		case 8:
 			return r.int(&e.Kept, 64)
+		default:
+			return slice(r, &e.Made, r.string)
 		}
 	})
 }

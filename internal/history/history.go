@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,8 +78,11 @@ type Entry struct {
 	Blobs       []Blob    `json:"blobs"`
 	// Kept is the size of the contents kept in a directory of their own beside the entry
 	// file (see Kept), 0 when every content is in the entry file.
-	Kept   int64 `json:"kept,omitempty"`
-	Undone bool  `json:"-"`
+	Kept int64 `json:"kept,omitempty"`
+	// Made are the directories the commit created for the files it added, outermost
+	// first: an undo removes those it leaves empty.
+	Made   []string `json:"made,omitempty"`
+	Undone bool     `json:"-"`
 
 	file string // the entry file it was read from
 	size int64  // its size
@@ -279,6 +283,11 @@ func trusted(e *Entry, size int64) bool {
 			return false
 		case b.File == "" && (b.Off < 0 || b.Len < 0 || b.Off+b.Len > size):
 			return false
+		}
+	}
+	for _, d := range e.Made {
+		if !cleanName(d) || !slices.ContainsFunc(e.Files, func(f File) bool { return !f.Before.Exists && strings.HasPrefix(f.Name, d+"/") }) {
+			return false // only a directory above a file the change made is the change's
 		}
 	}
 	return validID(e.ID) && e.Seq > 0 && e.Kept >= 0

@@ -72,6 +72,8 @@ func TestHostileEntriesSkipped(t *testing.T) {
 		func(e *Entry) { e.Files[0].After.Blob = 7 },
 		func(e *Entry) { e.Files[0].After.Mode |= 1 << 31 },
 		func(e *Entry) { e.Files = append(e.Files, e.Files[0]) },
+		func(e *Entry) { e.Made = []string{"dir"} }, // above no file the change made
+		func(e *Entry) { e.Made = []string{".."} },
 	} {
 		e3, c3 := entry("cccccccccccc", "p\n", "q\n")
 		bad(e3)

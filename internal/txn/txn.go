@@ -149,6 +149,13 @@ func (tx *txn) run(ctx context.Context) error {
 // which may take it away with the backups in it, or else removed. With Options.Sync the
 // record's removal is made durable first, so that no crash brings it back, moved or not.
 func (tx *txn) finish() {
+	if tx.cfg.Made != nil && len(tx.dirs) > 0 {
+		names := make([]string, len(tx.dirs))
+		for i, d := range tx.dirs {
+			names[i] = d.name
+		}
+		tx.cfg.Made(tx.relative(names))
+	}
 	tx.syncDir(tx.jr.dir)
 	if tx.cfg.Keep == nil || !tx.cfg.Keep(tx.kept()) {
 		tx.jr.cleanup(false)
@@ -241,6 +248,9 @@ type Config struct {
 	// it holds nothing but each baseline's backup: it returns true when it moved the
 	// directory away (see Kept.MoveTo), which the commit then does not remove.
 	Keep func(*Kept) bool
+	// Made, when set, is told the directories a final commit created, relative to Root,
+	// outermost first, so that a history can remove them again when the change is undone.
+	Made func(dirs []string)
 }
 
 // Run runs a plan as one transaction: the whole batch is checked before the first
