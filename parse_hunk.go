@@ -79,6 +79,12 @@ func (p *parser) updateBody(op *Operation) error {
 			cur.Lines = make([]Line, 0, p.linesAhead(p.i+1))
 		case m != "":
 			return p.badUpdateLine(l, m)
+		case cur == nil && p.fileHeaders():
+			p.i += 2 // a unified diff's "--- a/x" and "+++ b/x": the section's header names the file
+			continue
+		case cur != nil && !closed && strings.HasPrefix(l.Text, `\`):
+			p.i++ // "\ No newline at end of file": a final newline follows the file's rule
+			continue
 		default:
 			if closed && cur != nil {
 				if strings.TrimSpace(l.Text) == "" { // blank lines after "*** End of File"
@@ -235,6 +241,16 @@ func (p *parser) hunkLine(l envelope.Line) (Line, error) {
 		return Line{Kind: k, Text: l.Text[1:]}, nil
 	}
 	return Line{}, p.badUpdateLine(l, l.Text)
+}
+
+// fileHeaders reports whether the current line and the next are a unified diff's file
+// header lines ("--- a/x", "+++ b/x") directly before the first "@@" of a section.
+func (p *parser) fileHeaders() bool {
+	if p.i+2 >= len(p.lines) {
+		return false
+	}
+	at := p.lines[p.i : p.i+3]
+	return strings.HasPrefix(at[0].Text, "--- ") && strings.HasPrefix(at[1].Text, "+++ ") && strings.HasPrefix(at[2].Text, "@@")
 }
 
 // badUpdateLine explains a line an Update body cannot hold.

@@ -105,8 +105,22 @@ func (s *Stream) endsHunk(text string) bool {
 	if m != "@@" && !strings.HasPrefix(m, "@@ ") && m != markerEOF {
 		return false
 	}
-	prev := updateMarker(s.section[len(s.section)-1].Text)
-	return prev == "" // a hunk line, not an "@@" line of the same chain or a marker
+	last := s.section[len(s.section)-1].Text
+	if strings.HasPrefix(last, "+++ ") && strings.HasPrefix(s.section[len(s.section)-2].Text, "--- ") && !s.hasHunk() {
+		return false // a unified diff's file header lines, which the first "@@" shows to be such
+	}
+	return updateMarker(last) == "" // a hunk line, not an "@@" line of the same chain or a marker
+}
+
+// hasHunk reports whether the section in progress has a line of a hunk before its last
+// two: a line that is neither a marker nor blank.
+func (s *Stream) hasHunk() bool {
+	for _, l := range s.section[:len(s.section)-2] {
+		if updateMarker(l.Text) == "" && strings.TrimSpace(l.Text) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // finishSection parses the section in progress, now complete.

@@ -201,12 +201,13 @@ add_line: "+" TEXT? EOL
 delete_file: "*** Delete File: " path EOL
 update_file: "*** Update File: " path EOL move? (end_of_file | EOL)* change?
 move: "*** Move to: " path EOL
-change: (first_lines | chunk) chunk*
+change: (first_lines | file_header? chunk) chunk*
+file_header: "--- " TEXT EOL "+++ " TEXT EOL
 first_lines: EOL* edit_line change_line* (end_of_file blank*)?
 chunk: context+ lines
 context: "@@" (" " TEXT?)? EOL
 lines: change_line+ (end_of_file blank*)?
-change_line: edit_line | EOL
+change_line: edit_line | EOL | "\\" TEXT? EOL
 edit_line: ("+" | "-" | " ") TEXT? EOL
 end_of_file: "*** End of File" WS? EOL
 blank: WS? EOL
