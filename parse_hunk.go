@@ -237,7 +237,11 @@ func (p *parser) hunkLine(l envelope.Line) (Line, error) {
 		return Line{Kind: LineContext}, nil
 	}
 	switch k := LineKind(l.Text[0]); k {
-	case LineContext, LineRemove, LineAdd:
+	case LineContext, LineRemove:
+		// a line copied from the top of a file with a byte order mark: the file's lines
+		// are read without it
+		return Line{Kind: k, Text: strings.TrimPrefix(l.Text[1:], envelope.BOM)}, nil
+	case LineAdd:
 		return Line{Kind: k, Text: l.Text[1:]}, nil
 	}
 	return Line{}, p.badUpdateLine(l, l.Text)

@@ -62,7 +62,7 @@ func (s *Stream) line(l envelope.Line) {
 	switch {
 	case s.ended || s.failed:
 	case !s.begun:
-		s.begun = trimmed == envelope.Begin
+		s.begun = strings.TrimPrefix(trimmed, envelope.BOM) == envelope.Begin
 	case trimmed == envelope.End:
 		s.finishSection()
 		s.ended = true

@@ -18,6 +18,9 @@ const (
 	Begin         = "*** Begin Patch"
 	End           = "*** End Patch"
 	EnvironmentID = "*** Environment ID:"
+	// BOM is a byte order mark, which a payload read from a file may start with, and
+	// which a line copied from the top of a file with one may start with too.
+	BOM = "\uFEFF"
 )
 
 // Line is one line of the payload with its 1-based number, CR before LF removed.
@@ -157,7 +160,7 @@ func (e *Error) Error() string { return e.Msg }
 // and returns the lines between them, without an Environment ID line, and the End line.
 // Each line keeps its payload number and loses one CR before its LF.
 func Open(payload string) (body []Line, end Line, err error) {
-	lines, err := unwrapHeredoc(split(payload))
+	lines, err := unwrapHeredoc(split(strings.TrimPrefix(payload, BOM)))
 	if err != nil {
 		return nil, Line{}, err
 	}
