@@ -321,7 +321,8 @@ type IncompleteRollbackError struct {
 	// Reasons says, for each of Paths, why it was not restored.
 	Reasons map[string]string
 
-	recovery bool // a Recover that could not finish, rather than a commit's rollback
+	recovery    bool // a Recover that could not finish, rather than a commit's rollback
+	journalKept bool // the commit's journal stays, for a recovery to finish the rollback
 }
 
 func (e *IncompleteRollbackError) Error() string {
@@ -339,8 +340,13 @@ func (e *IncompleteRollbackError) Error() string {
 		}
 		return show.Clip(msg, show.ErrorBudget)
 	}
+	kept := ""
+	if e.journalKept {
+		kept = " The commit's journal keeps what they held before: once the cause is fixed, the next run in this " +
+			"workspace (or a recovery) puts back those that still hold what the commit wrote."
+	}
 	return show.Clip(fmt.Sprintf("patch rollback incomplete: these paths were not restored: %s. "+
-		"Inspect them before retrying. The commit failed because: %v", strings.Join(paths, ", "), e.Cause), show.ErrorBudget)
+		"Inspect them before retrying.%s The commit failed because: %v", strings.Join(paths, ", "), kept, e.Cause), show.ErrorBudget)
 }
 
 // Unwrap returns the original failure.

@@ -52,7 +52,8 @@ func txnError(err error) error {
 	case *txn.Unapplied:
 		return &rolledBackError{Err: txnError(e.Err), Wrote: e.Wrote}
 	case *txn.Incomplete:
-		return &IncompleteRollbackError{Cause: txnError(e.Cause), Paths: e.Paths, Reasons: e.Reasons, recovery: e.Recovery}
+		return &IncompleteRollbackError{Cause: txnError(e.Cause), Paths: e.Paths, Reasons: e.Reasons, recovery: e.Recovery,
+			journalKept: e.Kept}
 	case *filestate.ReadError, *filestate.TooLarge:
 		return stateError(err)
 	}

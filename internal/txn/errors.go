@@ -95,6 +95,9 @@ type Incomplete struct {
 	Paths    []string
 	Reasons  map[string]string
 	Recovery bool
+	// Kept is set when the commit's journal stays, with the baselines of the paths not
+	// restored, for a later recovery to finish the rollback.
+	Kept bool
 }
 
 // Error is the cause's; the caller words the public error.

@@ -55,6 +55,24 @@ const (
 	reasonDirFull  = "a directory this commit created; someone else put files in it"
 )
 
+// recoverable reports whether a later recovery may finish an incomplete rollback: some
+// path failed to be restored, and none was left on purpose where a recovery, which
+// cannot ask the host, would undo that choice (a path the host no longer owns, or one an
+// editor holds unsaved edits of).
+func recoverable(inc *Incomplete) bool {
+	failed := false
+	for _, r := range inc.Reasons {
+		switch r {
+		case reasonNotOwned, reasonUnsaved:
+			return false
+		case reasonChanged, reasonDirFull:
+		default:
+			failed = true
+		}
+	}
+	return failed
+}
+
 // rollback restores every journaled path to what it held before its step, newest first:
 // first the paths that did not exist, then it removes the temporary files and
 // directories the transaction created, then it puts back the paths that existed,

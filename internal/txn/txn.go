@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,13 +164,26 @@ func (tx *txn) finish() {
 }
 
 // abort rolls back after a failure, then removes the journal. A journal that cannot be
-// removed stays for recovery, which finds nothing left to undo where rollback succeeded.
+// removed stays for recovery, which finds nothing left to undo where rollback succeeded;
+// so does the journal of a rollback that could not restore every path, since it holds
+// their baselines: the next recovery, once the cause is fixed, puts them back.
 func (tx *txn) abort(cause error) error {
 	err := rolledBack(tx.rollback(cause))
+	if inc, ok := err.(*Incomplete); ok && recoverable(inc) && !tx.wroteInPlace() {
+		inc.Kept = true
+		return err
+	}
 	if tx.jr.seal() == nil {
 		tx.jr.cleanup(tx.cfg.Sync)
 	}
 	return err
+}
+
+// wroteInPlace reports whether a step rewrote its file in place (no rename was possible):
+// a recovery could not tell a write of it cut short from another writer's, which rollback
+// can, so such a journal is not left for a recovery to finish.
+func (tx *txn) wroteInPlace() bool {
+	return slices.ContainsFunc(tx.done, func(d *done) bool { return d.inPlace })
 }
 
 // owns asks the host's owner predicate, when there is one.
