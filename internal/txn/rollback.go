@@ -142,7 +142,7 @@ func (tx *txn) restore(d *done) string {
 	default:
 		if err = tx.restoreBackup(st); err != nil {
 			var inPlace bool
-			err = tx.replace(st, heldBytes(d.before.Data), d.before.Mode, d.before.Own, &inPlace)
+			err = tx.replace(st, heldBytes(d.before.Data), d.before.Mode, d.before.Own, &inPlace, nil)
 		}
 	}
 	if err != nil && !tx.readStep(st).Same(d.before) {

@@ -70,7 +70,7 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 		err = tx.fsys.Remove(st.Name)
 	case Write:
 		if err = tx.mkdirs(st); err == nil {
-			err = tx.replace(st, st.Body, st.Mode, st.owner, &d.inPlace)
+			err = tx.replace(st, st.Body, st.Mode, st.owner, &d.inPlace, tx.stillAsRead(d))
 		}
 	}
 	var linked *Linked
@@ -168,7 +168,7 @@ func tempPrefix(base string) string {
 // synced too. Where rename is impossible (some afero
 // layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
 // *inPlace, so rollback knows a partial write may be its own.
-func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool) error {
+func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool, recheck func() error) error {
 	dir := cleanpath.Dir(st.Name)
 	tmp, preset, err := tx.createTemp(st.Name, mode, own)
 	if err != nil {
@@ -194,6 +194,12 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 		}
 		err = tx.stillAbsent(st)
 	}
+	if err == nil && recheck != nil {
+		if err = recheck(); err != nil {
+			tx.removeTemp(t.name) // rollback removes it, or reports it, if this fails
+			return err
+		}
+	}
 	renameErr := err
 	if err == nil {
 		if renameErr = tx.fsys.Rename(t.name, st.Name); renameErr == nil {
@@ -215,6 +221,30 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 	}
 	*inPlace = true
 	return tx.rewrite(st.Name, data, mode, own)
+}
+
+// recheckSize is the size of new bytes from which a step's file is looked at once more
+// after they are written to the temporary file, just before the rename: writing that
+// much takes long enough for another writer to change the file meanwhile, while a
+// smaller write's window is no wider than the one between the check and the rename.
+const recheckSize = 64 << 10
+
+// stillAsRead returns the look a large write step takes at its file just before the
+// rename, or nil: the file must be the one read, with the size and modification time it
+// had, so that a write made while the new bytes were written is not overwritten.
+func (tx *txn) stillAsRead(d *done) func() error {
+	st, before := d.step, d.before.Info
+	if !st.Base.Exists || before == nil || st.sum == nil || st.sum.n < recheckSize && before.Size() < recheckSize {
+		return nil
+	}
+	return func() error {
+		fi, err := lstat(tx.fsys, st.Name)
+		if err != nil || filestate.OtherFile(fi, before) || fi.Size() != before.Size() || !fi.ModTime().Equal(before.ModTime()) ||
+			fi.Mode() != before.Mode() {
+			return &Conflict{Reason: Changed, Paths: []string{st.Path}}
+		}
+		return nil
+	}
 }
 
 // createTemp creates the temporary file a target's new bytes are written through: named
