@@ -90,7 +90,7 @@ func TestErrorTextBudget(t *testing.T) {
 		"parse line":    perr,
 		"conflict":      &ConflictError{Paths: []string{long, long}},
 		"ownership":     &ConflictError{Reason: ConflictOwner, Paths: paths, Reasons: map[string]string{paths[0]: "owned by another user"}},
-		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: "changed by someone else after this commit wrote it; left as they made it"}}).String()),
+		"recovery":      errors.New((&Recovery{Found: true, Restored: paths, Left: map[string]string{long: "it holds neither what it held before the interrupted commit nor what that commit wrote: someone else changed it; left as they made it"}}).String()),
 	} {
 		if n := len(err.Error()); n >= 64<<10 {
 			t.Errorf("%s: %d bytes of error text", name, n)

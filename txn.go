@@ -119,6 +119,8 @@ type Recovery struct {
 	// Pending is set by a dry run that found an interrupted commit and, writing
 	// nothing, left it for a run that writes.
 	Pending bool `json:"pending,omitempty"`
+
+	unrecorded bool // a journal had no record: its commit had not begun to write, or had finished
 }
 
 // String says what was recovered, in one line: empty when there was nothing.
@@ -145,9 +147,12 @@ func (r *Recovery) String() string {
 func (r *Recovery) did() string {
 	var b strings.Builder
 	b.WriteString("recovered an interrupted commit: ")
-	if len(r.Restored) == 0 {
+	switch {
+	case len(r.Restored) == 0 && r.unrecorded:
+		b.WriteString("it had not begun to write, or had finished writing, so no path needed restoring; its journal is removed")
+	case len(r.Restored) == 0:
 		b.WriteString("no path had been changed")
-	} else {
+	default:
 		fmt.Fprintf(&b, "restored %s", strings.Join(show.Paths(r.Restored), ", "))
 	}
 	if r.Removed > 0 {
@@ -251,8 +256,8 @@ func recoveryOf(rec *txn.Recovered) *Recovery {
 	if rec == nil {
 		return nil
 	}
-	r := Recovery(*rec)
-	return &r
+	return &Recovery{Found: rec.Found, Restored: rec.Restored, Removed: rec.Removed, Left: rec.Left,
+		Untrusted: rec.Untrusted, Pending: rec.Pending, unrecorded: rec.Unrecorded > 0}
 }
 
 // withRecovery puts what recovery did, or found and left, into the result the model

@@ -42,6 +42,9 @@ type Recovered struct {
 	Left      map[string]string
 	Untrusted map[string]string
 	Pending   bool
+	// Unrecorded counts the journals found without a complete record: of a commit
+	// killed before it began to write, or after it finished writing.
+	Unrecorded int
 }
 
 // untrusted records a journal recovery does not act on.
@@ -69,7 +72,11 @@ func Recover(f *fence.Fence, key []byte) (*Recovered, error) {
 				return r, recoveryError(r, err)
 			}
 		}
-		// Without a complete record the commit never wrote: only the journal is left.
+		// Without a complete record the commit had not begun to write, or had finished
+		// (the record goes first): only the journal is left.
+		if j.rec == nil {
+			r.Unrecorded++
+		}
 		if err := removeOwnJournal(f.Files(), dir, r); err != nil {
 			return r, recoveryError(r, err)
 		}

@@ -29,6 +29,7 @@ type recovery struct {
 // Why recovery leaves a path it may not touch, whatever its journal says.
 const (
 	reasonOutside  = "outside the workspace, where recovery never writes; check it by hand"
+	reasonNeither  = "it holds neither what it held before the interrupted commit nor what that commit wrote: someone else changed it; left as they made it"
 	reasonUnclean  = "not a clean name inside the workspace; left as it is"
 	reasonLinked   = "a symbolic link now stands on its way; left as it is"
 	reasonFenced   = "a forbidden or protected path the commit was not granted; left as it is"
@@ -154,7 +155,7 @@ func (rc *recovery) undoCreate(e *Entry, name string) error {
 	case err != nil:
 		return fserr.Sanitize(err, name, e.Path)
 	case !fi.Mode().IsRegular():
-		rc.r.Left[e.shown()] = reasonChanged
+		rc.r.Left[e.shown()] = reasonNeither
 		return nil
 	}
 	if held, err := rc.holdsWritten(e, name, fi); err != nil || !held {
@@ -171,7 +172,7 @@ func (rc *recovery) undoCreate(e *Entry, name string) error {
 // reports it as changed when it does not.
 func (rc *recovery) holdsWritten(e *Entry, name string, fi fs.FileInfo) (bool, error) {
 	if e.Wrote == "" || (e.WroteMode != 0 && filestate.ModeOf(fi) != e.WroteMode) {
-		rc.r.Left[e.shown()] = reasonChanged
+		rc.r.Left[e.shown()] = reasonNeither
 		return false, nil
 	}
 	data, err := afero.ReadFile(rc.fsys, name)
@@ -179,7 +180,7 @@ func (rc *recovery) holdsWritten(e *Entry, name string, fi fs.FileInfo) (bool, e
 		return false, fserr.Sanitize(err, name, e.Path)
 	}
 	if !WroteMatches(data, e.Wrote) {
-		rc.r.Left[e.shown()] = reasonChanged
+		rc.r.Left[e.shown()] = reasonNeither
 		return false, nil
 	}
 	return true, nil
@@ -260,12 +261,12 @@ func (rc *recovery) undoUnlink(e *Entry, name string) error {
 	case cur.Exists && string(cur.Data) == e.Target:
 		return nil // never removed
 	case cur.Exists:
-		rc.r.Left[e.shown()] = reasonChanged
+		rc.r.Left[e.shown()] = reasonNeither
 		return nil
 	}
 	switch _, err := lstat(rc.fsys, name); {
 	case err == nil:
-		rc.r.Left[e.shown()] = reasonChanged
+		rc.r.Left[e.shown()] = reasonNeither
 		return nil
 	case !absent(err):
 		return fserr.Sanitize(err, name, e.Path)
