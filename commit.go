@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/spf13/afero"
 
@@ -50,7 +53,9 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	unlock, err := txn.Lock(ctx, pr.fsys, f.Real(), txnConfigOf(&pr.opts))
+	cfg := txnConfigOf(&pr.opts)
+	cfg.Outside = pr.outsideDirs()
+	unlock, err := txn.Lock(ctx, pr.fsys, f.Real(), cfg)
 	if err != nil {
 		err = lockError(err)
 		return errorResult(err), err
@@ -229,21 +234,65 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // left, and only then resolves (propose) and commits: the baselines are read under the
 // same lock the commit holds, so a concurrent commit is waited for, never conflicted
 // with. It serves every caller that reviews nothing ([Apply], a Tool that need not ask).
+//
+// A proposal that writes outside the workspace (where the host allows it) is committed as
+// a reviewed one is: under a lock that holds those directories too, each as a workspace
+// of its own, so that a commit in another workspace that writes there waits for this
+// one, and with every baseline checked again.
 func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose func() (*Proposal, error)) (*Result, error) {
-	unlock, err := lockFor(ctx, fsys, opts)
+	unlock, err := lockFor(ctx, fsys, opts, nil)
 	if err != nil {
 		err = lockError(err)
 		return errorResult(err), err
 	}
-	defer unlock()
 	rec, err := recoverFor(fsys, opts)
 	if err != nil {
+		unlock()
 		return withRecovery(errorResult(err), rec), err
 	}
 	pr, err := propose()
+	if err == nil && len(pr.outsideDirs()) > 0 {
+		unlock()
+		res, err := Commit(ctx, pr)
+		return withRecovery(res, rec), err
+	}
+	defer unlock()
 	res, err := commitResolved(ctx, pr, err)
 	return withRecovery(res, rec), err
 }
+
+// outsideDirs are the directories outside the workspace the proposal writes in, as real
+// names: for each such path, the nearest directory above it that exists.
+func (pr *Proposal) outsideDirs() []string {
+	var out []string
+	add := func(class Class, name string) {
+		if class != ClassOutside || name == "" {
+			return
+		}
+		if d := existingDir(name); d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, c := range pr.changes {
+		add(c.Class, c.name)
+		add(c.MoveClass, c.moveName)
+	}
+	return out
+}
+
+// existingDir is the nearest directory above name, on the operating system, that
+// exists, or "".
+func existingDir(name string) string {
+	for d := filepath.Dir(name); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
 
 // commitResolved commits a proposal resolved with the lock held and recovery done.
 func commitResolved(ctx context.Context, pr *Proposal, err error) (*Result, error) {

@@ -63,7 +63,12 @@ import (
 // it also means that two workspaces nested across a change of owner do not exclude each
 // other. Each lock is taken in the process first, keyed by the directory itself (so two
 // names or two filesystem values of one directory share it), then with the kernel's lock
-// (flock where the platform has it), so that two processes never interleave either.
+// (flock where the platform has it), so that two processes never interleave either. A
+// commit that writes outside its workspace, where the host allows it, also holds each
+// directory it writes in as a workspace of its own (the nearest one that exists), all
+// taken in the order of their names, so that a commit in the workspace that holds that
+// file waits for it; such a commit checks every baseline again under that lock, as a
+// reviewed one does.
 //
 // A workspace filesystem (WorkspaceFs, else the one given) that has the method
 //

@@ -79,7 +79,7 @@ func txnConfigOf(o *Options) txn.Config {
 // Resolve reports why. While the lock is held the workspace's directories are kept open
 // (a batch, see fs/rootfs), so resolving and committing read and write each file
 // relative to its kept directory, which no other commit renames meanwhile.
-func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) {
+func lockFor(ctx context.Context, fsys afero.Fs, opts *Options, outside []string) (func(), error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -87,7 +87,9 @@ func lockFor(ctx context.Context, fsys afero.Fs, opts *Options) (func(), error) 
 	if err != nil {
 		return func() {}, nil
 	}
-	unlock, err := txn.Lock(ctx, fsys, f.Real(), txnConfigOf(opts))
+	cfg := txnConfigOf(opts)
+	cfg.Outside = outside
+	unlock, err := txn.Lock(ctx, fsys, f.Real(), cfg)
 	if err != nil {
 		return unlock, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -137,5 +139,51 @@ func BenchmarkCommitSync(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutsideWritesExcludeTheOtherWorkspace: X16, F4. A commit in workspace a that the
+// host allows to write b/f.txt outside it, and commits in workspace b writing the same
+// file, race: the lock holds the outside directory too, so no insertion a call reports
+// applied is lost (without it, one rename overwrote the other's file).
+func TestOutsideWritesExcludeTheOtherWorkspace(t *testing.T) {
+	p := t.TempDir()
+	a, b := filepath.Join(p, "a"), filepath.Join(p, "b")
+	os.Mkdir(a, 0o755)
+	os.Mkdir(b, 0o755)
+	shared := filepath.Join(b, "f.txt")
+	if err := os.WriteFile(shared, []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const each = 25
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var applied []string
+	run := func(ws, path, tag string, allow []string) {
+		for i := range each {
+			line := fmt.Sprintf("%s%d", tag, i)
+			payload := fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n start\n+%s\n*** End Patch\n", path, line)
+			_, err := applypatch.Apply(context.Background(), afero.NewOsFs(), payload, &applypatch.Options{Workspace: ws, Allow: allow})
+			switch {
+			case err == nil:
+				mu.Lock()
+				applied = append(applied, line)
+				mu.Unlock()
+			case !errors.Is(err, &applypatch.ConflictError{}):
+				t.Errorf("%s: %v", line, err)
+			}
+		}
+	}
+	wg.Go(func() { run(a, "../b/f.txt", "A", []string{"/"}) })
+	wg.Go(func() { run(b, "f.txt", "B", nil) })
+	wg.Wait()
+	data, _ := os.ReadFile(shared)
+	for _, line := range applied {
+		if !strings.Contains(string(data), "\n"+line+"\n") {
+			t.Errorf("%s was reported applied and is gone: a lost update", line)
+		}
+	}
+	if len(applied) < each {
+		t.Errorf("only %d of %d insertions applied", len(applied), 2*each)
 	}
 }

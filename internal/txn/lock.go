@@ -43,6 +43,11 @@ func Lock(ctx context.Context, fsys afero.Fs, dir string, c Config) (func(), err
 
 // takeLock takes the workspace's lock from whichever supplies it (see the Options doc).
 func takeLock(ctx context.Context, fsys afero.Fs, dir string, c Config) (func(), error) {
+	if len(c.Outside) > 0 {
+		if ds, ok := openDirs(dir, c.Outside); ok {
+			return wslock.Dirs(ctx, ds)
+		}
+	}
 	if l, ok := c.WorkspaceFs.(workspaceLocker); ok {
 		return l.LockWorkspace(ctx, "/")
 	}
@@ -53,6 +58,24 @@ func takeLock(ctx context.Context, fsys afero.Fs, dir string, c Config) (func(),
 		return lockOsDir(ctx, dir)
 	}
 	return wslock.Acquire(ctx, lockKey(fsys), dir)
+}
+
+// openDirs opens the workspace directory and the directories outside it a commit writes
+// in, on the operating system, to lock them together; ok is false when the workspace is
+// not a directory of the operating system (its filesystem's own lock covers it all). An
+// outside directory that cannot be opened is left out: the fence refuses its writes.
+func openDirs(dir string, outside []string) (ds []*os.File, ok bool) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	ds = append(ds, d)
+	for _, o := range outside {
+		if f, err := os.Open(o); err == nil {
+			ds = append(ds, f)
+		}
+	}
+	return ds, true
 }
 
 // lockContext bounds a wait for the lock by timeout, when it is positive.

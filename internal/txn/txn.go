@@ -262,6 +262,10 @@ type Config struct {
 	// it holds nothing but each baseline's backup: it returns true when it moved the
 	// directory away (see Kept.MoveTo), which the commit then does not remove.
 	Keep func(*Kept) bool
+	// Outside are the directories outside the workspace that a commit writes in, as
+	// real names of the operating system: the lock holds them too, each as a workspace of
+	// its own, so that a commit in another workspace holding them waits.
+	Outside []string
 	// Made, when set, is told the directories a final commit created, relative to Root,
 	// outermost first, so that a history can remove them again when the change is undone.
 	Made func(dirs []string)

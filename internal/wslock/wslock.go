@@ -17,6 +17,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Acquire takes the exclusive in-process lock of key, for a filesystem with no directory
@@ -67,6 +69,65 @@ func Dir(ctx context.Context, d *os.File) (release func(), err error) {
 		if err != nil {
 			releaseAll()
 			for _, rest := range chain[i+1:] {
+				rest.f.Close()
+			}
+			return nil, err
+		}
+		held = append(held, r)
+	}
+	return releaseAll, nil
+}
+
+// Dirs locks several open directories at once, each by the rule of the package (the
+// directories above it shared, itself exclusive): a commit that writes outside its
+// workspace holds the directories it writes in as well. The levels of all the chains are
+// merged (a directory held exclusive by one chain and shared by another is held
+// exclusive) and taken in the order of their names, so that any two callers, and a
+// caller of [Dir], take the locks they share in one order and cannot deadlock. Dirs takes
+// the handles over as Dir does.
+func Dirs(ctx context.Context, ds []*os.File) (release func(), err error) {
+	if ctx.Err() != nil {
+		for _, d := range ds {
+			d.Close()
+		}
+		return nil, context.Cause(ctx)
+	}
+	byKey := map[any]*level{}
+	var all []*level
+	add := func(lv level) {
+		if have := byKey[lv.key]; have != nil {
+			have.shared = have.shared && lv.shared
+			lv.f.Close()
+			return
+		}
+		l := lv
+		byKey[lv.key], all = &l, append(all, &l)
+	}
+	for _, d := range ds {
+		name := filepath.Clean(d.Name())
+		key, err := identity(d)
+		if err != nil {
+			d.Close()
+			continue // not lockable: the other chains still are
+		}
+		for _, lv := range ancestors(d, key, name) {
+			add(lv)
+		}
+		add(level{f: d, key: key, name: name})
+	}
+	slices.SortStableFunc(all, func(a, b *level) int { return strings.Compare(a.name, b.name) })
+	w := waiterOf(ctx)
+	var held []func()
+	releaseAll := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i]()
+		}
+	}
+	for i, lv := range all {
+		r, err := lockLevel(ctx, *lv, w)
+		if err != nil {
+			releaseAll()
+			for _, rest := range all[i+1:] {
 				rest.f.Close()
 			}
 			return nil, err

@@ -248,3 +248,43 @@ func shortNotice(t *testing.T) {
 	NoticeAfter = 10 * time.Millisecond
 	t.Cleanup(func() { NoticeAfter = old })
 }
+
+// TestDirsHoldEveryChainInOneOrder: a commit in p/a that also writes in p/b holds both:
+// p/b's own commit waits for it. Two callers asking for a and b in opposite orders take
+// them in one order, so neither deadlocks.
+func TestDirsHoldEveryChainInOneOrder(t *testing.T) {
+	p := tree(t)
+	a, b := filepath.Join(p, "a"), filepath.Join(p, "b")
+	release, err := Dirs(context.Background(), []*os.File{open(t, a), open(t, b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if we := blocked(t, b); we.Dir != b {
+		t.Errorf("p/b waits for %q, want p/b", we.Dir)
+	}
+	blocked(t, p)
+	release()
+	lock(t, b)()
+
+	done := make(chan struct{})
+	for _, order := range [][]string{{a, b}, {b, a}} {
+		go func() {
+			for range 200 {
+				r, err := Dirs(context.Background(), []*os.File{open(t, order[0]), open(t, order[1])})
+				if err != nil {
+					t.Error(err)
+					break
+				}
+				r()
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range 2 {
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("two callers taking a and b in opposite orders deadlocked")
+		}
+	}
+}
