@@ -293,7 +293,6 @@ func existingDir(name string) string {
 	}
 }
 
-
 // commitResolved commits a proposal resolved with the lock held and recovery done.
 func commitResolved(ctx context.Context, pr *Proposal, err error) (*Result, error) {
 	if err != nil {
