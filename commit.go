@@ -53,6 +53,10 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
+	related, err := recoverRelated(ctx, pr.fsys, &pr.opts)
+	if err != nil {
+		return withRecovery(errorResult(err), &Recovery{related: related}), err
+	}
 	cfg := txnConfigOf(&pr.opts)
 	cfg.Outside = pr.outsideDirs()
 	unlock, err := txn.Lock(ctx, pr.fsys, f.Real(), cfg)
@@ -62,7 +66,8 @@ func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
 	}
 	defer unlock()
 	defer splitfs.Batch(pr.files())() // directories kept open only while the lock is held
-	return pr.commitLocked(ctx)
+	res, err := pr.commitLocked(ctx)
+	return withRecovery(res, &Recovery{related: related}), err
 }
 
 // commitLocked is Commit with the workspace's lock held.
@@ -240,12 +245,19 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // of its own, so that a commit in another workspace that writes there waits for this
 // one, and with every baseline checked again.
 func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose func() (*Proposal, error)) (*Result, error) {
+	related, err := recoverRelated(ctx, fsys, opts)
+	if err != nil {
+		return withRecovery(errorResult(err), &Recovery{related: related}), err
+	}
 	unlock, err := lockFor(ctx, fsys, opts, nil)
 	if err != nil {
 		err = lockError(err)
 		return errorResult(err), err
 	}
 	rec, err := recoverFor(fsys, opts)
+	if rec != nil {
+		rec.related = related
+	}
 	if err != nil {
 		unlock()
 		return withRecovery(errorResult(err), rec), err

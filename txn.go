@@ -122,7 +122,8 @@ type Recovery struct {
 	// nothing, left it for a run that writes.
 	Pending bool `json:"pending,omitempty"`
 
-	unrecorded bool // a journal had no record: its commit had not begun to write, or had finished
+	unrecorded bool     // a journal had no record: its commit had not begun to write, or had finished
+	related    []string // what recovery did in the workspaces that hold this one or that it holds
 }
 
 // String says what was recovered, in one line: empty when there was nothing.
@@ -138,6 +139,7 @@ func (r *Recovery) String() string {
 	case r.Found:
 		parts = append(parts, r.did())
 	}
+	parts = append(parts, r.related...)
 	for _, n := range slices.Sorted(maps.Keys(r.Untrusted)) {
 		parts = append(parts, fmt.Sprintf("left %s as it is: it is not a journal of this user's applypatch (%s), so nothing in it was acted on; "+
 			"if you do not know where it came from, remove it with: rm -rf -- %s", show.Path(n), r.Untrusted[n], shellQuote(n)))
@@ -192,6 +194,19 @@ func shellQuote(s string) string {
 // their result. It holds the workspace's lock while it runs, waiting for it as long as
 // ctx allows.
 func Recover(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, error) {
+	related, err := recoverRelated(ctx, fsys, opts)
+	if err != nil {
+		return &Recovery{related: related}, err
+	}
+	r, err := recoverOne(ctx, fsys, opts)
+	if r != nil {
+		r.related = related
+	}
+	return r, err
+}
+
+// recoverOne is Recover of the workspace alone.
+func recoverOne(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, error) {
 	if opts == nil {
 		opts = &Options{}
 	}

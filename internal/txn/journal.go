@@ -119,6 +119,7 @@ func (tx *txn) beginJournal(before []filestate.State) (err error) {
 	if tx.cfg.Keep != nil {
 		j.made, _ = lstat(tx.fsys, j.dir)
 	}
+	markPending(tx.root, j.dir)
 	defer func() {
 		if err != nil {
 			j.remove()
@@ -260,7 +261,11 @@ func (j *journal) cleanup(sync bool) {
 
 // remove removes the journal directory and what is in it.
 func (j *journal) remove() error {
-	return removeJournalDir(j.fsys, j.dir)
+	err := removeJournalDir(j.fsys, j.dir)
+	if err == nil {
+		clearPending(j.dir)
+	}
+	return err
 }
 
 // removeJournalDir removes a journal directory's files, then the directory.

@@ -112,6 +112,7 @@ func removeOwnJournal(fsys afero.Fs, dir string, r *Recovered) error {
 	if err := fsys.Remove(dir); err != nil && !absent(err) {
 		return fserr.Sanitize(err, dir, filepath.Base(dir))
 	}
+	clearPending(dir)
 	return nil
 }
 

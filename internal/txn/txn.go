@@ -161,6 +161,7 @@ func (tx *txn) finish() {
 	if tx.cfg.Keep == nil || !tx.cfg.Keep(tx.kept()) {
 		tx.jr.cleanup(false)
 	}
+	clearPending(tx.jr.dir) // final: handed to the history, or removed
 }
 
 // abort rolls back after a failure, then removes the journal. A journal that cannot be
