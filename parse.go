@@ -60,6 +60,8 @@ type parser struct {
 	// partial reads an Update whose end has not arrived yet (see Stream): what only the
 	// whole section can say (it has hunks, one of them changes something) is not checked.
 	partial bool
+	// movedOntoItself is set when the Update being read had a Move to its own path.
+	movedOntoItself bool
 	// numbered holds the payload line of each hunk that a unified-diff header heads:
 	// its numbers are only a hint, so its own lines must say where it goes.
 	numbered map[int]bool

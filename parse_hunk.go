@@ -21,6 +21,7 @@ func updateMarker(text string) string {
 
 // updateBody reads an Update: an optional Move, then hunks.
 func (p *parser) updateBody(op *Operation) error {
+	p.movedOntoItself = false
 	if p.more() {
 		l := p.peek()
 		if m := updateMarker(l.Text); strings.HasPrefix(m+" ", headerMove) {
@@ -36,7 +37,7 @@ func (p *parser) updateBody(op *Operation) error {
 					op.MoveTo, path.Base(cleanPath(op.Path)))
 			}
 			if cleanPath(op.MoveTo) == cleanPath(op.Path) { // a move onto itself is a plain update
-				op.MoveTo = ""
+				op.MoveTo, p.movedOntoItself = "", true
 			}
 			p.i++
 		}
@@ -157,6 +158,10 @@ func (p *parser) endUpdate(op *Operation, cur *Hunk) error {
 	hdr := p.line(op.Line)
 	if cur != nil && len(cur.Lines) == 0 {
 		return p.errf(p.line(cur.Line), "this hunk has no lines; give it context, '-' or '+' lines, or remove it")
+	}
+	if len(op.Hunks) == 0 && op.MoveTo == "" && !p.partial && p.movedOntoItself {
+		return p.errf(hdr, "the '*** Move to:' destination is the file's own path, and the section has no hunks, so it "+
+			"changes nothing; remove the section, or name another destination")
 	}
 	if len(op.Hunks) == 0 && op.MoveTo == "" && !p.partial {
 		return p.errf(hdr, "the Update File section has no hunks; add '@@' hunks with '-'/'+' lines, or remove the section")
