@@ -14,6 +14,12 @@ import (
 // reporting every failure: each miss becomes a [*MatchError] that names the hunk.
 func (pr *Proposal) place(c *change) []error {
 	s, cd, err := pr.decodeString(c)
+	if c.rewrite && (errors.Is(err, &FileError{Reason: FileBinary}) || errors.Is(err, &FileError{Reason: FileUndecodable})) {
+		// A Delete then an Add replaces the file whole and never reads its lines: what
+		// it held, binary or in an encoding not declared, is not needed.
+		_, cd, _ := lines.Decode(nil, nil, "")
+		return pr.placeRewrite(c, "", cd)
+	}
 	if c.edit != nil && err == nil {
 		return pr.placeEdit(c, s, cd)
 	}

@@ -26,7 +26,15 @@ func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *apply
 		return "", err
 	}
 	var ops []fileOp
+	deleted := map[string]int{}
 	for _, op := range p.Ops {
+		if i, ok := deleted[op.Path]; ok && op.Kind == applypatch.OpAdd {
+			ops[i].kind = applypatch.OpUpdate // a Delete then an Add of one path: one rewrite, one file of the proposal
+			continue
+		}
+		if op.Kind == applypatch.OpDelete {
+			deleted[op.Path] = len(ops)
+		}
 		ops = append(ops, fileOp{op.Kind, op.Path, op.MoveTo})
 	}
 	return renderDiff(pr, ops, fsys, opts), nil
