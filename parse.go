@@ -143,6 +143,10 @@ func (p *parser) sections() error {
 		if msg := pathProblem(target); msg != "" {
 			return p.errf(l, "%s", msg)
 		}
+		if bare, ok := quoted(target); ok {
+			return p.errf(l, "the path is wrapped in quotes, which would be part of the file's name; write it bare: '%s %s'",
+				strings.TrimSpace(strings.TrimSuffix(text, target)), bare)
+		}
 		if namesDir(target) {
 			return p.errf(l, "the path ends with a slash, so it names a directory; name the file, e.g. '%sNAME'", target)
 		}

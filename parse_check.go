@@ -24,6 +24,19 @@ func pathProblem(name string) string {
 	return ""
 }
 
+// quoted reports whether a payload's path is wrapped in a pair of quotes or backticks,
+// as a model writes a path in prose, and returns it without them.
+func quoted(name string) (string, bool) {
+	if len(name) < 3 {
+		return "", false
+	}
+	q := name[0]
+	if (q == '"' || q == '\'' || q == '`') && name[len(name)-1] == q {
+		return name[1 : len(name)-1], true
+	}
+	return "", false
+}
+
 // checkPatch refuses a *Patch that no payload could have produced: a path with a
 // control character or invalid UTF-8, or any field that [Format] cannot write so that
 // [Parse] reads it back the same (a line holding a line break, a path with surrounding

@@ -32,6 +32,9 @@ func (p *parser) updateBody(op *Operation) error {
 			if msg := pathProblem(op.MoveTo); msg != "" {
 				return p.errf(l, "the destination: %s", msg)
 			}
+			if bare, ok := quoted(op.MoveTo); ok {
+				return p.errf(l, "the destination is wrapped in quotes, which would be part of the file's name; write it bare: '*** Move to: %s'", bare)
+			}
 			if namesDir(op.MoveTo) {
 				return p.errf(l, "the destination ends with a slash, so it names a directory; name the file, e.g. '%s%s'",
 					op.MoveTo, path.Base(cleanPath(op.Path)))

@@ -174,6 +174,7 @@ var semanticRefusals = []string{
 	"has no body",                     // (the grammar keeps a Delete's body empty)
 	"the line hint is too large",      // "@@ N" beyond int
 	"the unified-diff line number is too large",
+	"wrapped in quotes", // a path in quotes or backticks
 }
 
 // TestFreeformGrammarAgreesWithParse: H6. The freeform tool's grammar admits every payload
