@@ -107,17 +107,20 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	}
 	cfg.Fs, cfg.Root, cfg.Key, cfg.Fence = pr.files(), f.Real(), key, f
 	cfg.Guard, cfg.Expected, cfg.Seen, cfg.Captured = pr.recheckStep, expects(expected), pr.read, pr.readLocked
+	id := newEntryID() // the history entry's, when one is recorded
 	var kept *keptBaselines
-	cfg.Keep = pr.keeper(plan, &kept)
+	cfg.Keep = pr.keeper(plan, &kept, id)
 	var made []string
 	if pr.opts.History != nil && pr.reverts == nil {
 		cfg.Made = func(dirs []string) { made = dirs }
+		cfg.BeforeFinal = pr.intend(id)
 	}
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
+		pr.intended(id)
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)
-	pr.recordHistory(plan, res, kept, made)
+	pr.recordHistory(plan, res, kept, made, id)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }

@@ -270,6 +270,50 @@ func damaged(ctx context.Context, s *history.Store, d *history.DamagedError, und
 	return e
 }
 
+// An unrecordedError is an undo that reached a change the history missed (see
+// history.UnrecordedError): never passed over, since undoing the change before it
+// instead would revert another change than the newest. Its note is forgotten (not in a
+// check), so that the next undo goes on. With nothing left to undo it is also an
+// [ErrNothingToUndo].
+type unrecordedError struct {
+	u      *history.UnrecordedError
+	check  bool
+	failed error // why the note could not be forgotten
+}
+
+func (e *unrecordedError) Error() string {
+	next := "undo again to revert the change before it"
+	if !e.u.Left {
+		next = "nothing else is left to undo"
+	}
+	msg := fmt.Sprintf("cannot undo: %s, so it cannot be undone, and undoing the change before it instead is not what "+
+		"was asked; nothing was written. ", e.u)
+	switch {
+	case e.check:
+		return msg + "The undo would forget that change (its files stay as they are); then " + next
+	case e.failed != nil:
+		return msg + "The history could not be updated: " + e.failed.Error()
+	}
+	return msg + "That change is forgotten (its files stay as they are): " + next
+}
+
+func (e *unrecordedError) Unwrap() error {
+	if e.u.Left || e.check || e.failed != nil {
+		return nil
+	}
+	return ErrNothingToUndo
+}
+
+// unrecorded is the error of an undo that reached a change the history missed; but for a
+// check, the history forgets it.
+func unrecorded(ctx context.Context, s *history.Store, u *history.UnrecordedError) error {
+	e := &unrecordedError{u: u, check: dryrun.Is(ctx)}
+	if !e.check {
+		e.failed = s.ForgetUnrecorded()
+	}
+	return e
+}
+
 // markWorkspace writes which workspace a user history belongs to, once.
 func (h *History) markWorkspace() {
 	name := filepath.Join(h.dir, workspaceFile)

@@ -4,6 +4,7 @@ package applypatch
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,9 +143,10 @@ func TestKeptBaselineWithOtherLinkKeptAsBytes(t *testing.T) {
 	}
 }
 
-// U1: a commit the history cannot keep (here it also deletes a symbolic link) still
+// U1, U2: a commit the history cannot keep (here it also deletes a symbolic link) still
 // applies, says so, and leaves no kept directory behind: the journal directory moved in
-// for it is discarded with the entry that was not written.
+// for it is discarded with the entry that was not written. Only its note stays, so an
+// undo says that the newest change is missing rather than undo an older one.
 func TestKeptDiscardedWhenNotRecorded(t *testing.T) {
 	ws, state := t.TempDir(), filepath.Join(t.TempDir(), "history")
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644)
@@ -159,8 +161,14 @@ func TestKeptDiscardedWhenNotRecorded(t *testing.T) {
 	if !strings.Contains(res.Text(), "History not recorded") {
 		t.Errorf("result %q does not say the history could not keep the change", res.Text())
 	}
+	if entries, _ := os.ReadDir(filepath.Join(state, "entries")); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".intent") {
+		t.Errorf("the history holds %v after a commit it could not keep, want its note alone", entries)
+	}
+	if _, err := Undo(context.Background(), afero.NewOsFs(), opts); !errors.Is(err, ErrNothingToUndo) || !strings.Contains(err.Error(), "missing from the history") {
+		t.Errorf("Undo after a change the history missed: %v", err)
+	}
 	if entries, _ := os.ReadDir(filepath.Join(state, "entries")); len(entries) != 0 {
-		t.Errorf("the history holds %v after a commit it could not keep", entries)
+		t.Errorf("the history holds %v after the undo forgot the missed change", entries)
 	}
 	if names, _ := os.ReadDir(ws); len(names) != 1 || names[0].Name() != "a.txt" {
 		t.Errorf("the workspace holds %v, want a.txt alone", names)

@@ -25,7 +25,7 @@ import (
 // recordHistory runs after a commit is durable: it records the commit in the history the
 // options name or, for an undo or a redo, marks the entry it reverted. It never fails
 // the commit: what went wrong is a note of the result.
-func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string) {
+func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) {
 	if rv := pr.reverts; rv != nil {
 		if err := rv.mark(); err != nil {
 			res.note("History not updated: " + err.Error() + "; the files are " + rv.verb() + "ne, but the history lists the change as before")
@@ -40,7 +40,11 @@ func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBasel
 	if pr.opts.History == nil {
 		return
 	}
-	if err := pr.writeHistory(plan, res, kept, made); err != nil {
+	err := pr.writeHistory(plan, res, kept, made, id)
+	if err == nil {
+		pr.intended(id) // recorded; a change that is not keeps its note, so no undo passes over it
+	}
+	if err != nil {
 		if kept != nil {
 			if s, _ := pr.opts.History.opened(); s != nil {
 				s.Discard(kept.id, kept.size)
@@ -63,7 +67,7 @@ type keptBaselines struct {
 // on the same filesystem as the workspace takes them by one rename rather than writing
 // their bytes again. Where the directory cannot be moved, the commit removes it and the
 // entry holds the baselines' bytes itself. *kept says what was taken.
-func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kept) bool {
+func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines, id string) func(*txn.Kept) bool {
 	if pr.reverts != nil || pr.opts.History == nil {
 		return nil
 	}
@@ -86,7 +90,6 @@ func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines) func(*txn.Kep
 			return false
 		}
 		defer dir.Close()
-		id := newEntryID()
 		if !k.MoveTo(dir, history.KeptName(id, size)) {
 			return false
 		}
@@ -156,7 +159,7 @@ func (pr *Proposal) stillReverting() error {
 
 // writeHistory records the commit of plan: every path's baseline and what the commit
 // left, the payload, the time and the tallies.
-func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string) error {
+func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) error {
 	s, err := pr.opts.History.opened()
 	if err != nil {
 		return err
@@ -165,7 +168,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 	if err != nil {
 		return err
 	}
-	e := &history.Entry{ID: newEntryID(), Time: time.Now().UTC(), Payload: pr.payload, Made: made}
+	e := &history.Entry{ID: id, Time: time.Now().UTC(), Payload: pr.payload, Made: made}
 	for _, fr := range res.Files {
 		e.Added += fr.Added
 		e.Removed += fr.Removed
@@ -335,6 +338,27 @@ func newEntryID() string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// intend returns what a commit does just before it becomes final when it records a
+// history entry: note in the history that the entry id is to follow, so that a process
+// stopped before it records the entry leaves a change the history knows it missed.
+func (pr *Proposal) intend(id string) func() {
+	return func() {
+		if s, err := pr.opts.History.opened(); err == nil {
+			s.Intend(id)
+		}
+	}
+}
+
+// intended removes the note intend made, once the entry is recorded or will not be.
+func (pr *Proposal) intended(id string) {
+	if pr.opts.History == nil || pr.reverts != nil {
+		return
+	}
+	if s, err := pr.opts.History.opened(); err == nil {
+		s.Intended(id)
+	}
 }
 
 // removeMade removes, after an undo, the directories the change created that the undo

@@ -78,6 +78,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if d := (*history.DamagedError)(nil); errors.As(err, &d) {
 		return nil, damaged(ctx, s, d, undo)
 	}
+	if u := (*history.UnrecordedError)(nil); errors.As(err, &u) {
+		return nil, unrecorded(ctx, s, u)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -237,3 +237,40 @@ func TestDamagedPickRefusedThenRemoved(t *testing.T) {
 		t.Errorf("the next Redoable = %d %v %v, want entry 2", e.Seq, ok, err)
 	}
 }
+
+// U1, U2: a change the history missed (its note, with no entry) is never passed over by
+// an undo: while a newer entry is recorded, that one is undone as usual; once the undo
+// reaches the missed change, it is refused with an *UnrecordedError until the note is
+// forgotten, and then the undo goes on to the entry before it.
+func TestUnrecordedChangeStopsTheUndo(t *testing.T) {
+	s := Open(afero.NewMemMapFs(), "/h", key, Limits{})
+	record := func(id string) {
+		t.Helper()
+		e, c := entry(id, "a\n", "b\n")
+		if err := s.Record(e, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record("000000000001")
+	time.Sleep(2 * time.Millisecond) // the note is newer than entry 1, by its time
+	if err := s.Intend("00000000000a"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	record("000000000002")
+	if e, ok, err := s.Undoable(); err != nil || !ok || e.ID != "000000000002" {
+		t.Fatalf("Undoable = %v %v %v, want entry 2, newer than the missed change", e.ID, ok, err)
+	}
+	s.SetUndone("000000000002", true)
+	var u *UnrecordedError
+	if _, ok, err := s.Undoable(); ok || !errors.As(err, &u) || !u.Left {
+		t.Fatalf("Undoable past the missed change = %v, %v; want an UnrecordedError with entry 1 left", ok, err)
+	}
+	if err := s.ForgetUnrecorded(); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := s.Undoable(); err != nil || !ok || e.ID != "000000000001" {
+		t.Errorf("Undoable once the note is forgotten = %v %v %v, want entry 1", e.ID, ok, err)
+	}
+	s.Intended("000000000002") // a recorded entry's note is removed; no note of a recorded entry stops an undo
+}

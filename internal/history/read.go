@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -63,6 +64,11 @@ func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	n, ok := pick(names, undo)
+	if undo {
+		if at, gap := s.unrecorded(names); gap && (!ok || at.After(entryTime(s, n))) {
+			return Entry{}, false, &UnrecordedError{When: at, Left: ok}
+		}
+	}
 	if !ok {
 		return Entry{}, false, nil
 	}
@@ -76,6 +82,16 @@ func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 	sound := slices.DeleteFunc(names, func(n name) bool { _, err := s.readEntry(n); return errors.Is(err, errDamaged) })
 	_, left := pick(sound, undo)
 	return Entry{}, false, &DamagedError{ID: n.ID, Left: left}
+}
+
+// entryTime is when the entry n was recorded, by its file: the zero time when it cannot
+// be read, so that a note of a missed change, which is newer, is not passed over.
+func entryTime(s *Store, n name) time.Time {
+	fi, err := s.fs.Stat(n.file)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }
 
 // RemoveDamaged removes the store's damaged entry files, and counts them. Callers

@@ -139,6 +139,9 @@ func (tx *txn) run(ctx context.Context) error {
 			return tx.abort(err)
 		}
 	}
+	if tx.cfg.BeforeFinal != nil {
+		tx.cfg.BeforeFinal()
+	}
 	if err := tx.jr.seal(); err != nil {
 		return tx.abort(err) // the commit cannot be made final: undo it
 	}
@@ -263,6 +266,10 @@ type Config struct {
 	// it holds nothing but each baseline's backup: it returns true when it moved the
 	// directory away (see Kept.MoveTo), which the commit then does not remove.
 	Keep func(*Kept) bool
+	// BeforeFinal, when set, runs after the last write and just before the commit becomes
+	// final (its journal's record removed): a history notes there the entry it is about
+	// to record.
+	BeforeFinal func()
 	// Outside are the directories outside the workspace that a commit writes in, as
 	// real names of the operating system: the lock holds them too, each as a workspace of
 	// its own, so that a commit in another workspace holding them waits.
