@@ -90,6 +90,12 @@ type Session struct {
 	done   chan struct{}
 	result *Result
 	err    error
+
+	// committing counts the commit of a submission in flight, which Run waits for; an
+	// Abort meanwhile only sets aborting, and the commit settles the session with what
+	// it did.
+	committing sync.WaitGroup
+	aborting   bool
 }
 
 // NewSession opens a review of a resolved proposal. Every change starts selected. It
@@ -171,9 +177,11 @@ func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 		}
 	case <-ctx.Done():
 		s.Abort()
+		s.committing.Wait() // a commit under way ends first: rolled back at the cancellation, or done
 	case err := <-errc:
 		if ctx.Err() != nil {
 			s.Abort() // the reviewer stopped for the cancellation: that is the outcome
+			s.committing.Wait()
 			break
 		}
 		if err != nil {
@@ -184,6 +192,7 @@ func (s *Session) Run(ctx context.Context, rv Reviewer) (*Result, error) {
 		case <-s.done:
 		case <-ctx.Done():
 			s.Abort()
+			s.committing.Wait()
 		}
 	}
 	return s.outcome()
@@ -210,8 +219,9 @@ func (s *Session) outcome() (*Result, error) {
 // [View].Conflict and returns it.
 //
 // When [Options].AfterCommit is set it runs after a successful commit, before the review
-// settles. An [Session.Abort] meanwhile settles the review as aborted; the commit itself
-// still completes and its result is returned to the caller of Submit only.
+// settles. An [Session.Abort] meanwhile does not settle the review at once: the commit
+// goes on (cancel its ctx to stop it, and it rolls back), and the review then settles with
+// what it did: applied, when it completed, else aborted with nothing written.
 func (s *Session) Submit(ctx context.Context) (*Result, error) {
 	s.mu.Lock()
 	if err := s.writable(Target{}); err != nil {
@@ -219,13 +229,16 @@ func (s *Session) Submit(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.state, s.conflict = StateSubmitting, nil
+	s.committing.Add(1)
 	s.mu.Unlock()
 	return s.commit(ctx)
 }
 
 // commit runs the commit of a submission the caller moved to StateSubmitting, and settles
 // the session or reopens it.
+// The caller added the commit to s.committing.
 func (s *Session) commit(ctx context.Context) (*Result, error) {
+	defer s.committing.Done()
 	res, err := Commit(ctx, s.pr)
 	if err == nil && s.pr.opts.AfterCommit != nil {
 		s.pr.opts.AfterCommit(ctx, res)
@@ -234,6 +247,14 @@ func (s *Session) commit(ctx context.Context) (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state == StateSettled {
+		return res, err
+	}
+	if s.aborting && err != nil && !isIncomplete(err) {
+		s.settle(errorResult(ErrAborted), ErrAborted) // nothing was written: the abort stands
+		return res, err
+	}
+	if s.aborting && err != nil {
+		s.settle(res, err) // what the rollback could not restore, told as it is
 		return res, err
 	}
 	if err != nil && !errors.Is(err, ErrRejected) {
@@ -269,10 +290,23 @@ func (s *Session) Reject() error {
 // Abort tears the review down: unless it has settled, it settles now with
 // "Error: Patch review aborted". It is safe to call at any time, also while a
 // submission runs, and more than once.
+//
+// While a submission's commit runs, Abort does not settle the review: the commit settles
+// it with what it did (see [Session.Submit]), and [Session.Run] waits for it.
 func (s *Session) Abort() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.state == StateSubmitting {
+		s.aborting = true
+		return
+	}
 	s.settle(errorResult(ErrAborted), ErrAborted)
+}
+
+// isIncomplete reports whether err is a rollback that could not restore every path.
+func isIncomplete(err error) bool {
+	var ire *IncompleteRollbackError
+	return errors.As(err, &ire)
 }
 
 // fail settles the session with a reviewer's failure.

@@ -227,6 +227,7 @@ func (s *Session) CardFeedback(ctx context.Context, text string) (*Result, error
 	s.pr.feedback = text
 	deselect(s.units(nil, nil))
 	s.state, s.conflict = StateSubmitting, nil
+	s.committing.Add(1)
 	s.mu.Unlock()
 	return s.commit(ctx)
 }

@@ -58,8 +58,9 @@ func TestSubmitDiagnosticsSettleOnce(t *testing.T) {
 	}
 }
 
-// R10: tearing the review down while diagnostics run settles it once as aborted; the
-// write itself still completes.
+// R10, X17: tearing the review down while the write's diagnostics run does not settle it
+// as aborted, since the write completed: once the commit ends, the review settles with
+// what it did, applied, and the model is never told "aborted" of a patch on disk.
 func TestSubmitAbortedDuringDiagnostics(t *testing.T) {
 	release, started := make(chan struct{}), make(chan struct{})
 	opts := &Options{AfterCommit: func(context.Context, *Result) { close(started); <-release }}
@@ -72,16 +73,15 @@ func TestSubmitAbortedDuringDiagnostics(t *testing.T) {
 	<-started
 	f.s.Abort()
 	f.s.Abort()
-	res, err := f.s.outcome()
-	if !errors.Is(err, ErrAborted) || res.Text() != "Error: Patch review aborted" {
-		t.Fatalf("after abort: %v %v", res, err)
+	if res, err := f.s.outcome(); res != nil || err != nil {
+		t.Fatalf("settled while the commit ran: %v %v", res, err)
 	}
 	close(release)
 	if got := <-submitted; got.Status != StatusApplied {
 		t.Errorf("the commit's own result: %s", got.Text())
 	}
-	if res2, _ := f.s.outcome(); res2 != res {
-		t.Error("the settled result changed after the commit finished")
+	if res, err := f.s.outcome(); err != nil || res.Status != StatusApplied {
+		t.Errorf("settled as %v %v, want applied", res, err)
 	}
 	if f.read("two.txt") != "first\nnew three\nlast\n" {
 		t.Errorf("the write did not complete: %q", f.read("two.txt"))
@@ -117,6 +117,46 @@ func TestAbortDuringFailingCommit(t *testing.T) {
 	}
 	if f.s.View().Conflict != nil {
 		t.Errorf("conflict recorded after the abort: %v", f.s.View().Conflict)
+	}
+}
+
+// R10, X17, S2: a cancelled context while a submission's commit runs does not end Run
+// before the commit: Run waits for it, the commit stops at the cancellation and rolls
+// back, and the review settles as aborted with nothing written. (Run once returned at the
+// cancellation with the commit still writing, and a server that then exited left the
+// tree half-written.)
+func TestRunWaitsForTheCommitItCancels(t *testing.T) {
+	inRename, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ffs := faultfs.New(afero.NewMemMapFs(), faultfs.FailEvery(func(op faultfs.Op, _ string) bool {
+		if op == faultfs.OpRename {
+			once.Do(func() { close(inRename); <-release })
+		}
+		return false
+	}))
+	f := newFixtureOn(t, ffs, twoFiles.files, twoFiles.payload, &Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := f.s.Run(ctx, ReviewerFunc(func(ctx context.Context, s *Session) error {
+			_, err := s.Submit(ctx)
+			return err
+		}))
+		ran <- err
+	}()
+	<-inRename
+	cancel()
+	select { // the commit is held in its rename: Run must not return before it is let go
+	case err := <-ran:
+		t.Fatalf("Run returned (%v) while the commit was still writing", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := <-ran; !errors.Is(err, ErrAborted) {
+		t.Fatalf("Run = %v, want aborted: the commit rolled back at the cancellation", err)
+	}
+	if f.read("one.txt") != twoFiles.files["one.txt"] || f.read("two.txt") != twoFiles.files["two.txt"] {
+		t.Errorf("an aborted review wrote: %q %q", f.read("one.txt"), f.read("two.txt"))
 	}
 }
 
