@@ -22,8 +22,8 @@
 //
 // A line that is not a JSON-RPC message the server can take is answered with a JSON-RPC
 // error, and the server goes on. On SIGINT or SIGTERM it accepts no new calls, answers the
-// calls in flight and exits; calls still running after 10 seconds are cancelled (their
-// commits roll back), and a second signal exits at once.
+// calls in flight and exits; calls still running after 10 seconds, or at a second signal,
+// are cancelled (their commits roll back) and answered, and a third signal exits at once.
 //
 // Register it with a client by absolute paths, for example:
 //

@@ -147,14 +147,32 @@ func TestShutdownHaltsLongCall(t *testing.T) {
 	t.Logf("the cancelled call answered %q", text)
 }
 
-// TestShutdownSecondSignal checks that a second signal ends serve at once, the call in
-// flight notwithstanding.
-func TestShutdownSecondSignal(t *testing.T) {
+// TestShutdownSecondSignalCancelsAndWaits checks that a second signal cancels the call
+// in flight and waits for it: its commit rolls back or completes, and it is answered
+// with what it did (X17, S2); serve does not return with the commit half-written.
+func TestShutdownSecondSignalCancelsAndWaits(t *testing.T) {
+	c, fsys := startStalled(t, func(f *stallFs) { close(f.release) }) // going on only once cancelled
+	c.signal()
+	c.sigs <- syscall.SIGINT
+	text, isError := callText(t, c.next(), "2")
+	if err := c.wait(); err != nil {
+		t.Errorf("serve = %v, want nil", err)
+	}
+	want := map[bool]string{false: newMain, true: baseMain}[isError]
+	if got := readFile(t, fsys, "/ws/main.go"); got != want {
+		t.Errorf("answer %q (isError %v) but main.go = %q", text, isError, got)
+	}
+}
+
+// TestShutdownThirdSignal checks that a third signal ends serve at once, the call in
+// flight notwithstanding: the way out of a call that does not end.
+func TestShutdownThirdSignal(t *testing.T) {
 	c, fsys := startStalled(t, nil)
 	defer close(fsys.release)
 	c.signal()
 	c.sigs <- syscall.SIGINT
-	if err := c.wait(); err != errSecondSignal {
-		t.Errorf("serve = %v, want %v", err, errSecondSignal)
+	c.sigs <- syscall.SIGINT
+	if err := c.wait(); err != errThirdSignal {
+		t.Errorf("serve = %v, want %v", err, errThirdSignal)
 	}
 }
