@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"unicode"
 
 	"charm.land/lipgloss/v2"
 )
@@ -35,7 +36,8 @@ var selectionStyles = map[string]lipgloss.Style{
 
 // printable makes text from a payload or a file safe to put on a terminal: a tab becomes
 // spaces, and any other control character (an escape sequence could recolour the screen
-// or move the cursor) is shown as its Unicode control picture or as U+FFFD.
+// or move the cursor) is shown as its Unicode control picture or as U+FFFD, as is an
+// invisible formatting character (a bidirectional override could reorder a path).
 func printable(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
@@ -58,4 +60,4 @@ func printable(s string) string {
 	return b.String()
 }
 
-func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }
+func isControl(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 || unicode.Is(unicode.Cf, r) }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/applypatch/applypatch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -56,7 +57,40 @@ func (f form) message(intro, about string, rs *applypatch.Session) string {
 	} else {
 		intro = fmt.Sprintf("%s (%s).", intro, card.Action)
 	}
-	return fmt.Sprintf("%s\n\n%s\n\n%s", intro, rs.View().Header, strings.TrimSuffix(card.Diff, "\n"))
+	return visible(fmt.Sprintf("%s\n\n%s\n\n%s", intro, rs.View().Header, strings.TrimSuffix(card.Diff, "\n")))
+}
+
+// visible makes every character of a message shown to the person visible as itself: a
+// client may print the message on a terminal, where a carriage return, an escape
+// sequence or a bidirectional override in a file's content or a path would make the
+// person see another change than the one applied. Control characters become their
+// Unicode pictures (␍, ␛), other invisible formatting characters their code point
+// (<U+202E>); line feeds and tabs stay.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t' || !hidden(r):
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('␡')
+		default:
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		}
+	}
+	return b.String()
+}
+
+// hidden reports whether r is a control or an invisible formatting character: C0 and
+// C1 controls, DEL, and the format characters (Cf) such as bidirectional overrides,
+// zero-width joiners and the byte order mark.
+func hidden(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 || unicode.Is(unicode.Cf, r)
 }
 
 // question is the call's result that asks the person message, carrying sealed state
