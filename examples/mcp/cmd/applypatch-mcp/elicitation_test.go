@@ -113,7 +113,9 @@ func TestFallback(t *testing.T) {
 }
 
 // TestReviewState checks that an answer only settles the patch it was asked for, with
-// the baselines the server sealed: a forged or reused state is refused.
+// the baselines the server sealed, and only once: a forged state, one for another patch
+// or another server, and one used already (an approval replayed after the change was
+// undone would apply it again unasked) are refused.
 func TestReviewState(t *testing.T) {
 	s := &server{key: newKey()}
 	want := map[string]applypatch.Snapshot{"main.go": {Exists: true, Mode: 0o644, Hash: "ab"}}
@@ -122,6 +124,10 @@ func TestReviewState(t *testing.T) {
 	if err != nil || !cmp.Equal(got, want) {
 		t.Fatalf("open = %v, %v", got, err)
 	}
+	if _, err := s.open(state, update); err != errUsedAnswer {
+		t.Errorf("an answer used twice: open = %v, want errUsedAnswer", err)
+	}
+	state = s.seal(update, want)
 	body, sig, _ := strings.Cut(state, ".")
 	for name, bad := range map[string]string{
 		"other patch":  "",

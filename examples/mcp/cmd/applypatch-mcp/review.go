@@ -268,6 +268,10 @@ var choices = []string{"apply", "reject", "feedback"}
 type reviewState struct {
 	Subject  []byte                         `json:"subject"`
 	Expected map[string]applypatch.Snapshot `json:"expected"`
+	// Nonce makes each question's state its own, so that its answer is taken once: sent
+	// again after the change was applied and undone, it would apply the change again
+	// without asking.
+	Nonce []byte `json:"nonce"`
 }
 
 // errStaleAnswer refuses an answer that does not belong to the patch being applied.
@@ -277,14 +281,19 @@ var errStaleAnswer = errors.New("the review answer does not belong to this patch
 // cannot alter the baselines or reuse an answer for another patch or another change.
 func (s *server) seal(subject string, expected map[string]applypatch.Snapshot) string {
 	sum := sha256.Sum256([]byte(subject))
-	b, _ := json.Marshal(reviewState{Subject: sum[:], Expected: expected})
+	nonce := make([]byte, 16)
+	rand.Read(nonce)
+	b, _ := json.Marshal(reviewState{Subject: sum[:], Expected: expected, Nonce: nonce})
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(s.mac(b))
 }
 
 // open verifies sealed state for the patch text and returns the baselines it carries.
 func (s *server) open(state, text string) (map[string]applypatch.Snapshot, error) {
 	st, err := s.unseal(state)
-	if err != nil || !st.about(text) {
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.about(text):
 		return nil, errStaleAnswer
 	}
 	return st.Expected, nil
@@ -297,11 +306,23 @@ func (s *server) unseal(state string) (reviewState, error) {
 	b, err1 := base64.RawURLEncoding.DecodeString(body)
 	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
 	var st reviewState
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(b)) || json.Unmarshal(b, &st) != nil {
+	if err1 != nil || err2 != nil || !hmac.Equal(mac, s.mac(b)) || json.Unmarshal(b, &st) != nil || len(st.Nonce) == 0 {
 		return reviewState{}, errStaleAnswer
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used[string(st.Nonce)] {
+		return reviewState{}, errUsedAnswer
+	}
+	if s.used == nil {
+		s.used = map[string]bool{}
+	}
+	s.used[string(st.Nonce)] = true
 	return st, nil
 }
+
+// errUsedAnswer refuses an answer sent again: each question is answered once.
+var errUsedAnswer = errors.New("this review answer was used already, and an answer counts once; call the tool again to ask the person again")
 
 // about reports whether the state was sealed for subject.
 func (st reviewState) about(subject string) bool {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,9 @@ type server struct {
 	cfg  Config
 	key  []byte
 	halt context.Context
+
+	mu   sync.Mutex
+	used map[string]bool // the nonces of the questions answered: each answer counts once
 }
 
 // NewServer returns an MCP server exposing the apply_patch tool on cfg's workspace, and
