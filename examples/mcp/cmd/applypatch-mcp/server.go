@@ -1,12 +1,12 @@
 package main
 
 import (
-	"sync"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/applypatch/applypatch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -136,6 +136,12 @@ func (s *server) reviewUndo(ctx context.Context, req *mcp.CallToolRequest, redo 
 	if err != nil {
 		return toolResult(applypatch.ErrorResult(errStaleUndo))
 	}
+	// The change to revert must still be the one the person was asked about, whatever
+	// the files hold: checked first, so that another change's undo is never refused for
+	// the files of the one asked about.
+	if pr, err := s.revert(ctx, redo, &opts); err == nil && !st.about(reverted(pr)) {
+		return toolResult(applypatch.ErrorResult(errStaleUndo))
+	}
 	opts.Expected = st.Expected
 	pr, err := s.revert(ctx, redo, &opts)
 	if err != nil {

@@ -204,6 +204,7 @@ func TestUndoElicitation(t *testing.T) {
 		name    string
 		answer  *mcp.ElicitResult
 		meddle  bool // edit main.go while the person looks
+		another bool // commit another change, to another file, while the person looks
 		text    string
 		isError bool
 		main    string
@@ -218,6 +219,8 @@ func TestUndoElicitation(t *testing.T) {
 			text: "Error: " + errEmptyUndoFeedback.Error(), isError: true, main: newMain},
 		{name: "changed meanwhile", answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}},
 			meddle: true, text: "Error: file changed during review: main.go;…", isError: true, main: edited},
+		{name: "another change meanwhile", answer: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "apply"}},
+			another: true, text: "Error: " + errStaleUndo.Error(), isError: true, main: newMain},
 	}
 	for _, protocol := range protocols {
 		for _, tt := range tests {
@@ -232,6 +235,10 @@ func TestUndoElicitation(t *testing.T) {
 						}
 						if tt.meddle {
 							afero.WriteFile(fsys, "/ws/main.go", []byte(edited), 0o644)
+						}
+						if tt.another { // the undo asked about is no longer the newest change
+							applypatch.Apply(context.Background(), fsys, "*** Begin Patch\n*** Add File: other.txt\n+x\n*** End Patch",
+								&applypatch.Options{Workspace: "/ws", History: h})
 						}
 						return tt.answer, nil
 					}}, protocol)
@@ -256,7 +263,7 @@ func TestUndoElicitation(t *testing.T) {
 				if got := readFile(t, fsys, "/ws/main.go"); got != tt.main {
 					t.Errorf("main.go = %q, want %q", got, tt.main)
 				}
-				if newest(t, h).Undone != tt.undone {
+				if e := newest(t, h); e.Undone != tt.undone && !tt.another {
 					t.Errorf("undone = %v, want %v", !tt.undone, tt.undone)
 				}
 			})
