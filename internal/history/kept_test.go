@@ -3,9 +3,12 @@
 package history
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -139,5 +142,22 @@ func TestReadKeptThroughAfero(t *testing.T) {
 		if b, err := readKept(fsys, name, want); err == nil {
 			t.Errorf("readKept(%s, %d) = %q, want an error", name, want, b)
 		}
+	}
+}
+
+// F5, U1: a content the history has lost is reported without the names of the user's
+// state directory, which a result a model reads must not disclose.
+func TestLostContentNamesNoStatePath(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(afero.NewOsFs(), dir, key, Limits{})
+	keptEntry(t, s, "00000000000a")
+	list, err := s.List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	os.Remove(filepath.Join(s.entries(), KeptName("00000000000a", 7), "b0"))
+	_, err = s.Content(&list[0], 0)
+	if err == nil || strings.Contains(err.Error(), dir) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Content of a lost file: %v; want it told without %s, and fs.ErrNotExist", err, dir)
 	}
 }

@@ -107,7 +107,7 @@ func (s *Store) RemoveDamaged() (int, error) {
 			continue
 		}
 		if err := s.fs.Remove(nm.file); err != nil {
-			return n, fmt.Errorf("the history cannot be updated: %w", err)
+			return n, fmt.Errorf("the history cannot be updated: %w", pathless(err))
 		}
 		n++
 	}
@@ -254,12 +254,12 @@ func (s *Store) load(e *Entry) error {
 	}
 	f, err := s.fs.OpenFile(e.file, openKept, 0)
 	if err != nil {
-		return fmt.Errorf("the history has lost the entry: %w", err)
+		return fmt.Errorf("the history has lost the entry: %w", pathless(err))
 	}
 	defer f.Close()
 	data := make([]byte, end)
 	if _, err := f.ReadAt(data, int64(len(entryMagic))); err != nil && !(errors.Is(err, io.EOF) && end == 0) {
-		return fmt.Errorf("the history cannot read a file's content: %w", err)
+		return fmt.Errorf("the history cannot read a file's content: %w", pathless(err))
 	}
 	e.data = data
 	return nil
@@ -285,12 +285,12 @@ var errNotRecorded = errors.New("the history holds a file's content that is not 
 
 // errLost is the error of a kept file that cannot be opened.
 func errLost(err error) error {
-	return fmt.Errorf("the history has lost a file's content: %w", err)
+	return fmt.Errorf("the history has lost a file's content: %w", pathless(err))
 }
 
 // errUnread is the error of a kept file that cannot be read whole.
 func errUnread(err error) error {
-	return fmt.Errorf("the history cannot read a file's content: %w", err)
+	return fmt.Errorf("the history cannot read a file's content: %w", pathless(err))
 }
 
 // readKeptFile is readKept through fsys's files.
@@ -320,16 +320,16 @@ func (s *Store) SetUndone(id string, undone bool) error {
 	mark := path.Join(s.undone(), id)
 	if !undone {
 		if err := s.fs.Remove(mark); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("the history cannot be updated: %w", err)
+			return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 		}
 		return nil
 	}
 	if err := s.fs.MkdirAll(s.undone(), 0o700); err != nil {
-		return fmt.Errorf("the history cannot be updated: %w", err)
+		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
 	f, err := s.fs.OpenFile(mark, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("the history cannot be updated: %w", err)
+		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
 	return f.Close()
 }

@@ -82,7 +82,7 @@ func (s *Store) Discard(id string, size int64) {
 func (s *Store) Record(e *Entry, contents []Content) error {
 	for _, dir := range []string{s.entries(), s.undone()} {
 		if err := s.fs.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("the history cannot be created: %w", err)
+			return fmt.Errorf("the history cannot be created: %w", pathless(err))
 		}
 	}
 	list, orphans, err := s.listing()
@@ -124,7 +124,7 @@ func (s *Store) write(e *Entry, contents []Content) (name string, size int64, er
 	tmp := path.Join(s.entries(), fmt.Sprintf("%010d-%s.entry.tmp-%s", e.Seq, e.ID, strconv.FormatInt(time.Now().UnixNano(), 36)))
 	f, err := s.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", 0, fmt.Errorf("the history cannot be written: %w", err)
+		return "", 0, fmt.Errorf("the history cannot be written: %w", pathless(err))
 	}
 	size, err = writeEntry(f, e, contents, s.mac)
 	if cerr := f.Close(); err == nil {
@@ -136,7 +136,7 @@ func (s *Store) write(e *Entry, contents []Content) (name string, size int64, er
 	}
 	if err != nil {
 		s.fs.Remove(tmp)
-		return "", 0, fmt.Errorf("the history cannot be written: %w", err)
+		return "", 0, fmt.Errorf("the history cannot be written: %w", pathless(err))
 	}
 	return name, size, nil
 }
@@ -233,7 +233,7 @@ func (s *Store) listing() ([]name, []name, error) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("the history cannot be read: %w", err)
+		return nil, nil, fmt.Errorf("the history cannot be read: %w", pathless(err))
 	}
 	kept := map[string]name{}
 	for _, fi := range infos {
@@ -319,11 +319,11 @@ func (s *Store) dropUndone(list []name) ([]name, error) {
 // remove deletes an entry and its mark.
 func (s *Store) remove(n name) error {
 	if err := s.fs.Remove(n.file); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("the history cannot drop an entry: %w", err)
+		return fmt.Errorf("the history cannot drop an entry: %w", pathless(err))
 	}
 	if n.kept != "" {
 		if err := s.fs.RemoveAll(n.kept); err != nil {
-			return fmt.Errorf("the history cannot drop an entry: %w", err)
+			return fmt.Errorf("the history cannot drop an entry: %w", pathless(err))
 		}
 	}
 	return s.SetUndone(n.ID, false)

@@ -85,7 +85,7 @@ func (s *Store) ForgetUnrecorded() error {
 	for _, fi := range infos {
 		if id, ok := strings.CutSuffix(fi.Name(), intentSuffix); ok && validID(id) && !have[id] {
 			if err := s.fs.Remove(path.Join(s.entries(), fi.Name())); err != nil {
-				return fmt.Errorf("the history cannot be updated: %w", err)
+				return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 			}
 		}
 	}
