@@ -44,6 +44,10 @@ func (g *guard) single(line []byte) error {
 	if err != nil {
 		return g.reply(newError(peekID(line), codeInvalidRequest, "invalid request: %v", err))
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && g.isPending(req.ID) {
+		// the SDK would drop it, and a client waiting for its answer would wait forever
+		return g.reply(newError(peekID(line), codeInvalidRequest, "invalid request: the id is that of a call in flight; give each call its own id"))
+	}
 	if !g.admit(msg) {
 		return g.reply(newError(peekID(line), codeShuttingDown, "%s", errShuttingDown))
 	}

@@ -176,3 +176,18 @@ func TestShutdownThirdSignal(t *testing.T) {
 		t.Errorf("serve = %v, want %v", err, errThirdSignal)
 	}
 }
+
+// TestCallReusingAnIDInFlight checks that a call whose id is that of a call still in
+// flight is answered with an error at once, rather than dropped, which left a client
+// waiting for its answer forever (X17); the call in flight is answered as usual.
+func TestCallReusingAnIDInFlight(t *testing.T) {
+	c, fsys := startStalled(t, nil)
+	c.send(callLine(2, update))
+	if m := c.next(); m.code() != codeInvalidRequest || string(m["id"]) != "2" {
+		t.Errorf("a call reusing id 2: %s, want an invalid-request error for id 2", m)
+	}
+	close(fsys.release)
+	if text, _ := callText(t, c.next(), "2"); text != "Applied patch: 1 change\nApplied: main.go hunk 1" {
+		t.Errorf("the call in flight answered %q", text)
+	}
+}
