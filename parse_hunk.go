@@ -83,7 +83,7 @@ func (p *parser) updateBody(op *Operation) error {
 			cur.Lines = make([]Line, 0, p.linesAhead(p.i+1))
 		case m != "":
 			return p.badUpdateLine(l, m)
-		case cur == nil && p.fileHeaders():
+		case cur == nil && p.fileHeaders(op):
 			p.i += 2 // a unified diff's "--- a/x" and "+++ b/x": the section's header names the file
 			continue
 		case cur != nil && !closed && strings.HasPrefix(l.Text, `\`):
@@ -245,24 +245,44 @@ func (p *parser) hunkLine(l envelope.Line) (Line, error) {
 		return Line{Kind: LineContext}, nil
 	}
 	switch k := LineKind(l.Text[0]); k {
-	case LineContext, LineRemove:
-		// a line copied from the top of a file with a byte order mark: the file's lines
-		// are read without it
-		return Line{Kind: k, Text: strings.TrimPrefix(l.Text[1:], envelope.BOM)}, nil
-	case LineAdd:
+	case LineContext, LineRemove, LineAdd:
 		return Line{Kind: k, Text: l.Text[1:]}, nil
 	}
 	return Line{}, p.badUpdateLine(l, l.Text)
 }
 
 // fileHeaders reports whether the current line and the next are a unified diff's file
-// header lines ("--- a/x", "+++ b/x") directly before the first "@@" of a section.
-func (p *parser) fileHeaders() bool {
+// header lines ("--- a/x", "+++ b/x") directly before the first "@@" of a section, each
+// naming the section's file (or /dev/null). Lines that name another file are a removed
+// line starting "-- " and an added one starting "++ ", and stay so.
+func (p *parser) fileHeaders(op *Operation) bool {
 	if p.i+2 >= len(p.lines) {
 		return false
 	}
 	at := p.lines[p.i : p.i+3]
-	return strings.HasPrefix(at[0].Text, "--- ") && strings.HasPrefix(at[1].Text, "+++ ") && strings.HasPrefix(at[2].Text, "@@")
+	return diffHeader(at[0].Text, "--- ", op) && diffHeader(at[1].Text, "+++ ", op) && strings.HasPrefix(at[2].Text, "@@")
+}
+
+// diffHeader reports whether line is a unified diff's file header with prefix ("--- " or
+// "+++ ") that names op's file: by its path, with or without git's a/ or b/, or by its
+// base name (a diff made from another directory), or /dev/null; a tab and a timestamp
+// may follow the name.
+func diffHeader(line, prefix string, op *Operation) bool {
+	name, ok := strings.CutPrefix(line, prefix)
+	if !ok {
+		return false
+	}
+	name, _, _ = strings.Cut(name, "\t")
+	name = strings.TrimSpace(name)
+	if name == "/dev/null" {
+		return true
+	}
+	for _, p := range []string{op.Path, op.MoveTo} {
+		if p != "" && path.Base(cleanPath(name)) == path.Base(cleanPath(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // badUpdateLine explains a line an Update body cannot hold.
