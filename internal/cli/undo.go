@@ -49,8 +49,7 @@ func (cfg *config) revertOnly(ctx context.Context, root string, confined afero.F
 	}
 	pr, err := build(ctx, hostFs(), opts)
 	if errors.Is(err, applypatch.ErrNothingToUndo) || errors.Is(err, applypatch.ErrNothingToRedo) {
-		fmt.Fprintln(stdout, err.Error())
-		return exitRejected
+		return cfg.nothing(err, stdout, stderr)
 	}
 	if err != nil {
 		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
@@ -87,11 +86,20 @@ func (cfg *config) revertNow(ctx context.Context, opts *applypatch.Options, stdo
 	}
 	res, err := run(ctx)
 	if errors.Is(err, applypatch.ErrNothingToUndo) || errors.Is(err, applypatch.ErrNothingToRedo) {
-		fmt.Fprintln(stdout, err.Error())
-		return exitRejected
+		return cfg.nothing(err, stdout, stderr)
 	}
 	res, err = cfg.explain(res, err)
 	return report(res, err, cfg, stdout, stderr)
+}
+
+// nothing reports an undo or a redo with nothing to do: one plain sentence, or with
+// --json the error result, and exit 1 either way.
+func (cfg *config) nothing(err error, stdout, stderr io.Writer) int {
+	if cfg.json {
+		return report(applypatch.ErrorResult(err), err, cfg, stdout, stderr)
+	}
+	fmt.Fprintln(stdout, err.Error())
+	return exitRejected
 }
 
 // revertVerb is "undo" or "redo".
