@@ -24,15 +24,23 @@ func pathProblem(name string) string {
 	return ""
 }
 
-// quoted reports whether a payload's path is wrapped in a pair of quotes or backticks,
-// as a model writes a path in prose, and returns it without them.
+// quotePairs are the quotes a model wraps a path in when it writes one in prose: each
+// opening quote with its closing one.
+var quotePairs = map[rune]rune{'"': '"', '\'': '\'', '`': '`', '“': '”', '‘': '’', '«': '»'}
+
+// quoted reports whether a payload's path is wrapped in a pair of quotes, and returns it
+// without them: the whole path between one opening quote and its closing one, with
+// neither inside it ('a' and 'b' is not a quoted path).
 func quoted(name string) (string, bool) {
-	if len(name) < 3 {
-		return "", false
-	}
-	q := name[0]
-	if (q == '"' || q == '\'' || q == '`') && name[len(name)-1] == q {
-		return name[1 : len(name)-1], true
+	for open, close := range quotePairs {
+		inner, ok := strings.CutPrefix(name, string(open))
+		if !ok {
+			continue
+		}
+		inner, ok = strings.CutSuffix(inner, string(close))
+		if ok && inner != "" && !strings.ContainsRune(inner, open) && !strings.ContainsRune(inner, close) {
+			return inner, true
+		}
 	}
 	return "", false
 }
