@@ -205,8 +205,10 @@ func (e *revertError) Error() string {
 		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(revertProblem(err), "\n", "\n  "))
 	}
 	b.WriteString("\nEvery file is as it was.")
-	if e.sinceOnly() {
+	if e.sinceOnly() && e.rv.undo {
 		b.WriteString(" Put those paths back as the change left them and try again, or keep the change.")
+	} else if e.sinceOnly() {
+		b.WriteString(" Put those paths back as the undo left them and try again, or leave the change undone.")
 	}
 	return show.Clip(b.String(), show.ErrorBudget)
 }
