@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/show"
@@ -366,14 +367,17 @@ func (pr *Proposal) intended(id string) {
 // that holds anything (a file a review kept back, or one made since) stays, and so does
 // anything that is no longer a directory.
 func (pr *Proposal) removeMade(made []string) {
+	if f, err := pr.fencer(); err == nil {
+		removeMadeDirs(f, made)
+	}
+}
+
+// removeMadeDirs is removeMade through the fence f.
+func removeMadeDirs(f *fence.Fence, made []string) {
 	if len(made) == 0 {
 		return
 	}
-	f, err := pr.fencer()
-	if err != nil {
-		return
-	}
-	fsys := pr.files()
+	fsys := f.Files()
 	lstat := fsys.Stat
 	if l, ok := fsys.(afero.Lstater); ok {
 		lstat = func(name string) (fs.FileInfo, error) { fi, _, err := l.LstatIfPossible(name); return fi, err }

@@ -116,6 +116,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		if err := rv.mark(); err != nil {
 			return nil, err
 		}
+		if f, err := newFence(fsys, opts); err == nil && undo {
+			removeMadeDirs(f, rv.made) // the files were put back by hand; the directories too
+		}
 		return nil, &revertedError{rv: rv}
 	}
 	if err != nil {
