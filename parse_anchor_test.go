@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,5 +46,25 @@ func TestParseChain(t *testing.T) {
 				t.Errorf("hunk (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestChainLengthBounded: P8, PERF4. A hunk's chain names at most 16 anchors: placing a
+// chain costs its anchors times the lines each names, and 2,000 '@@ {' over a file of
+// braces once took minutes. Sixteen parse; seventeen are refused with the line.
+func TestChainLengthBounded(t *testing.T) {
+	chain := func(n int) string {
+		return "*** Begin Patch\n*** Update File: a.c\n" + strings.Repeat("@@ {\n", n) + "-x\n+y\n*** End Patch\n"
+	}
+	if _, err := Parse(chain(16)); err != nil {
+		t.Errorf("a chain of 16 anchors: %v", err)
+	}
+	_, err := Parse(chain(17))
+	if err == nil || !strings.Contains(err.Error(), "line 19") || !strings.Contains(err.Error(), "more than 16 anchors") {
+		t.Errorf("a chain of 17 anchors: %v", err)
+	}
+	h := Hunk{Anchor: "{", Within: slices.Repeat([]string{"{"}, 16), Lines: []Line{{Kind: LineRemove, Text: "x"}}}
+	if msg := hunkProblem(&h); !strings.Contains(msg, "17 anchors") {
+		t.Errorf("a built hunk with 17 anchors: %q", msg)
 	}
 }

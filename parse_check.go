@@ -159,6 +159,8 @@ func hunkProblem(h *Hunk) string {
 		return fmt.Sprintf("its line hint %d is negative; 0 means none", h.Hint)
 	case len(h.Within) > 0 && h.Anchor == "":
 		return "it has outer anchors (Within) but no Anchor"
+	case len(h.Within)+1 > maxChain:
+		return fmt.Sprintf("it names %d anchors; a chain names at most %d, from the outermost enclosing line in", len(h.Within)+1, maxChain)
 	}
 	for _, a := range h.chain() {
 		if msg := anchorProblem(a); msg != "" {

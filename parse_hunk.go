@@ -323,5 +323,14 @@ func (p *parser) chain(cur *Hunk, h Hunk, l envelope.Line) error {
 		}
 		cur.Anchor = h.Anchor
 	}
+	if len(cur.Within)+1 > maxChain {
+		return p.errf(l, "the hunk's chain names more than %d anchors; name the enclosing lines that tell its place, "+
+			"at most %d, from the outermost in", maxChain, maxChain)
+	}
 	return nil
 }
+
+// maxChain is the most '@@ TEXT' anchors one hunk's chain names: deeper than any nesting
+// of code needs, and a bound on the work of placing it, which grows with the anchors
+// times the lines each names.
+const maxChain = 16

@@ -174,7 +174,8 @@ var semanticRefusals = []string{
 	"has no body",                     // (the grammar keeps a Delete's body empty)
 	"the line hint is too large",      // "@@ N" beyond int
 	"the unified-diff line number is too large",
-	"wrapped in quotes", // a path in quotes or backticks
+	"wrapped in quotes",                 // a path in quotes or backticks
+	"anchors; name the enclosing lines", // a chain longer than a hunk may name
 }
 
 // TestFreeformGrammarAgreesWithParse: H6. The freeform tool's grammar admits every payload
