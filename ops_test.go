@@ -22,11 +22,12 @@ import (
 // end, close); a commit checks it for the batch, checks it again just before its write,
 // keeps a backup of it in the journal (X11; here a copy, since the in-memory filesystem
 // has no hard links: create, write, sync, close, and remove once the commit is done),
-// and writes a temporary file that it renames over the path. The bounds are what the
+// writes a temporary file, looks at the path once more (X2: a write made meanwhile is
+// not overwritten) and renames the temporary file over it. The bounds are what the
 // transaction needs today; a change that adds an operation per file fails here.
 const (
 	resolveOpsPerFile = 7
-	commitOpsPerFile  = 24
+	commitOpsPerFile  = 25
 )
 
 // TestOperationsPerUpdatedFile counts what resolving and committing a payload of many
@@ -89,9 +90,10 @@ func checkOps(t *testing.T, what string, events []faultfs.Event, files, bound in
 // the batch check. The read stops at the file's measured size, with no read that only
 // finds the end, and the check just before the write compares the read's metadata with
 // what the fence's walk of the path just found, with no look of its own. The journal's
-// backup is a hard link (a link, and a removal at the end), and the temporary file's
-// mode is set by name.
-const applyOpsPerFile = 17
+// backup is a hard link (a link, and a removal at the end), the temporary file's mode is
+// set by name, and one look at the path, once the new bytes are written, comes just
+// before the rename (X2).
+const applyOpsPerFile = 18
 
 // Operations one added file may cost on the operating system's filesystem through
 // Apply (PERF1, PERF5, X3, X4): the checks of its absence when it is resolved, and a

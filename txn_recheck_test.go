@@ -31,12 +31,20 @@ func (w *writerDuringTemp) OpenFile(name string, flag int, perm os.FileMode) (af
 	return f, err
 }
 
-// TestCommitRechecksLargeFileBeforeRename: X2, X16. A large file another program appends
-// to while the commit writes its new bytes is not overwritten: the commit looks at the
-// file once more just before the rename, refuses with a conflict, and writes nothing.
-func TestCommitRechecksLargeFileBeforeRename(t *testing.T) {
+// TestCommitRechecksFileBeforeRename: X2, X5, X16. A file another program appends to
+// while the commit writes its new bytes (a large one takes long enough to write that a
+// writer slips in; a small one too, when the writer is quick) is not overwritten: the
+// commit looks at the file once more just before the rename and refuses with a conflict,
+// having written nothing, so the refusal is no incomplete rollback (exit 1, not 3).
+func TestCommitRechecksFileBeforeRename(t *testing.T) {
+	for name, lines := range map[string]int{"large": 40_000, "small": 100} {
+		t.Run(name, func(t *testing.T) { recheckWith(t, lines) })
+	}
+}
+
+func recheckWith(t *testing.T, lines int) {
 	root := t.TempDir()
-	big := strings.Repeat("line\n", 40_000) // 200 KB: long enough to write that a writer can slip in
+	big := strings.Repeat("line\n", lines)
 	name := filepath.Join(root, "big.txt")
 	if err := os.WriteFile(name, []byte("first\n"+big), 0o644); err != nil {
 		t.Fatal(err)
@@ -55,6 +63,9 @@ func TestCommitRechecksLargeFileBeforeRename(t *testing.T) {
 	_, err := applypatch.Commit(context.Background(), pr)
 	if ce := (*applypatch.ConflictError)(nil); !errors.As(err, &ce) || ce.Reason != applypatch.ConflictChanged {
 		t.Fatalf("Commit = %v, want a conflict: the file changed while the new bytes were written", err)
+	}
+	if errors.As(err, new(*applypatch.IncompleteRollbackError)) {
+		t.Errorf("Commit = %v: a commit that wrote nothing is no incomplete rollback", err)
 	}
 	got, _ := os.ReadFile(name)
 	if want := "first\n" + big + "appended by another program\n"; string(got) != want {

@@ -201,7 +201,7 @@ func (tx *txn) capturedState(st *Step) (filestate.State, bool) {
 	if !ok {
 		return filestate.State{}, false
 	}
-	return filestate.State{Exists: true, Data: st.Base.Bytes, Mode: st.Base.Mode, Own: filestate.OwnerOf(s.Info)}, true
+	return filestate.State{Exists: true, Data: st.Base.Bytes, Mode: st.Base.Mode, Own: filestate.OwnerOf(s.Info), Info: s.Info}, true
 }
 
 // unchanged is what a step's path holds just before its write when one look at its
@@ -224,7 +224,7 @@ func (tx *txn) unchanged(st *Step, seen fs.FileInfo) (filestate.State, bool) {
 	if !s.Proves(fi) {
 		return filestate.State{}, false
 	}
-	return filestate.State{Exists: true, Data: st.Base.Bytes, Mode: st.Base.Mode, Own: filestate.OwnerOf(fi)}, true
+	return filestate.State{Exists: true, Data: st.Base.Bytes, Mode: st.Base.Mode, Own: filestate.OwnerOf(fi), Info: fi}, true
 }
 
 // stampOf returns the stamp of the file whose bytes are the step's baseline: a regular

@@ -78,10 +78,10 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 		return linked // its cause is sanitised already
 	}
 	var taken *Conflict
-	if errors.As(err, &taken) && st.Op == Write && !st.Base.Exists {
-		// Another program created the path meanwhile (placeNew, the one write that
-		// reports a conflict): the step did not take effect, and rollback must not take
-		// that program's file for this commit's.
+	if errors.As(err, &taken) && st.Op == Write {
+		// Another program created the path meanwhile (placeNew), or changed the file
+		// while the new bytes were written (stillAsRead): the step did not take effect,
+		// and rollback must not take that program's file for this commit's.
 		tx.done = tx.done[:len(tx.done)-1]
 		return taken
 	}
@@ -223,22 +223,20 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 	return tx.rewrite(st.Name, data, mode, own)
 }
 
-// recheckSize is the size of new bytes from which a step's file is looked at once more
-// after they are written to the temporary file, just before the rename: writing that
-// much takes long enough for another writer to change the file meanwhile, while a
-// smaller write's window is no wider than the one between the check and the rename.
-const recheckSize = 64 << 10
-
-// stillAsRead returns the look a large write step takes at its file just before the
-// rename, or nil: the file must be the one read, with the size and modification time it
-// had, so that a write made while the new bytes were written is not overwritten.
+// stillAsRead returns the look a write step takes at its file once its new bytes are in
+// the temporary file, just before the rename, or nil for a file that did not exist: the
+// file must be the one read, with the size, modification time and mode it had, so that a
+// write made while the new bytes were written is not overwritten.
 func (tx *txn) stillAsRead(d *done) func() error {
 	st, before := d.step, d.before.Info
-	if !st.Base.Exists || before == nil || st.sum == nil || st.sum.n < recheckSize && before.Size() < recheckSize {
+	if !st.Base.Exists || before == nil {
 		return nil
 	}
 	return func() error {
 		fi, err := lstat(tx.fsys, st.Name)
+		if err != nil && !absent(err) {
+			return err // not known to be changed: the commit fails as a failed look does
+		}
 		if err != nil || filestate.OtherFile(fi, before) || fi.Size() != before.Size() || !fi.ModTime().Equal(before.ModTime()) ||
 			fi.Mode() != before.Mode() {
 			return &Conflict{Reason: Changed, Paths: []string{st.Path}}
