@@ -18,11 +18,15 @@ import (
 // anything, recovers p's commit under p's lock (a.txt back to its baseline), says so,
 // and only then applies its own payload, on the baseline rather than on half of p's
 // commit. The same holds the other way round: a run in p recovers a commit killed in
-// p/sub.
+// p/sub; and a run in p/sub recovers p's commit after p was moved, its journal with it.
 func TestNestedRunRecoversEnclosingCommit(t *testing.T) {
-	for _, tc := range []struct{ name, crashed, next string }{
-		{"enclosing", "", "sub"},
-		{"nested", "sub", ""},
+	for _, tc := range []struct {
+		name, crashed, next string
+		move                bool
+	}{
+		{"enclosing", "", "sub", false},
+		{"nested", "sub", "", false},
+		{"enclosing moved", "", "sub", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cases := 0
@@ -46,6 +50,13 @@ func TestNestedRunRecoversEnclosingCommit(t *testing.T) {
 					continue // not killed between the two writes
 				}
 				cases++
+				if tc.move {
+					moved := p + "2"
+					if err := os.Rename(p, moved); err != nil {
+						t.Fatal(err)
+					}
+					p, sub = moved, filepath.Join(moved, "sub")
+				}
 				next := "*** Begin Patch\n*** Update File: " + pathIn(tc.next, "a.txt") + "\n@@\n-keep\n+kept\n*** End Patch\n"
 				res, err := applypatch.Apply(context.Background(), afero.NewOsFs(), next, &applypatch.Options{Workspace: filepath.Join(p, tc.next)})
 				if err != nil {

@@ -3,6 +3,7 @@ package txn
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/fence"
@@ -60,17 +61,17 @@ const (
 // gone, of any workspace, is removed, so markers left by trees deleted since do not
 // pile up.
 func Related(root string) []string {
+	out := enclosingJournals(root)
 	pd := pendingDir()
 	if pd == "" {
-		return nil
+		return out
 	}
 	d, err := os.Open(pd)
 	if err != nil {
-		return nil
+		return out
 	}
 	names, _ := d.Readdirnames(pendingLimit)
 	d.Close()
-	var out []string
 	for _, n := range names {
 		if !strings.HasPrefix(n, fence.JournalPrefix) {
 			continue
@@ -83,11 +84,47 @@ func Related(root string) []string {
 			os.Remove(filepath.Join(pd, n)) // recovered, or finished, since (or its tree is gone)
 			continue
 		}
-		if ws != root && (within(root, ws) || within(ws, root)) {
+		if ws != root && (within(root, ws) || within(ws, root)) && !slices.Contains(out, ws) {
 			out = append(out, ws)
 		}
 	}
 	return out
+}
+
+// enclosingJournals returns the directories above root that hold an entry named like a
+// journal: a workspace moved or copied after a commit in it was killed carries its
+// journal, while the marker names where it was. It looks as the lock climbs (see
+// wslock): up to "/" or the first directory of another owner, at most ancestorLimit
+// of them, reading at most pendingLimit names of each.
+func enclosingJournals(root string) []string {
+	owner, ok := ownerOf(root)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for dir, n := filepath.Dir(root), 0; dir != root && n < ancestorLimit; root, dir, n = dir, filepath.Dir(dir), n+1 {
+		if o, ok := ownerOf(dir); !ok || o != owner || dir == filepath.Dir(dir) {
+			break
+		}
+		if holdsJournal(dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// ancestorLimit bounds the directories above a workspace a run looks into.
+const ancestorLimit = 16
+
+// holdsJournal reports whether dir has an entry named like a journal.
+func holdsJournal(dir string) bool {
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(pendingLimit)
+	return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, fence.JournalPrefix) })
 }
 
 // readMarker reads the workspace a marker names: a clean absolute path.
