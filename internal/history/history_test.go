@@ -274,3 +274,22 @@ func TestUnrecordedChangeStopsTheUndo(t *testing.T) {
 	}
 	s.Intended("000000000002") // a recorded entry's note is removed; no note of a recorded entry stops an undo
 }
+
+// U4: a change the history missed that came after an undo drops the redo, as a recorded
+// commit does: the redo would apply the undone change on top of it.
+func TestUnrecordedChangeAfterUndoDropsRedo(t *testing.T) {
+	s := Open(afero.NewMemMapFs(), "/h", key, Limits{})
+	e, c := entry("000000000001", "a\n", "b\n")
+	if err := s.Record(e, c); err != nil {
+		t.Fatal(err)
+	}
+	s.SetUndone("000000000001", true)
+	if _, ok, err := s.Redoable(); !ok || err != nil {
+		t.Fatalf("Redoable after the undo = %v, %v", ok, err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	s.Intend("00000000000a")
+	if e, ok, err := s.Redoable(); ok || err != nil {
+		t.Errorf("Redoable after a missed change = %v %v %v, want nothing to redo", e.ID, ok, err)
+	}
+}

@@ -64,10 +64,12 @@ func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	n, ok := pick(names, undo)
-	if undo {
-		if at, gap := s.unrecorded(names); gap && (!ok || at.After(entryTime(s, n))) {
-			return Entry{}, false, &UnrecordedError{When: at, Left: ok}
-		}
+	at, gap := s.unrecorded(names)
+	switch {
+	case undo && gap && (!ok || at.After(entryTime(s, n))):
+		return Entry{}, false, &UnrecordedError{When: at, Left: ok}
+	case !undo && gap && ok && at.After(s.undoneTime(n)):
+		return Entry{}, false, nil // a change the history missed came after the undo: as a recorded one, it drops the redo
 	}
 	if !ok {
 		return Entry{}, false, nil
@@ -88,6 +90,16 @@ func (s *Store) pickEntry(undo bool) (Entry, bool, error) {
 // be read, so that a note of a missed change, which is newer, is not passed over.
 func entryTime(s *Store, n name) time.Time {
 	fi, err := s.fs.Stat(n.file)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// undoneTime is when the entry n was marked undone, by its mark: the zero time when it
+// cannot be read.
+func (s *Store) undoneTime(n name) time.Time {
+	fi, err := s.fs.Stat(path.Join(s.undone(), n.ID))
 	if err != nil {
 		return time.Time{}
 	}
