@@ -81,7 +81,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return errorResult(err), err
 	}
-	rec, err := recoverJournal(f, key)
+	rec, err := recoverJournal(f, key, &pr.opts)
 	if err != nil {
 		return errorResult(err), err
 	}

@@ -224,7 +224,7 @@ func recoverOne(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, e
 		return nil, lockError(err)
 	}
 	defer unlock()
-	return recoverJournal(f, key)
+	return recoverJournal(f, key, opts)
 }
 
 // recoverFor runs recovery for Apply, which holds the lock already.
@@ -240,7 +240,7 @@ func recoverFor(fsys afero.Fs, opts *Options) (*Recovery, error) {
 	if err != nil {
 		return &Recovery{}, err
 	}
-	return recoverJournal(f, key)
+	return recoverJournal(f, key, opts)
 }
 
 // pendingFor is what a dry run says of the journals in the workspace: it reads them,
@@ -262,9 +262,17 @@ func pendingFor(fsys afero.Fs, opts *Options) *Recovery {
 }
 
 // recoverJournal undoes each interrupted commit whose journal is in the workspace root
-// (see txn.Recover). The caller holds the workspace's lock.
-func recoverJournal(f *fence.Fence, key []byte) (*Recovery, error) {
+// (see txn.Recover). The caller holds the workspace's lock. A commit undone that way had
+// not become final, though it may have noted in the history the entry it was about to
+// record: that note, the newest, is forgotten, so that no undo says the change is
+// missing from the history.
+func recoverJournal(f *fence.Fence, key []byte, opts *Options) (*Recovery, error) {
 	rec, err := txn.Recover(f, key)
+	if rec != nil && rec.RolledBack > 0 && opts != nil && opts.History != nil {
+		if s, serr := opts.History.opened(); serr == nil {
+			s.ForgetNewestIntent()
+		}
+	}
 	return recoveryOf(rec), txnError(err)
 }
 

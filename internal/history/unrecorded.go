@@ -92,6 +92,36 @@ func (s *Store) ForgetUnrecorded() error {
 	return nil
 }
 
+// ForgetNewestIntent removes the newest note whose entry is missing, if there is one:
+// that of a commit that recovery undid, which never became final.
+func (s *Store) ForgetNewestIntent() {
+	names, err := s.names()
+	if err != nil {
+		return
+	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n.ID] = true
+	}
+	infos, err := dirEntries(s.fs, s.entries())
+	if err != nil {
+		return
+	}
+	newest, at := "", time.Time{}
+	for _, fi := range infos {
+		id, ok := strings.CutSuffix(fi.Name(), intentSuffix)
+		if !ok || !validID(id) || have[id] {
+			continue
+		}
+		if info, err := fi.Info(); err == nil && (newest == "" || info.ModTime().After(at)) {
+			newest, at = fi.Name(), info.ModTime()
+		}
+	}
+	if newest != "" {
+		s.fs.Remove(path.Join(s.entries(), newest))
+	}
+}
+
 // An UnrecordedError is an undo that reached a change the history missed: a commit made
 // final at When whose process was stopped before it recorded its entry. Undoing the
 // change before it instead would not be what was asked.

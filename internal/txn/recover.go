@@ -45,6 +45,9 @@ type Recovered struct {
 	// Unrecorded counts the journals found without a complete record: of a commit
 	// killed before it began to write, or after it finished writing.
 	Unrecorded int
+	// RolledBack counts the journals with their record: of a commit killed before it
+	// became final, which recovery undid.
+	RolledBack int
 }
 
 // untrusted records a journal recovery does not act on.
@@ -67,6 +70,7 @@ func Recover(f *fence.Fence, key []byte) (*Recovered, error) {
 		r.Found = true
 		dir := filepath.Join(f.Real(), j.name)
 		if j.rec != nil {
+			r.RolledBack++
 			rc := &recovery{fsys: f.Files(), f: f, dir: dir, rec: j.rec, r: r}
 			if err := rc.run(); err != nil {
 				return r, recoveryError(r, err)
