@@ -277,8 +277,12 @@ func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose f
 }
 
 // outsideDirs are the directories outside the workspace the proposal writes in, as real
-// names: for each such path, the nearest directory above it that exists.
+// names: for each such path, the nearest directory above it that exists. They are those
+// of the operating system's filesystem; another filesystem's lock covers all of it.
 func (pr *Proposal) outsideDirs() []string {
+	if _, ok := pr.fsys.(*afero.OsFs); !ok {
+		return nil
+	}
 	var out []string
 	add := func(class Class, name string) {
 		if class != ClassOutside || name == "" {

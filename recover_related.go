@@ -14,8 +14,13 @@ import (
 // that it holds, each under its own lock and before this run takes its own: a commit
 // killed in p wrote p/sub's files too, and a run in p/sub must not build on half of it.
 // It says, for the result, what each recovery did, naming each workspace relative to this
-// one. A recovery that cannot finish refuses this run, with nothing written.
+// one. A recovery that cannot finish refuses this run, with nothing written. It runs
+// only for a host whose filesystem is the operating system's: another (a memory
+// filesystem whose names happen to exist on the disk) never has it act on the disk.
 func recoverRelated(ctx context.Context, fsys afero.Fs, opts *Options) ([]string, error) {
+	if _, ok := fsys.(*afero.OsFs); !ok {
+		return nil, nil
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
