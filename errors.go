@@ -281,11 +281,7 @@ func (e *ConflictError) Error() string {
 		}
 		return fmt.Sprintf("the workspace could not be locked (%v); nothing was applied", e.Err)
 	case ConflictOwner:
-		var b strings.Builder
-		for _, p := range e.Paths {
-			fmt.Fprintf(&b, "%s: %s; ", show.Path(p), e.Reasons[p])
-		}
-		return fmt.Sprintf(conflictText[ConflictOwner], show.Clip(b.String(), show.ErrorBudget-256))
+		return fmt.Sprintf(conflictText[ConflictOwner], show.Clip(byReason(e.Paths, e.Reasons), show.ErrorBudget-256))
 	case ConflictNotInPatch:
 		shown := e.shown
 		if shown == nil {
@@ -299,6 +295,34 @@ func (e *ConflictError) Error() string {
 	}
 	return show.Clip(fmt.Sprintf(text, strings.Join(show.Paths(e.Paths), ", ")), show.ErrorBudget)
 }
+
+// byReason lists paths with their reasons, the paths that share a reason together, each
+// reason once with its first few paths and how many more there are: a refusal of
+// thousands of files for one reason stays a line.
+func byReason(paths []string, reasons map[string]string) string {
+	var order []string
+	group := map[string][]string{}
+	for _, p := range paths {
+		r := reasons[p]
+		if _, ok := group[r]; !ok {
+			order = append(order, r)
+		}
+		group[r] = append(group[r], show.Path(p))
+	}
+	var b strings.Builder
+	for _, r := range order {
+		ps := group[r]
+		shown := strings.Join(ps[:min(len(ps), listedPaths)], ", ")
+		if len(ps) > listedPaths {
+			shown += fmt.Sprintf(" and %s more", show.Thousands(len(ps)-listedPaths))
+		}
+		fmt.Fprintf(&b, "%s: %s; ", shown, r)
+	}
+	return b.String()
+}
+
+// listedPaths is how many paths byReason names for one reason.
+const listedPaths = 5
 
 // Unwrap returns, for ConflictLocked, why the lock could not be taken.
 func (e *ConflictError) Unwrap() error { return e.Err }

@@ -214,3 +214,26 @@ func mustParse(t testing.TB, payload string) *applypatch.Patch {
 	}
 	return p
 }
+
+// TestOwnerConflictGroupsByReason: X5, PERF4. An owner refusal of thousands of files for
+// one reason names the reason once, with the first few files and how many more: a line,
+// not a list of every file (2,000 files once gave 49 KB of text).
+func TestOwnerConflictGroupsByReason(t *testing.T) {
+	e := &applypatch.ConflictError{Reason: applypatch.ConflictOwner, Reasons: map[string]string{}}
+	for i := range 2000 {
+		p := fmt.Sprintf("f%d.txt", i)
+		e.Paths = append(e.Paths, p)
+		e.Reasons[p] = "its group is gid 0"
+	}
+	e.Paths = append(e.Paths, "other.txt")
+	e.Reasons["other.txt"] = "it belongs to uid 7"
+	msg := e.Error()
+	for _, want := range []string{"f0.txt, f1.txt, f2.txt, f3.txt, f4.txt and 1,995 more: its group is gid 0; ", "other.txt: it belongs to uid 7; "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, msg)
+		}
+	}
+	if len(msg) > 1000 {
+		t.Errorf("the refusal of 2,001 files takes %d bytes", len(msg))
+	}
+}
