@@ -212,6 +212,10 @@ func (p *parser) hunkHeader(l envelope.Line, m string) (h Hunk, numbered bool, e
 			return h, true, p.errf(l, "the unified-diff line number is too large; write '@@' alone or '@@ TEXT' naming a line above the hunk")
 		}
 		h.Anchor = strings.TrimPrefix(u[2], " ")
+		if h.Anchor != "" && (hintText().MatchString(h.Anchor) || unifiedHeader().MatchString(h.Anchor)) {
+			return h, true, p.errf(l, "the text after the unified-diff header, %q, would read as a line hint or "+
+				"another header, not as the line above the hunk; drop it", h.Anchor)
+		}
 		return h, true, nil
 	}
 	switch {
