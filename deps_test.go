@@ -40,7 +40,7 @@ var allowedImports = map[string][]string{
 	// Level 2.
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
-	"internal/history":   {"internal/eintr"},
+	"internal/history":   {"internal/eintr", "internal/fserr"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",

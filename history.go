@@ -220,41 +220,34 @@ var ErrNothingToUndo = errors.New("there is nothing to undo: no change applied h
 // ErrNothingToRedo is returned by [Redo] when no change was undone since the last commit.
 var ErrNothingToRedo = errors.New("there is nothing to redo: no change was undone since the last one applied")
 
-// A damagedError is an undo or a redo whose change's record is damaged: never passed
-// over, since reverting the change before it instead would revert another change than
-// the one asked for. The damaged records are removed (removed is how many; not in a
-// check), so that the next undo goes on. With nothing left to revert it is also an
-// [ErrNothingToUndo] (or [ErrNothingToRedo]).
-type damagedError struct {
-	d       *history.DamagedError
-	undo    bool
-	removed int
-	check   bool
-	failed  error // why the damaged records could not be removed
+// A passedOverError is an undo or a redo refused because the change it would revert is
+// one the history cannot revert: its record is damaged, or the history missed it. Such a
+// change is never passed over, since reverting the one before it instead would revert
+// another change than asked for. Clearing it (not in a check) lets the next undo or redo
+// go on; with nothing left to revert the error is also an [ErrNothingToUndo] (or
+// [ErrNothingToRedo]).
+type passedOverError struct {
+	head        string // what is refused and why, up to "nothing was written."
+	would, done string // what clearing the change would do, in a check, and what it did
+	failedHow   string // what could not be done, when clearing failed
+	next        string // what the next undo or redo does
+	undo, left  bool   // an undo or a redo; whether another change is left to revert
+	check       bool
+	failed      error
 }
 
-func (e *damagedError) Error() string {
-	verb, which, next := "undo", "newest change", "undo again to revert the change before it"
-	if !e.undo {
-		verb, which, next = "redo", "change undone last", "redo again to apply the next change undone"
-	}
-	if !e.d.Left {
-		next = "nothing is left to " + verb
-	}
-	msg := fmt.Sprintf("cannot %s the %s (%s): its record in the history is damaged, or was not written by this "+
-		"user, so it cannot be reverted, and reverting another change instead is not what was asked; nothing was "+
-		"written. ", verb, which, e.d.ID)
+func (e *passedOverError) Error() string {
 	switch {
 	case e.check:
-		return msg + "The " + verb + " would remove the damaged record from the history; then " + next
+		return e.head + " " + e.would + "; then " + e.next
 	case e.failed != nil:
-		return msg + "The damaged record could not be removed from the history: " + e.failed.Error()
+		return e.head + " " + e.failedHow + ": " + e.failed.Error()
 	}
-	return msg + fmt.Sprintf("The damaged record is removed from the history (%d in all): %s", e.removed, next)
+	return e.head + " " + e.done + ": " + e.next
 }
 
-func (e *damagedError) Unwrap() error {
-	if e.d.Left || e.check || e.failed != nil {
+func (e *passedOverError) Unwrap() error {
+	if e.left || e.check || e.failed != nil {
 		return nil
 	}
 	return nothingTo(e.undo)
@@ -263,51 +256,40 @@ func (e *damagedError) Unwrap() error {
 // damaged is the error of an undo or a redo whose change's record is damaged; but for a
 // check, the damaged records are removed from s.
 func damaged(ctx context.Context, s *history.Store, d *history.DamagedError, undo bool) error {
-	e := &damagedError{d: d, undo: undo, check: dryrun.Is(ctx)}
+	verb, which, next := "undo", "newest change", "undo again to revert the change before it"
+	if !undo {
+		verb, which, next = "redo", "change undone last", "redo again to apply the next change undone"
+	}
+	if !d.Left {
+		next = "nothing is left to " + verb
+	}
+	e := &passedOverError{undo: undo, left: d.Left, check: dryrun.Is(ctx), next: next,
+		head: fmt.Sprintf("cannot %s the %s (%s): its record in the history is damaged, or was not written by this "+
+			"user, so it cannot be reverted, and reverting another change instead is not what was asked; nothing was "+
+			"written.", verb, which, d.ID),
+		would:     "The " + verb + " would remove the damaged record from the history",
+		failedHow: "The damaged record could not be removed from the history"}
 	if !e.check {
-		e.removed, e.failed = s.RemoveDamaged()
+		var removed int
+		removed, e.failed = s.RemoveDamaged()
+		e.done = fmt.Sprintf("The damaged record is removed from the history (%d in all)", removed)
 	}
 	return e
 }
 
-// An unrecordedError is an undo that reached a change the history missed (see
-// history.UnrecordedError): never passed over, since undoing the change before it
-// instead would revert another change than the newest. Its note is forgotten (not in a
-// check), so that the next undo goes on. With nothing left to undo it is also an
-// [ErrNothingToUndo].
-type unrecordedError struct {
-	u      *history.UnrecordedError
-	check  bool
-	failed error // why the note could not be forgotten
-}
-
-func (e *unrecordedError) Error() string {
+// unrecorded is the error of an undo that reached a change the history missed (see
+// history.UnrecordedError); but for a check, the history forgets it.
+func unrecorded(ctx context.Context, s *history.Store, u *history.UnrecordedError) error {
 	next := "undo again to revert the change before it"
-	if !e.u.Left {
+	if !u.Left {
 		next = "nothing else is left to undo"
 	}
-	msg := fmt.Sprintf("cannot undo: %s, so it cannot be undone, and undoing the change before it instead is not what "+
-		"was asked; nothing was written. ", e.u)
-	switch {
-	case e.check:
-		return msg + "The undo would forget that change (its files stay as they are); then " + next
-	case e.failed != nil:
-		return msg + "The history could not be updated: " + e.failed.Error()
-	}
-	return msg + "That change is forgotten (its files stay as they are): " + next
-}
-
-func (e *unrecordedError) Unwrap() error {
-	if e.u.Left || e.check || e.failed != nil {
-		return nil
-	}
-	return ErrNothingToUndo
-}
-
-// unrecorded is the error of an undo that reached a change the history missed; but for a
-// check, the history forgets it.
-func unrecorded(ctx context.Context, s *history.Store, u *history.UnrecordedError) error {
-	e := &unrecordedError{u: u, check: dryrun.Is(ctx)}
+	e := &passedOverError{undo: true, left: u.Left, check: dryrun.Is(ctx), next: next,
+		head: fmt.Sprintf("cannot undo: %s, so it cannot be undone, and undoing the change before it instead is not "+
+			"what was asked; nothing was written.", u),
+		would:     "The undo would forget that change (its files stay as they are)",
+		done:      "That change is forgotten (its files stay as they are)",
+		failedHow: "The history could not be updated"}
 	if !e.check {
 		e.failed = s.ForgetUnrecorded()
 	}

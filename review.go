@@ -249,12 +249,12 @@ func (s *Session) commit(ctx context.Context) (*Result, error) {
 	if s.state == StateSettled {
 		return res, err
 	}
-	if s.aborting && err != nil && !isIncomplete(err) {
-		s.settle(errorResult(ErrAborted), ErrAborted) // nothing was written: the abort stands
-		return res, err
-	}
 	if s.aborting && err != nil {
-		s.settle(res, err) // what the rollback could not restore, told as it is
+		if isIncomplete(err) {
+			s.settle(res, err) // what the rollback could not restore, told as it is
+		} else {
+			s.settle(errorResult(ErrAborted), ErrAborted) // nothing was written: the abort stands
+		}
 		return res, err
 	}
 	if err != nil && !errors.Is(err, ErrRejected) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -43,29 +44,49 @@ func (s *Store) Intended(id string) {
 	}
 }
 
-// unrecorded returns the newest time of the notes whose entry is missing from names, and
-// whether there is one.
-func (s *Store) unrecorded(names []name) (time.Time, bool) {
+// A missed note is the note of an entry that is not in the store: its file's name in
+// the entries directory and when it was written.
+type missed struct {
+	file string
+	at   time.Time
+}
+
+// missedNotes lists the notes whose entry is not among names.
+func (s *Store) missedNotes(names []name) []missed {
 	infos, err := dirEntries(s.fs, s.entries())
 	if err != nil {
-		return time.Time{}, false
+		return nil
 	}
 	have := map[string]bool{}
 	for _, n := range names {
 		have[n.ID] = true
 	}
-	var newest time.Time
-	found := false
+	var out []missed
 	for _, fi := range infos {
 		id, ok := strings.CutSuffix(fi.Name(), intentSuffix)
 		if !ok || !validID(id) || have[id] || !fi.Type().IsRegular() {
 			continue
 		}
-		if info, err := fi.Info(); err == nil && (!found || info.ModTime().After(newest)) {
-			newest, found = info.ModTime(), true
+		if info, err := fi.Info(); err == nil {
+			out = append(out, missed{file: path.Join(s.entries(), fi.Name()), at: info.ModTime()})
 		}
 	}
-	return newest, found
+	return out
+}
+
+// newest is the most recently written of notes, and whether there is one.
+func newest(notes []missed) (missed, bool) {
+	if len(notes) == 0 {
+		return missed{}, false
+	}
+	return slices.MaxFunc(notes, func(a, b missed) int { return a.at.Compare(b.at) }), true
+}
+
+// unrecorded returns when the newest note whose entry is missing from names was written,
+// and whether there is one.
+func (s *Store) unrecorded(names []name) (time.Time, bool) {
+	m, ok := newest(s.missedNotes(names))
+	return m.at, ok
 }
 
 // ForgetUnrecorded removes the notes whose entry is missing, once an undo has said so.
@@ -74,19 +95,9 @@ func (s *Store) ForgetUnrecorded() error {
 	if err != nil {
 		return err
 	}
-	have := map[string]bool{}
-	for _, n := range names {
-		have[n.ID] = true
-	}
-	infos, err := dirEntries(s.fs, s.entries())
-	if err != nil {
-		return nil
-	}
-	for _, fi := range infos {
-		if id, ok := strings.CutSuffix(fi.Name(), intentSuffix); ok && validID(id) && !have[id] {
-			if err := s.fs.Remove(path.Join(s.entries(), fi.Name())); err != nil {
-				return fmt.Errorf("the history cannot be updated: %w", pathless(err))
-			}
+	for _, m := range s.missedNotes(names) {
+		if err := s.fs.Remove(m.file); err != nil {
+			return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 		}
 	}
 	return nil
@@ -99,26 +110,8 @@ func (s *Store) ForgetNewestIntent() {
 	if err != nil {
 		return
 	}
-	have := map[string]bool{}
-	for _, n := range names {
-		have[n.ID] = true
-	}
-	infos, err := dirEntries(s.fs, s.entries())
-	if err != nil {
-		return
-	}
-	newest, at := "", time.Time{}
-	for _, fi := range infos {
-		id, ok := strings.CutSuffix(fi.Name(), intentSuffix)
-		if !ok || !validID(id) || have[id] {
-			continue
-		}
-		if info, err := fi.Info(); err == nil && (newest == "" || info.ModTime().After(at)) {
-			newest, at = fi.Name(), info.ModTime()
-		}
-	}
-	if newest != "" {
-		s.fs.Remove(path.Join(s.entries(), newest))
+	if m, ok := newest(s.missedNotes(names)); ok {
+		s.fs.Remove(m.file)
 	}
 }
 

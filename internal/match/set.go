@@ -23,15 +23,31 @@ func (x *lineIndex) matches(ms *matchSet, old []string, p Pass, eofStart int) {
 	if p == Exact && x.keyed(ms, old, eofStart) {
 		return
 	}
+	*ms = matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
+	x.rarest(ms, old, p, nil)
+}
+
+// rarest sets ms.rare and ms.off to the positions of the rarest of lines (of those at
+// the indexes keyed, or of all for nil), looked up in the index the pass p narrows; a
+// line that occurs nowhere leaves no start at all (off -1), and so does a nil keyed that
+// is empty.
+func (x *lineIndex) rarest(ms *matchSet, lines []string, p Pass, keyed []int) {
 	index := x.at(Exact)
 	if p != Exact {
 		index = x.at(Punctuation)
 	}
-	keys := normalized(old, index.pass)
-	*ms = matchSet{lv: x.at(p), want: normalized(old, p), only: eofStart, count: &x.verified}
-	ms.off = -1
-	for k, w := range keys {
-		ps := index.positions(w)
+	keys := normalized(lines, index.pass)
+	ms.rare, ms.off = nil, -1
+	n := len(keys)
+	if keyed != nil {
+		n = len(keyed)
+	}
+	for i := range n {
+		k := i
+		if keyed != nil {
+			k = keyed[i]
+		}
+		ps := index.positions(keys[k])
 		if len(ps) == 0 { // a line that occurs nowhere: no start at all
 			ms.rare, ms.off = nil, -1
 			return
@@ -47,23 +63,13 @@ func (x *lineIndex) matches(ms *matchSet, old []string, p Pass, eofStart int) {
 // the starts; a hunk with no context line is tried from the top, at no more starts than
 // keep the lines compared within lineBudget, so a hostile text costs a bounded time.
 func (x *lineIndex) newSide(lines []string, context []int, p Pass) *matchSet {
-	index := x.at(Exact)
-	if p != Exact {
-		index = x.at(Punctuation)
+	ms := &matchSet{lv: x.at(p), want: normalized(lines, p), only: -1, count: &x.verified}
+	if len(context) > 0 {
+		x.rarest(ms, lines, p, context)
+		return ms
 	}
-	ms := &matchSet{lv: x.at(p), want: normalized(lines, p), only: -1, count: &x.verified, off: -1}
-	keys := normalized(lines, index.pass)
-	for _, k := range context {
-		ps := index.positions(keys[k])
-		if len(ps) == 0 { // a line that occurs nowhere: no start at all
-			ms.rare, ms.off = nil, -1
-			return ms
-		}
-		if ms.off < 0 || len(ps) < len(ms.rare) {
-			ms.rare, ms.off = ps, k
-		}
-	}
-	if ms.off < 0 && len(lines) > 0 {
+	ms.rare, ms.off = nil, -1
+	if len(lines) > 0 {
 		ms.off = 0
 		for i := range min(x.t.Count(), max(1, lineBudget/len(lines))) {
 			ms.rare = append(ms.rare, int32(i))

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/fence"
+	"github.com/applypatch/applypatch/internal/filestate"
+	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
 // A commit whose workspace is a directory of the operating system leaves a marker in the
@@ -84,7 +86,7 @@ func Related(root string) []string {
 			os.Remove(filepath.Join(pd, n)) // recovered, or finished, since (or its tree is gone)
 			continue
 		}
-		if ws != root && (within(root, ws) || within(ws, root)) && !slices.Contains(out, ws) {
+		if ws != root && (below(root, ws) || below(ws, root)) && !slices.Contains(out, ws) {
 			out = append(out, ws)
 		}
 	}
@@ -138,7 +140,18 @@ func readMarker(name string) (string, bool) {
 	return ws, err == nil && filepath.IsAbs(ws) && filepath.Clean(ws) == ws && !strings.ContainsRune(ws, 0)
 }
 
-// within reports whether name lies strictly below dir.
-func within(dir, name string) bool {
-	return strings.HasPrefix(name, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+// below reports whether name lies strictly below dir.
+func below(dir, name string) bool {
+	rel, ok := splitfs.Within(dir, name)
+	return ok && rel != "."
+}
+
+// ownerOf returns the user owning dir, as filestate reads owners (0 where the platform
+// has none), and whether dir could be looked at.
+func ownerOf(dir string) (int, bool) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, false
+	}
+	return filestate.OwnerOf(fi).UID, true
 }

@@ -57,18 +57,23 @@ func Dir(ctx context.Context, d *os.File) (release func(), err error) {
 		d.Close()
 		return nil, err
 	}
-	chain := append(ancestors(d, key, name), level{f: d, key: key, name: name})
+	return lockAll(ctx, append(ancestors(d, key, name), level{f: d, key: key, name: name}), w)
+}
+
+// lockAll takes the levels' locks in order, and returns the release of them all, in
+// reverse; a lock that cannot be had releases those taken and closes the handles left.
+func lockAll(ctx context.Context, levels []level, w *waiter) (release func(), err error) {
 	var held []func()
 	releaseAll := func() {
 		for i := len(held) - 1; i >= 0; i-- {
 			held[i]()
 		}
 	}
-	for i, lv := range chain {
+	for i, lv := range levels {
 		r, err := lockLevel(ctx, lv, w)
 		if err != nil {
 			releaseAll()
-			for _, rest := range chain[i+1:] {
+			for _, rest := range levels[i+1:] {
 				rest.f.Close()
 			}
 			return nil, err
@@ -92,16 +97,15 @@ func Dirs(ctx context.Context, ds []*os.File) (release func(), err error) {
 		}
 		return nil, context.Cause(ctx)
 	}
-	byKey := map[any]*level{}
-	var all []*level
+	byKey := map[any]int{} // the index in all of each directory's level
+	var all []level
 	add := func(lv level) {
-		if have := byKey[lv.key]; have != nil {
-			have.shared = have.shared && lv.shared
+		if i, ok := byKey[lv.key]; ok {
+			all[i].shared = all[i].shared && lv.shared
 			lv.f.Close()
 			return
 		}
-		l := lv
-		byKey[lv.key], all = &l, append(all, &l)
+		byKey[lv.key], all = len(all), append(all, lv)
 	}
 	for _, d := range ds {
 		name := filepath.Clean(d.Name())
@@ -115,26 +119,8 @@ func Dirs(ctx context.Context, ds []*os.File) (release func(), err error) {
 		}
 		add(level{f: d, key: key, name: name})
 	}
-	slices.SortStableFunc(all, func(a, b *level) int { return strings.Compare(a.name, b.name) })
-	w := waiterOf(ctx)
-	var held []func()
-	releaseAll := func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			held[i]()
-		}
-	}
-	for i, lv := range all {
-		r, err := lockLevel(ctx, *lv, w)
-		if err != nil {
-			releaseAll()
-			for _, rest := range all[i+1:] {
-				rest.f.Close()
-			}
-			return nil, err
-		}
-		held = append(held, r)
-	}
-	return releaseAll, nil
+	slices.SortStableFunc(all, func(a, b level) int { return strings.Compare(a.name, b.name) })
+	return lockAll(ctx, all, waiterOf(ctx))
 }
 
 // lockLevel takes one directory's lock, in the process then in the kernel. It takes the

@@ -112,7 +112,7 @@ func TestFallback(t *testing.T) {
 	}
 }
 
-// TestReviewState checks that an answer only settles the patch it was asked for, with
+// TestReviewState checks (R10) that an answer only settles the patch it was asked for, with
 // the baselines the server sealed, and only once: a forged state, one for another patch
 // or another server, and one used already (an approval replayed after the change was
 // undone would apply it again unasked) are refused.

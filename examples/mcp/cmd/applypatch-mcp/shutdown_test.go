@@ -136,6 +136,14 @@ func TestShutdownHaltsLongCall(t *testing.T) {
 	// The stalled commit goes on only once the server cancels it.
 	c, fsys := startStalled(t, func(f *stallFs) { close(f.release) })
 	c.signal()
+	t.Logf("the cancelled call answered %q", answeredWhole(t, c, fsys))
+}
+
+// answeredWhole checks that the stalled call is answered, that serve then ends, and that
+// main.go is whole and as the answer says: rolled back with an error, or applied. It
+// returns the answer.
+func answeredWhole(t *testing.T, c *rawClient, fsys *stallFs) string {
+	t.Helper()
 	text, isError := callText(t, c.next(), "2")
 	if err := c.wait(); err != nil {
 		t.Errorf("serve = %v, want nil", err)
@@ -144,7 +152,7 @@ func TestShutdownHaltsLongCall(t *testing.T) {
 	if got := readFile(t, fsys, "/ws/main.go"); got != want {
 		t.Errorf("answer %q (isError %v) but main.go = %q", text, isError, got)
 	}
-	t.Logf("the cancelled call answered %q", text)
+	return text
 }
 
 // TestShutdownSecondSignalCancelsAndWaits checks that a second signal cancels the call
@@ -154,14 +162,7 @@ func TestShutdownSecondSignalCancelsAndWaits(t *testing.T) {
 	c, fsys := startStalled(t, func(f *stallFs) { close(f.release) }) // going on only once cancelled
 	c.signal()
 	c.sigs <- syscall.SIGINT
-	text, isError := callText(t, c.next(), "2")
-	if err := c.wait(); err != nil {
-		t.Errorf("serve = %v, want nil", err)
-	}
-	want := map[bool]string{false: newMain, true: baseMain}[isError]
-	if got := readFile(t, fsys, "/ws/main.go"); got != want {
-		t.Errorf("answer %q (isError %v) but main.go = %q", text, isError, got)
-	}
+	answeredWhole(t, c, fsys)
 }
 
 // TestShutdownThirdSignal checks that a third signal ends serve at once, the call in
