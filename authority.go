@@ -112,7 +112,7 @@ func (pr *Proposal) fence(ctx context.Context) error {
 		}
 		if del, ok := rewriting[i]; ok {
 			c.Op = Operation{Kind: OpUpdate, Path: op.Path, Line: pr.patch.Ops[del].Line}
-			c.rewrite, c.rewriteLines = true, op.Lines
+			c.rewrite, c.rewriteLines, c.whole = true, op.Lines, c.undoSpec != nil
 			if err := throughLink(f, op.Path, fileRewriteSymlink); err != nil {
 				errs = append(errs, err)
 			}

@@ -20,10 +20,12 @@ func (c *change) derive() ([]byte, error) {
 	if b, ok := c.restored(); ok {
 		return b, nil
 	}
-	switch c.Op.Kind {
-	case OpAdd:
-		return c.encodeAdd()
-	case OpDelete:
+	switch {
+	case c.whole && !c.revisedSelection():
+		return c.encodeLines(c.rewriteLines)
+	case c.Op.Kind == OpAdd:
+		return c.encodeLines(c.Op.Lines)
+	case c.Op.Kind == OpDelete:
 		return nil, nil
 	}
 	sel := c.selectedHunks()
@@ -57,7 +59,7 @@ func (c *change) content() (*content, error) {
 		return addedContent(c.Op.Lines), nil
 	}
 	sel := c.selectedHunks()
-	if c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
+	if c.whole || c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
 		c.codec == nil || c.codec.Enc != nil || c.derived.of(sel) {
 		data, err := c.derive()
 		return heldContent(data), err
@@ -325,9 +327,10 @@ func estimateSize(t *lines.Text, hunks []placedHunk) int {
 	return n
 }
 
-// encodeAdd is an Add's content in the encoding the host declared for its path, if any.
-func (c *change) encodeAdd() ([]byte, error) {
-	content := addContent(c.Op.Lines)
+// encodeLines is the content of an Add's lines, or a whole rewrite's, in the encoding
+// the host declared for the path, if any.
+func (c *change) encodeLines(ls []string) ([]byte, error) {
+	content := addContent(ls)
 	if c.codec == nil {
 		return content, nil
 	}

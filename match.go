@@ -18,6 +18,7 @@ func (pr *Proposal) place(c *change) []error {
 		// A Delete then an Add replaces the file whole and never reads its lines: what
 		// it held, binary or in an encoding not declared, is not needed.
 		_, cd, _ := lines.Decode(nil, nil, "")
+		c.whole = true // no hunk can remove what it held: the content replaces it
 		return pr.placeRewrite(c, "", cd)
 	}
 	if c.edit != nil && err == nil {

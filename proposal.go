@@ -67,6 +67,11 @@ type change struct {
 	// Update whose one hunk replaces every line of the file with content, keeping its mode.
 	rewrite      bool
 	rewriteLines []string
+	// whole is set on a rewrite that replaces the file whole rather than by its hunk:
+	// one whose file has no lines to remove (binary, or not in its encoding), and an
+	// undo's or a redo's, which puts bytes back exactly. Its hunk, if any, only shows it,
+	// and it is selected or not as one.
+	whole bool
 	// Selected is the review choice for an Add, a Delete or a Move, which are indivisible.
 	// An Update's selection lives on its hunks.
 	Selected bool
@@ -138,7 +143,7 @@ func (pr *Proposal) decodeString(c *change) (string, *lines.Codec, error) {
 
 // hasSelection reports whether the change has anything selected to apply.
 func (c *change) hasSelection() bool {
-	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
+	if !c.divisible() {
 		return c.Selected
 	}
 	for _, h := range c.Hunks {
@@ -158,9 +163,9 @@ func appendNew(list []string, s string) []string {
 }
 
 // applies reports whether a hunk is applied with the current selection: a selected hunk
-// of an Update, or any hunk of a selected Move, which is indivisible.
+// of an Update, or any hunk of a selected Move or whole rewrite, which are indivisible.
 func (c *change) applies(h *hunkChange) bool {
-	if c.Op.isMove() {
+	if c.Op.isMove() || c.whole {
 		return c.Selected
 	}
 	return h.Selected

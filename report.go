@@ -70,7 +70,7 @@ func rejectedLine(path string, hunk int) string {
 
 // report adds a change's lines to the result.
 func (c *change) report(r *Result, pr *Proposal) {
-	if c.Op.Kind == OpUpdate && c.Op.MoveTo == "" {
+	if c.divisible() {
 		c.reportHunks(r)
 	} else {
 		c.reportWhole(r)
@@ -112,7 +112,7 @@ func (c *change) reportHunks(r *Result) {
 	}
 }
 
-// reportWhole reports an Add, a Delete or a Move, which apply whole.
+// reportWhole reports an Add, a Delete, a Move or a whole rewrite, which apply whole.
 func (c *change) reportWhole(r *Result) {
 	if !c.Selected {
 		r.note(rejectedLine(show.Path(c.Op.Path), 0))
@@ -276,9 +276,9 @@ func (pr *Proposal) tally() (selected, total int) {
 }
 
 // tally counts a change's selected and total changes: one for an Add, a Delete or a
-// Move, one per changing hunk for an Update. Locators count nowhere.
+// Move or a whole rewrite, one per changing hunk for an Update. Locators count nowhere.
 func (c *change) tally() (selected, total int) {
-	if c.Op.Kind != OpUpdate || c.Op.MoveTo != "" {
+	if !c.divisible() {
 		if c.Selected {
 			return 1, 1
 		}

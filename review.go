@@ -351,7 +351,7 @@ func (s *Session) lookup(t Target) (*change, *hunkChange, error) {
 	if t.Hunk == 0 {
 		return c, nil, nil
 	}
-	if !c.divisible() {
+	if !c.divisible() && !c.whole {
 		return nil, nil, reviewErr(reviewUnknownTarget, t, "an Add, a Delete or a Move is one change; choose the file instead")
 	}
 	hs := c.changing()
@@ -381,7 +381,9 @@ func (s *Session) Find(path string, hunk int) (Target, error) {
 
 // divisible reports whether the change's hunks are selected one by one: an Update that
 // does not move its file.
-func (c *change) divisible() bool { return c.Op.Kind == OpUpdate && c.Op.MoveTo == "" }
+func (c *change) divisible() bool {
+	return c.Op.Kind == OpUpdate && c.Op.MoveTo == "" && !c.whole
+}
 
 // changing returns the hunks that change something, in row order; locators are left out.
 func (c *change) changing() []*hunkChange {

@@ -23,10 +23,11 @@ type unit struct {
 // units returns the selection units a target covers: one for a hunk or an indivisible
 // operation, the changing hunks of an Update, every unit of the patch for Target{}. An
 // undo's or a redo's file is kept back whole: a hunk of it stands for all of them, since
-// a file reverted in part could be neither redone nor undone further.
+// a file reverted in part could be neither redone nor undone further; so is a rewrite
+// that replaces its file whole.
 func (s *Session) units(c *change, h *hunkChange) []unit {
 	switch {
-	case h != nil && c.undoSpec != nil:
+	case h != nil && (c.undoSpec != nil || c.whole):
 		return s.units(c, nil)
 	case h != nil:
 		return []unit{{&h.Selected, &h.Feedback}}
@@ -133,7 +134,7 @@ func (s *Session) SetFeedback(t Target, text string) error {
 		return err
 	case c == nil:
 		s.pr.feedback = text
-	case h != nil && c.undoSpec != nil && text != "":
+	case h != nil && (c.undoSpec != nil || c.whole) && text != "":
 		h.Feedback = text
 		deselect(s.units(c, h))
 	case h != nil:

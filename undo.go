@@ -207,6 +207,10 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 		if op != nil && holds != nil && op.MoveTo != "" && len(op.Hunks) > 0 && holds(src, spec.to) {
 			op.Hunks = nil // its content already put back by hand: only the move is left to revert
 		}
+		if op != nil && spec.rewrite {
+			p.Ops = append(p.Ops, Operation{Kind: OpDelete, Path: src}) // with the Add that follows: one rewrite
+			restores = append(restores, spec)
+		}
 		if op != nil {
 			p.Ops = append(p.Ops, *op)
 			restores = append(restores, spec)
@@ -258,13 +262,24 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 	if dst != src {
 		op.MoveTo = dst
 	}
-	a, _, err := lines.Decode(x, enc, encName)
-	if err != nil {
-		return nil, nil, err
+	a, _, errA := lines.Decode(x, enc, encName)
+	b, _, errB := lines.Decode(y, enc, encName)
+	if (errA != nil || errB != nil) && src == dst {
+		// Binary, or not in the file's encoding, on one side: the change replaced the file
+		// whole (a Delete then an Add), and its revert does the same, byte for byte, where
+		// the file still holds exactly what it expects.
+		spec.rewrite = true
+		add := &Operation{Kind: OpAdd, Path: dst}
+		if errB == nil {
+			add.Lines = lines.Split(b).Strings()
+		}
+		return add, spec, nil
 	}
-	b, _, err := lines.Decode(y, enc, encName)
-	if err != nil {
-		return nil, nil, err
+	if errA != nil {
+		return nil, nil, errA
+	}
+	if errB != nil {
+		return nil, nil, errB
 	}
 	at, bt := lines.Split(a), lines.Split(b)
 	al := at.Strings()

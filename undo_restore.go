@@ -30,6 +30,9 @@ type restoreSpec struct {
 	// names are the files the change wrote at the operation's source and destination,
 	// as the history recorded them: relative to the workspace, links followed.
 	names [2]string
+	// rewrite is set for a file the revert replaces whole, a Delete then an Add: one
+	// whose content on either side has no lines to place (binary, or not in its encoding).
+	rewrite bool
 }
 
 // holds reports whether b is what the operation expects to find when nothing changed
@@ -65,6 +68,8 @@ func (c *change) restored() ([]byte, bool) {
 		return nil, false
 	case c.Op.Kind == OpAdd:
 		return r.to, c.Selected
+	case c.whole:
+		return r.to, c.Selected && !c.revisedSelection()
 	case !c.exact:
 		return nil, false
 	}
@@ -102,6 +107,10 @@ func (pr *Proposal) checkReverting() error {
 		case c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
+		case c.rewrite && !r.holds(c.Base.Bytes):
+			stale.Paths = append(stale.Paths, c.Op.Path)
+			stale.Reasons[c.Op.Path] = "it was changed since, and it has no lines to place a revert on (it is binary, " +
+				"or not in its encoding, before or after the change); replacing it whole would lose those changes"
 		case c.Op.Kind == OpDelete && r.fromMode != 0 && keptMode(c.Base.Mode) != r.fromMode:
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = fmt.Sprintf("its mode was changed since (%v, where the change left %v); deleting it would lose that",
