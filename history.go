@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +47,7 @@ type History struct {
 	workspace string
 
 	once  sync.Once
-	mark  sync.Once
+	mark  sync.Once // the workspace file written, and the other histories swept
 	store *history.Store
 	err   error
 }
@@ -65,6 +64,9 @@ func NewHistory(fsys afero.Fs, dir string) *History {
 // ~/.local/state/applypatch/history/) in a directory named for the workspace's identity:
 // its real path and the device and inode of its directory. A copied, cloned or unpacked
 // tree is a new identity with no history, and nothing is written inside the workspace.
+// A commit that records in a user history also removes the histories of workspaces that
+// are gone: at once where another directory took the path, after two weeks where nothing
+// did, so a tree moved away for a while and back keeps its history.
 func UserHistory(dir string) (*History, error) {
 	id, real, err := workspaceIdentity(dir)
 	if err != nil {
@@ -75,7 +77,6 @@ func UserHistory(dir string) (*History, error) {
 		return nil, err
 	}
 	all := filepath.Join(state, "history")
-	sweepHistories(all, id)
 	if fi, err := os.Lstat(filepath.Join(all, id)); err == nil && !fi.IsDir() {
 		// applypatch makes this directory; a link in its place would lead this
 		// workspace's undo to another workspace's history
@@ -86,6 +87,9 @@ func UserHistory(dir string) (*History, error) {
 	h.workspace = real
 	return h, nil
 }
+
+// errNotDir is why a file is no workspace.
+var errNotDir = errors.New("it is not a directory")
 
 // workspaceIdentity names a workspace directory by its real path and, where the system
 // has them, its device and inode.
@@ -103,46 +107,11 @@ func workspaceIdentity(dir string) (id, real string, err error) {
 		return "", "", err
 	}
 	if !fi.IsDir() {
-		return "", "", errors.New("it is not a directory")
+		return "", "", errNotDir
 	}
 	sum := sha256.Sum256([]byte(real + "\x00" + fileIdentity(fi)))
 	return hex.EncodeToString(sum[:16]), real, nil
 }
-
-// workspaceFile names, in a user history's directory, the workspace it belongs to.
-const workspaceFile = "workspace"
-
-// sweepHistories removes user histories beside keep whose workspace is gone: its
-// directory removed, or another directory in its place (a tree deleted and made again,
-// as a test or a benchmark does on every run). The history of a workspace that no longer
-// exists can never be undone, and would otherwise keep its files' bytes forever. A run
-// checks at most sweepBudget of them, chosen at random: each check costs a few system
-// calls, and a user's state can hold the histories of hundreds of workspaces.
-func sweepHistories(all, keep string) {
-	entries, err := os.ReadDir(all)
-	if err != nil {
-		return
-	}
-	others := slices.DeleteFunc(entries, func(d os.DirEntry) bool {
-		return d.Name() == keep || !d.IsDir() || len(d.Name()) != 32
-	})
-	rand.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
-	for _, d := range others[:min(len(others), sweepBudget)] {
-		dir := filepath.Join(all, d.Name())
-		b, err := os.ReadFile(filepath.Join(dir, workspaceFile))
-		if err != nil || len(b) > 4096 {
-			continue // being made, or not ours to judge
-		}
-		if id, _, err := workspaceIdentity(string(b)); err != nil || id != d.Name() {
-			os.RemoveAll(dir)
-		}
-	}
-}
-
-// sweepBudget is the most other workspaces' histories one run checks: with hundreds in
-// the state directory, a gone one is still removed within a few dozen runs, and no run
-// pays for all of them (about 50 us each).
-const sweepBudget = 8
 
 // opened is the store, with its key, made on first use.
 func (h *History) opened() (*history.Store, error) {
@@ -156,10 +125,22 @@ func (h *History) opened() (*history.Store, error) {
 		m.Write([]byte("applypatch history key\n"))
 		h.store = history.Open(h.fsys, h.dir, m.Sum(nil), history.Limits{})
 	})
-	if h.store != nil && h.workspace != "" {
-		h.mark.Do(h.markWorkspace)
-	}
 	return h.store, h.err
+}
+
+// writing is the store, opened to record a commit: a user history first writes which
+// workspace it belongs to and sweeps the histories of workspaces that are gone. A run
+// that only reads the history (a check, a listing) neither makes its directory nor
+// removes another's.
+func (h *History) writing() (*history.Store, error) {
+	s, err := h.opened()
+	if s != nil && h.workspace != "" {
+		h.mark.Do(func() {
+			h.markWorkspace()
+			sweepHistories(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
+		})
+	}
+	return s, err
 }
 
 // A HistoryEntry is one commit a [History] recorded.

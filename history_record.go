@@ -77,7 +77,7 @@ func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines, id string) fu
 				size += int64(len(plan[i].Base.Bytes))
 			}
 		}
-		s, err := pr.opts.History.opened()
+		s, err := pr.opts.History.writing()
 		if err != nil || size == 0 {
 			return false
 		}
@@ -156,7 +156,7 @@ func (pr *Proposal) stillReverting() error {
 // writeHistory records the commit of plan: every path's baseline and what the commit
 // left, the payload, the time and the tallies.
 func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) error {
-	s, err := pr.opts.History.opened()
+	s, err := pr.opts.History.writing()
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func newEntryID() string {
 // stopped before it records the entry leaves a change the history knows it missed.
 func (pr *Proposal) intend(id string) func() {
 	return func() {
-		if s, err := pr.opts.History.opened(); err == nil {
+		if s, err := pr.opts.History.writing(); err == nil {
 			s.Intend(id)
 		}
 	}

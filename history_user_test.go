@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -65,7 +66,7 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := liveHistory.opened(); err != nil { // writes its workspace file
+	if _, err := liveHistory.writing(); err != nil { // writes its workspace file
 		t.Fatal(err)
 	}
 	const gone = 2*sweepBudget + 3
@@ -74,7 +75,8 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, workspaceFile), []byte(filepath.Join(t.TempDir(), "removed")), 0o600); err != nil {
+		// another directory at its path: gone for good
+		if err := os.WriteFile(filepath.Join(dir, workspaceFile), []byte(t.TempDir()), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -92,7 +94,7 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.opened(); err != nil { // writes its own workspace file
+		if _, err := h.writing(); err != nil { // writes its own workspace file, and sweeps
 			t.Fatal(err)
 		}
 		after := count()
@@ -110,6 +112,61 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 	}
 	if _, err := os.Stat(liveHistory.dir); err != nil {
 		t.Errorf("the history of a live workspace was removed: %v", err)
+	}
+}
+
+// U1: the history of a workspace moved away for a while is kept, whatever runs in other
+// workspaces meanwhile, and is there again when it comes back; one missing for longer
+// than the grace period is removed. A run that only reads a history makes nothing.
+func TestUserHistoryKeptWhileWorkspaceAway(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	os.Mkdir(a, 0o755)
+	os.Mkdir(b, 0o755)
+	apply := func(ws string) *History {
+		t.Helper()
+		h, err := UserHistory(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: f.txt\n+f"), &Options{Workspace: ws, History: h}); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	ha := apply(a)
+	os.Rename(a, a+".away")
+	apply(b) // sweeps: a is the only other history
+	os.Rename(a+".away", a)
+	if list, err := ha.Entries(); err != nil || len(list) != 1 {
+		t.Fatalf("the history of a workspace moved away and back: %v, %v", list, err)
+	}
+
+	fresh := filepath.Join(root, "fresh")
+	os.Mkdir(fresh, 0o755)
+	h, err := UserHistory(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := h.Entries(); err != nil || len(list) != 0 {
+		t.Fatalf("a new workspace's history: %v, %v", list, err)
+	}
+	if _, err := os.Stat(h.dir); !os.IsNotExist(err) {
+		t.Errorf("listing a history made its directory: %v", err)
+	}
+
+	os.Rename(a, a+".away")
+	all := filepath.Dir(ha.dir)
+	sweepHistories(all, "", time.Now()) // found missing: marked
+	sweepHistories(all, "", time.Now().Add(sweepGrace/2))
+	if _, err := os.Stat(ha.dir); err != nil {
+		t.Fatalf("a history removed before its grace: %v", err)
+	}
+	sweepHistories(all, "", time.Now().Add(sweepGrace+time.Hour))
+	if _, err := os.Stat(ha.dir); !os.IsNotExist(err) {
+		t.Errorf("a history missing its workspace past the grace period is kept: %v", err)
 	}
 }
 

@@ -1,0 +1,85 @@
+package applypatch
+
+import (
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// workspaceFile names, in a user history's directory, the workspace it belongs to.
+const workspaceFile = "workspace"
+
+// goneFile marks, in a user history's directory, that its workspace was found missing:
+// its modification time says when first.
+const goneFile = "gone"
+
+// sweepGrace is how long a workspace may be missing before its history is removed: a
+// tree moved away for a while, or on a disk not mounted, keeps it.
+const sweepGrace = 14 * 24 * time.Hour
+
+// sweepHistories removes user histories beside keep whose workspace is gone for good,
+// which can never be undone and would otherwise keep their files' bytes forever:
+//   - another directory, or a file, is at its path (a tree deleted and made again, as a
+//     test or a benchmark does on every run): removed at once;
+//   - nothing is at its path: marked, and removed once it has been missing for
+//     sweepGrace; a workspace found again loses the mark.
+//
+// A path that cannot be looked at (no permission) is left alone. A run checks at most
+// sweepBudget histories, chosen at random: each check costs a few system calls, and a
+// user's state can hold the histories of hundreds of workspaces.
+func sweepHistories(all, keep string, now time.Time) {
+	entries, err := os.ReadDir(all)
+	if err != nil {
+		return
+	}
+	others := slices.DeleteFunc(entries, func(d os.DirEntry) bool {
+		return d.Name() == keep || !d.IsDir() || len(d.Name()) != 32
+	})
+	rand.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
+	for _, d := range others[:min(len(others), sweepBudget)] {
+		sweepHistory(filepath.Join(all, d.Name()), d.Name(), now)
+	}
+}
+
+// sweepHistory applies the rules of sweepHistories to the history in dir, named id.
+func sweepHistory(dir, id string, now time.Time) {
+	b, err := os.ReadFile(filepath.Join(dir, workspaceFile))
+	if err != nil || len(b) > 4096 {
+		return // being made, or not ours to judge
+	}
+	mark := filepath.Join(dir, goneFile)
+	found, _, err := workspaceIdentity(string(b))
+	switch {
+	case err == nil && found == id:
+		os.Remove(mark) // there again, if it was missing
+	case err == nil || errors.Is(err, errNotDir):
+		os.RemoveAll(dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		// not known to be gone
+	case missingSince(mark, now) > sweepGrace:
+		os.RemoveAll(dir)
+	}
+}
+
+// missingSince is how long ago the mark says a workspace was first found missing,
+// making the mark, dated now, where there is none.
+func missingSince(mark string, now time.Time) time.Duration {
+	fi, err := os.Stat(mark)
+	if err != nil {
+		if f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+			os.Chtimes(mark, now, now)
+		}
+		return 0
+	}
+	return now.Sub(fi.ModTime())
+}
+
+// sweepBudget is the most other workspaces' histories one run checks: with hundreds in
+// the state directory, a gone one is still removed within a few dozen runs, and no run
+// pays for all of them (about 50 us each).
+const sweepBudget = 8
