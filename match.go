@@ -56,6 +56,9 @@ func (pr *Proposal) place(c *change) []error {
 			errs = append(errs, &MatchError{Path: c.Op.Path, PayloadLine: h.Line, Hunk: num, Reason: MatchNotFound})
 			continue
 		}
+		if miss == nil {
+			hc.indentUnlike = indentUnlike(t, h, place)
+		}
 		if miss != nil {
 			pl.Explain(miss, hs[i])
 			merr := matchError(miss)

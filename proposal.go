@@ -106,6 +106,9 @@ type hunkChange struct {
 	Feedback string
 	Selected bool
 	Revised  bool // beside Selected: one word for both, of the thousands a large patch holds
+	// indentUnlike is set when the hunk's '+' lines are indented unlike the file's lines
+	// around them (see indentUnlike).
+	indentUnlike bool
 }
 
 // revisedSelection reports whether an applied hunk of the change was revised in review.

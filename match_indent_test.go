@@ -1,0 +1,46 @@
+package applypatch
+
+import (
+	"testing"
+
+	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
+)
+
+// M5, M8: a hunk placed by ignoring the whitespace around lines is flagged when its '+'
+// lines are indented unlike the file's lines around them: by the one mapping its old
+// lines agree on (a level more or less, spaces for tabs), or by none.
+func TestIndentUnlike(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		hunk       []Line
+		want       bool
+	}{
+		{"same indentation", "\tif x {\n\t\ty()\n\t}\n",
+			[]Line{{LineContext, "\tif x {"}, {LineRemove, "\t\ty()  "}, {LineAdd, "\t\tz()"}}, false},
+		{"spaces for tabs", "build:\n\tgo build\n",
+			[]Line{{LineContext, "build:"}, {LineRemove, "    go build"}, {LineAdd, "    go build -v"}}, true},
+		{"spaces for tabs, added at top level", "build:\n\tgo build\n",
+			[]Line{{LineContext, "build:"}, {LineRemove, "    go build"}, {LineAdd, "test:"}}, false},
+		{"spaces for tabs, added with tabs", "build:\n\tgo build\n",
+			[]Line{{LineContext, "build:"}, {LineRemove, "    go build"}, {LineAdd, "\t\tgo vet"}}, false},
+		{"a level too little", "    def f(self):\n        return 1\n",
+			[]Line{{LineContext, "def f(self):"}, {LineRemove, "    return 1"}, {LineAdd, "    return 2"}}, true},
+		{"a level too little, blank added line", "    def f(self):\n        return 1\n",
+			[]Line{{LineContext, "def f(self):"}, {LineRemove, "    return 1"}, {LineAdd, ""}}, false},
+		{"old lines disagree", "a:\n  b\n      c\n",
+			[]Line{{LineContext, "a:"}, {LineContext, "b"}, {LineRemove, "  c"}, {LineAdd, "  d"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &Hunk{Lines: tc.hunk}
+			p := match.Place{Start: 0, Pass: match.SurroundingWhitespace}
+			if got := indentUnlike(lines.Split(tc.file), h, p); got != tc.want {
+				t.Errorf("indentUnlike = %v, want %v", got, tc.want)
+			}
+			p.Pass = match.TrailingWhitespace
+			if indentUnlike(lines.Split(tc.file), h, p) {
+				t.Error("flagged at a pass that keeps indentation")
+			}
+		})
+	}
+}
