@@ -38,6 +38,9 @@ import (
 // selected nothing returns [ErrRejected] unless feedback was staged, which is a revision
 // request that writes nothing.
 func Commit(ctx context.Context, pr *Proposal) (*Result, error) {
+	if pr == nil {
+		return errorResult(errNoProposal), errNoProposal
+	}
 	if err := ctx.Err(); err != nil {
 		err = unwritten(err)
 		return errorResult(err), err

@@ -3,6 +3,7 @@ package applypatch_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/applypatch/applypatch"
@@ -81,4 +82,53 @@ func Example_readmeTool() {
 	// apply_patch true <nil>
 	// Applied patch: 1 change
 	// Applied: notes.txt
+}
+
+// The README's undo snippet: record a commit in a history, then revert it.
+func Example_readmeUndo() {
+	ctx := context.Background()
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/hello.txt", []byte("hello\nworld\n"), 0o644)
+	payload := "*** Begin Patch\n*** Update File: hello.txt\n@@\n-world\n+there\n*** End Patch"
+	undo := func() (*applypatch.Result, error) {
+		opts := &applypatch.Options{Workspace: "/ws", History: applypatch.NewHistory(fsys, "/state/history")}
+		applypatch.Apply(ctx, fsys, payload, opts)  // recorded
+		pr, err := applypatch.Undo(ctx, fsys, opts) // the newest change, reverted, as a proposal
+		if err != nil {
+			return nil, err // ErrNothingToUndo, or a refusal naming the files changed since
+		}
+		return applypatch.Commit(ctx, pr) // or Review(ctx, pr, reviewer) first
+	}
+	res, err := undo()
+	b, _ := afero.ReadFile(fsys, "/ws/hello.txt")
+	fmt.Println(res.Applied, err)
+	fmt.Print(string(b))
+	// Output:
+	// 1 <nil>
+	// hello
+	// world
+}
+
+// The README's edit snippet: one text-anchored edit through the same pipeline.
+func Example_readmeEdit() {
+	ctx := context.Background()
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/main.go", []byte("package main\n\nvar greeting = \"hi\"\n"), 0o644)
+	opts := &applypatch.Options{Workspace: "/ws"}
+	edit := func() (*applypatch.Result, error) {
+		pr, err := applypatch.ResolveEdit(ctx, fsys, applypatch.Edit{Path: "main.go", Old: `"hi"`, New: `"hello"`}, opts)
+		if err != nil {
+			return nil, err // a *MatchError saying where, for old text found twice or not at all
+		}
+		return applypatch.Commit(ctx, pr)
+	}
+	res, err := edit()
+	fmt.Println(res.Text(), err)
+	_, err = edit() // "hi" is gone now
+	var me *applypatch.MatchError
+	fmt.Println(errors.As(err, &me), me.Reason)
+	// Output:
+	// Applied patch: 1 change
+	// Applied: main.go hunk 1 <nil>
+	// true MatchNotFound
 }

@@ -38,6 +38,9 @@ func (f ReviewerFunc) Review(ctx context.Context, s *Session) error { return f(c
 // The result is settled exactly once: the first of submission, rejection, abort, context
 // cancellation or reviewer failure wins, and everything after it is ignored.
 func Review(ctx context.Context, pr *Proposal, rv Reviewer) (*Result, error) {
+	if pr == nil {
+		return errorResult(errNoProposal), errNoProposal
+	}
 	return NewSession(pr).Run(ctx, rv)
 }
 

@@ -135,6 +135,11 @@ func refused(e *ReviewError) *ReviewError {
 // ErrRejected is the error of a review that selected nothing and staged no feedback.
 var ErrRejected = errors.New("Patch rejected")
 
+// errNoProposal is the error of a Commit, a Review or a Preview of a nil *Proposal: the
+// host's mistake, told to the host.
+var errNoProposal = errors.New("applypatch: no proposal (a nil *Proposal): the call that should have made it " +
+	"returned an error; check that error before committing or reviewing")
+
 // errNoReviewer is the error of a call in [ModeAsk] mode on a [Tool] without a Reviewer: the
 // host must give one, or choose [ModeEdits] or [ModeFullAuto].
 var errNoReviewer = errors.New("the tool is in ask mode but has no reviewer to ask; " +

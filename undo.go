@@ -68,7 +68,7 @@ type reverting struct {
 // revert builds the proposal that undoes (undo) or redoes the history's pick.
 func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Proposal, error) {
 	if opts == nil || opts.History == nil {
-		return nil, nothingTo(undo)
+		return nil, &noHistoryError{undo}
 	}
 	s, err := opts.History.opened()
 	if err != nil {
@@ -143,6 +143,17 @@ func nothingTo(undo bool) error {
 	}
 	return ErrNothingToRedo
 }
+
+// A noHistoryError is an undo or a redo asked of options with no History: an
+// [ErrNothingToUndo] (or [ErrNothingToRedo]) whose text tells the host why.
+type noHistoryError struct{ undo bool }
+
+func (e *noHistoryError) Error() string {
+	return fmt.Sprintf("there is nothing to %s: the options have no History, so no change is recorded; give "+
+		"Options.History a NewHistory or a UserHistory before the commits to undo", map[bool]string{true: "undo", false: "redo"}[e.undo])
+}
+
+func (e *noHistoryError) Unwrap() error { return nothingTo(e.undo) }
 
 // declaredBy returns the encoding the host declares for a workspace-relative name.
 func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encoding, string) {
@@ -301,6 +312,9 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 // nothing changed before it ran, with Status StatusChecked: the dry run of a proposal,
 // such as an [Undo] to show before it is committed. Nothing is written.
 func (pr *Proposal) Preview() *Result {
+	if pr == nil {
+		return errorResult(errNoProposal)
+	}
 	res := pr.resultAs(true)
 	if pr.reverts != nil {
 		res.note("Would " + pr.reverts.verb() + " " + pr.reverts.what() + "; nothing was written.")
