@@ -94,6 +94,7 @@ const (
 	fileRewriteSymlink
 	fileMoveSymlink
 	fileDeleteMissing
+	fileNoWorkspace
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -116,6 +117,9 @@ var fileReasonText = map[FileReason]string{
 		"delete the link in one patch and add the file in the next",
 	fileDeleteMissing: "the file does not exist, so there is nothing to delete; re-read the directory, or drop the " +
 		"Delete File section",
+	// fileNoWorkspace is rendered with the workspace.
+	fileNoWorkspace: "the file does not exist, and neither does the workspace directory %s: the host's Options.Workspace " +
+		"names the wrong directory, which no patch can fix",
 	fileMoveSymlink: "the path is a symbolic link, and moving it would move the file it points to away, leaving the link " +
 		"dangling; move the file by its own path, or delete the link and add the file at the destination",
 	// FileAliased is rendered with the other path.
@@ -159,6 +163,8 @@ type FileError struct {
 	size, limit int64      // for FileTooLarge
 	// suggest is, for a FileUnauthorized outside path, the workspace path it ends with.
 	suggest string
+	// workspace is, for a FileMissing because the workspace itself is missing, its path.
+	workspace string
 }
 
 // tooLarge is the FileTooLarge of a file read (why 0) or of an Add (fileAddTooLarge).
@@ -175,6 +181,10 @@ func (e *FileError) Error() string {
 		return shown + ": " + fmt.Sprintf(fileReasonText[FileAliased], show.Path(e.Other))
 	case FileTooLarge:
 		return shown + ": " + fmt.Sprintf(fileReasonText[cmp.Or(e.why, FileTooLarge)], show.Thousands(int(e.size)), show.Thousands(int(e.limit)))
+	case FileMissing:
+		if e.why == fileNoWorkspace {
+			return shown + ": " + fmt.Sprintf(fileReasonText[fileNoWorkspace], e.workspace)
+		}
 	case FileUnauthorized:
 		text := unauthorized[e.Class]
 		if e.suggest != "" {

@@ -40,3 +40,24 @@ func TestUndoWithoutHistorySaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A workspace that does not exist is named to the host when a payload's file is missing
+// from it: no patch can fix the options. One that exists keeps the model's message, and
+// an Add into a workspace not made yet still applies.
+func TestMissingWorkspaceNamedToHost(t *testing.T) {
+	ctx := context.Background()
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/other.txt", []byte("x\n"), 0o644)
+	update := patch("*** Update File: hello.txt", "@@", "-a", "+b")
+	_, err := ResolvePayload(ctx, fsys, update, &Options{Workspace: "/wsx"})
+	if !errors.Is(err, &FileError{Reason: FileMissing}) || !strings.Contains(err.Error(), "Options.Workspace") {
+		t.Errorf("missing workspace: %v", err)
+	}
+	_, err = ResolvePayload(ctx, fsys, update, &Options{Workspace: "/ws"})
+	if !errors.Is(err, &FileError{Reason: FileMissing}) || strings.Contains(err.Error(), "Options.Workspace") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Apply(ctx, fsys, patch("*** Add File: new.txt", "+n"), &Options{Workspace: "/fresh"}); err != nil {
+		t.Errorf("an Add into a workspace not made yet: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package applypatch
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"slices"
 
@@ -101,7 +102,7 @@ func (pr *Proposal) prepare(c *change) []error {
 		}
 	}
 	if err := checkPresence(c); err != nil {
-		return []error{err}
+		return []error{pr.noWorkspace(err)}
 	}
 	switch {
 	case c.Op.Kind == OpAdd:
@@ -155,6 +156,20 @@ func stateError(err error) error {
 		return tooLarge(large.Path, 0, large.Size, large.Limit)
 	}
 	return err
+}
+
+// noWorkspace words a FileMissing for the host when the workspace directory itself does
+// not exist: the options name the wrong one, which no payload can fix.
+func (pr *Proposal) noWorkspace(err error) error {
+	fe, ok := err.(*FileError)
+	if !ok || fe.Reason != FileMissing {
+		return err
+	}
+	if fi, serr := pr.files().Stat(pr.opts.workspace()); serr == nil && fi.IsDir() || !errors.Is(serr, fs.ErrNotExist) && serr != nil {
+		return err
+	}
+	fe.why, fe.workspace = fileNoWorkspace, pr.opts.workspace()
+	return fe
 }
 
 // checkPresence applies X3 at resolve time: Add and a Move destination need an absent
