@@ -43,13 +43,19 @@ func (pr *Proposal) place(c *change) []error {
 	t, pl := match.Index(s, hs, c.name)
 	c.text, c.codec = t, cd
 	var errs []error
-	num := 0
+	num, retrims := 0, 0
 	for i := range c.Op.Hunks {
 		h := &c.Op.Hunks[i]
 		if !h.isLocator() {
 			num++
 		}
 		place, miss := pl.Place(hs[i])
+		if miss != nil && miss.Reason == match.NotFound && c.undoSpec != nil && retrims < retrimBudget {
+			retrims++
+			if th, tp, ok := retrimmed(s, c.name, h); ok { // its context edited since
+				*h, place, miss = th, tp, nil
+			}
+		}
 		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)
 		if miss == nil && c.undoSpec != nil && !removesExactly(t, h, place) {

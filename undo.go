@@ -31,7 +31,9 @@ import (
 // change wrote gets back exactly the bytes it held before. A file edited since gets the
 // inverse hunks placed on what it holds now, by the rules a payload's hunks follow, so
 // that the later edits elsewhere in it are kept; the lines it removes must be exactly
-// what the change left. When a hunk cannot be placed with certainty, when an added file
+// what the change left. An edit of the lines next to the change's (a hunk's context)
+// is an edit elsewhere: such a hunk is placed with the context left intact, the most
+// first, where its lines then occur once. When a hunk cannot be placed with certainty, when an added file
 // was edited or had its mode changed since (deleting it would lose that), or when a path
 // was deleted, replaced or created since, or now leads through a symbolic link to
 // another file than the change wrote, the whole undo is refused with every such path
