@@ -73,7 +73,53 @@ func indentBlocks(lines []string) []int32 {
 	}
 	closeBlocks(lines, end)
 	braceBlocks(lines, end)
+	continuedBlocks(lines, end)
 	return end
+}
+
+// continuedBlocks gives a line that opens a bracket it does not close, whose block by
+// indentation ends at a line that closes it and opens a body (a signature written over
+// several lines: "def f(" … "):", "func f(" … ") error {"), the block of that closing
+// line: the parameters, the body and its end, as for a signature on one line. Bottom up,
+// so a header whose closing line is itself continued takes the whole of it.
+func continuedBlocks(lines []string, end []int32) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		e := int(end[i])
+		if e == i || e >= len(lines) || !opensBracket(lines[i]) {
+			continue
+		}
+		closing := strings.TrimSpace(lines[e])
+		if !strings.HasPrefix(closing, ")") && !strings.HasPrefix(closing, "]") {
+			continue
+		}
+		di, _ := indentOf(lines[i])
+		de, _ := indentOf(lines[e])
+		if de != di || int(end[e]) == e {
+			continue
+		}
+		next := e + 1
+		for next < len(lines) && strings.TrimSpace(lines[next]) == "" {
+			next++
+		}
+		if dn, _ := indentOf(lines[min(next, len(lines)-1)]); next < len(lines) && dn > de {
+			end[i] = end[e] // the closing line opens a body: the header's block holds it
+		}
+	}
+}
+
+// opensBracket reports whether a line opens more round or square brackets than it
+// closes.
+func opensBracket(l string) bool {
+	n := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '(', '[':
+			n++
+		case ')', ']':
+			n--
+		}
+	}
+	return n > 0
 }
 
 // closeBlocks gives a line that opens a brace (it ends with "{", or is a lone "{") the

@@ -56,6 +56,38 @@ int bar(void)
 {
 `, ends: map[int]int{1: 7, 2: 7, 3: 5}},
 	{name: "go function with a raw string at column 0", file: "func f() {\n\ts := `\nraw\n`\n\treturn s\n}\nfunc g() {\n\tif x {\n}\n", ends: map[int]int{1: 6, 8: 9, 7: 9}},
+	{name: "python def with its parameters over several lines", file: `def f(
+    a,
+    b,
+):
+    x = 1
+    return a
+
+
+def g(
+    a,
+):
+    x = 1
+`, ends: map[int]int{1: 9, 4: 9, 9: 12}},
+	{name: "go and typescript signatures over several lines", file: `func f(
+	a int,
+) error {
+	x := 1
+	return nil
+}
+
+export function g(
+  a: number,
+): number {
+  return a;
+}
+`, ends: map[int]int{1: 6, 3: 6, 8: 12}},
+	{name: "a call over several lines opens no body", file: `foo(
+    a,
+)
+x = 1
+y = 2
+`, ends: map[int]int{1: 3}},
 	{name: "yaml mappings", file: `server:
   tls:
     cert: a.pem
