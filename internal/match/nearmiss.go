@@ -44,7 +44,10 @@ const (
 // earliest at or after the cursor among equals).
 func (pl *Placer) nearMiss(old []string) *NearMiss {
 	want := normalized(old, Punctuation)
-	votes := pl.wordVotes(want)
+	votes := pl.wordVotes(want, words)
+	if len(votes) == 0 { // no word of the hunk occurs: a typo inside each, or a line of one word
+		votes = pl.wordVotes(want, grams)
+	}
 	if len(votes) == 0 {
 		return nil
 	}
@@ -82,13 +85,13 @@ func sample(n int) []int {
 
 // wordVotes scans the file once for the words of the sampled hunk lines and returns, for
 // each start the occurrences imply, its votes: a hunk line gives each of its words an
-// equal share of one vote.
-func (pl *Placer) wordVotes(want []string) map[int]float64 {
+// equal share of one vote. split cuts a line into its words (or into grams).
+func (pl *Placer) wordVotes(want []string, split func(string) []string) map[int]float64 {
 	ks := sample(len(want))
 	lineWords := make([][]string, len(ks))
 	wanted := map[string][]int32{}
 	for i, k := range ks {
-		lineWords[i] = words(want[k])
+		lineWords[i] = split(want[k])
 		for _, w := range lineWords[i] {
 			wanted[w] = nil
 		}
@@ -99,7 +102,7 @@ func (pl *Placer) wordVotes(want []string) map[int]float64 {
 	common := map[string]bool{}
 	for p := range pl.t.Count() {
 		l := pl.t.Line(p)
-		for _, w := range words(fold(l)) {
+		for _, w := range split(fold(l)) {
 			ps, ok := wanted[w]
 			if !ok || common[w] || (len(ps) > 0 && ps[len(ps)-1] == int32(p)) {
 				continue
@@ -220,6 +223,31 @@ func words(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
+// gramLen is how many characters a gram of a word holds.
+const gramLen = 4
+
+// grams cuts a line into the grams of its words: each run of gramLen characters of a
+// longer word, a shorter word whole. A word with a typo inside shares most of its grams
+// with the word meant, where it shares no whole word.
+func grams(s string) []string {
+	var out []string
+	for _, w := range words(s) {
+		at := []int{}
+		for i := range w {
+			at = append(at, i)
+		}
+		if len(at) <= gramLen {
+			out = append(out, w)
+			continue
+		}
+		at = append(at, len(w))
+		for i := 0; i+gramLen < len(at); i++ {
+			out = append(out, w[at[i]:at[i+gramLen]])
+		}
+	}
+	return out
+}
+
 // better prefers starts at or after the cursor, then earlier ones.
 func better(s, best, cursor int) bool {
 	if (s >= cursor) != (best >= cursor) {
@@ -245,11 +273,11 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		shown++
 		switch op.Kind {
 		case diff.KindContext:
-			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, show.ClipLineTo(file[op.B], nearMissWidth))
+			fmt.Fprintf(&b, "  %6d  %s\n", lo+op.B+1, show.ClipLineTo(show.Reveal(file[op.B]), nearMissWidth))
 		case diff.KindRemove:
-			fmt.Fprintf(&b, "- %6s  %s\n", "", show.ClipLineTo(old[op.A], nearMissWidth))
+			fmt.Fprintf(&b, "- %6s  %s\n", "", show.ClipLineTo(show.Reveal(old[op.A]), nearMissWidth))
 		case diff.KindAdd:
-			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, show.ClipLineTo(file[op.B], nearMissWidth))
+			fmt.Fprintf(&b, "+ %6d  %s\n", lo+op.B+1, show.ClipLineTo(show.Reveal(file[op.B]), nearMissWidth))
 		}
 	}
 	if more > 0 {

@@ -52,6 +52,21 @@ func TestNearMissBySimilarity(t *testing.T) {
 	}
 }
 
+// M9: a line of one word with a typo inside shares no whole word with the file, yet the
+// closest region is its line, and a character that does not print is shown by its code.
+func TestNearMissOneWordTypo(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"first line\nalphaXbeta\nlast line\n", "+      2  alphaXbeta"},
+		{"first line\nalpha\u200bbeta\nlast line\n", "+      2  alpha<U+200B>beta"},
+	} {
+		pl := New(textlines.Split(tc.file), nil)
+		nm := pl.nearMiss([]string{"alphabeta"})
+		if nm == nil || nm.Start != 2 || !strings.Contains(nm.Diff, tc.want) {
+			t.Errorf("nearMiss in %q = %+v, want line 2 shown as %q", tc.file, nm, tc.want)
+		}
+	}
+}
+
 // TestNearMissBudget checks the near miss's cost bound (M9, PERF4) by what it yields: a
 // hunk of 20,000 lines that misses gives a text of a few KiB that compares at most
 // nearMissCompare lines.

@@ -200,3 +200,25 @@ func RuneColumns(r rune) int {
 	}
 	return 1
 }
+
+// Reveal writes each character of s that would not show when printed as <U+XXXX>: a
+// format character (a zero-width space, a byte-order mark, a bidirectional control) or a
+// control other than a tab. A line quoted to show how it differs from another then shows
+// the difference.
+func Reveal(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hidden reports a character Reveal writes by its code.
+func hidden(r rune) bool { return r != '\t' && (IsControl(r) || unicode.Is(unicode.Cf, r)) }
