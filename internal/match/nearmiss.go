@@ -65,7 +65,9 @@ func (pl *Placer) nearMiss(old []string) *NearMiss {
 		best += d
 	}
 	n := min(len(old), nearMissCompare)
-	lo, hi := max(best, 0), min(max(best, 0)+n, pl.t.Count())
+	// The file's side runs a little longer than the hunk's, so that lines the hunk left
+	// out do not push its last lines out of the view; file lines past its end are cut.
+	lo, hi := max(best, 0), min(max(best, 0)+n+max(2*nearMissSlack, n/4), pl.t.Count())
 	diff, agree := nearDiff(old[:n], pl.t.Span(lo, hi), lo)
 	if n < len(old) {
 		diff += fmt.Sprintf("\n(only the hunk's first %d of %d expected lines were compared)", n, len(old))
@@ -262,7 +264,8 @@ func better(s, best, cursor int) bool {
 func nearDiff(old, file []string, lo int) (string, int) {
 	var b strings.Builder
 	agree, shown, more := 0, 0, 0
-	for _, op := range diff.Lines(normalized(old, Punctuation), normalized(file, Punctuation)) {
+	ops := pastEnd(diff.Lines(normalized(old, Punctuation), normalized(file, Punctuation)))
+	for _, op := range ops {
 		if op.Kind == diff.KindContext {
 			agree++
 		}
@@ -284,6 +287,31 @@ func nearDiff(old, file []string, lo int) (string, int) {
 		fmt.Fprintf(&b, "(%d more diff lines not shown)\n", more)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), agree
+}
+
+// pastEnd cuts from a near miss's diff the file lines after the hunk's end: in the
+// changes after its last line in common, the file lines beyond as many as the hunk's
+// lines they stand for.
+func pastEnd(ops []diff.Op) []diff.Op {
+	last := len(ops) - 1
+	for last >= 0 && ops[last].Kind != diff.KindContext {
+		last--
+	}
+	removed, added := 0, 0
+	for _, op := range ops[last+1:] {
+		if op.Kind == diff.KindRemove {
+			removed++
+		} else {
+			added++
+		}
+	}
+	for i := len(ops) - 1; i > last && added > removed; i-- {
+		if ops[i].Kind == diff.KindAdd {
+			ops = slices.Delete(ops, i, i+1)
+			added--
+		}
+	}
+	return ops
 }
 
 // appliedAt is where the hunk's new side (its context and '+' lines) occurs in the file,

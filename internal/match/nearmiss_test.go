@@ -67,6 +67,26 @@ func TestNearMissOneWordTypo(t *testing.T) {
 	}
 }
 
+// M9: where the file has lines the hunk left out, the view shows them as the file's and
+// the hunk's last lines as found, not as missing: the file's side runs past the hunk's
+// length, and file lines past the hunk's end are cut.
+func TestNearMissShowsLinesTheHunkLeftOut(t *testing.T) {
+	file := "/**\n * A.\n * B.\n * C.\n */\nfunction layout(items) {\n\treturn items;\n}\nfunction next() {\n}\n"
+	pl := New(textlines.Split(file), nil)
+	nm := pl.nearMiss([]string{"/**", " * A.", " */", "function layout(items) {", "\treturn items;", "}"})
+	if nm == nil || nm.Start != 1 || nm.Agree != 6 {
+		t.Fatalf("nearMiss = %+v, want line 1 with all 6 lines found", nm)
+	}
+	for _, want := range []string{"+      3   * B.", "       7  \treturn items;", "       8  }"} {
+		if !strings.Contains(nm.Diff, want) {
+			t.Errorf("the view lacks %q:\n%s", want, nm.Diff)
+		}
+	}
+	if strings.Contains(nm.Diff, "next") || strings.Contains(nm.Diff, "- ") {
+		t.Errorf("the view shows lines past the hunk, or lines as missing:\n%s", nm.Diff)
+	}
+}
+
 // TestNearMissBudget checks the near miss's cost bound (M9, PERF4) by what it yields: a
 // hunk of 20,000 lines that misses gives a text of a few KiB that compares at most
 // nearMissCompare lines.
