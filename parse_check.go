@@ -150,6 +150,13 @@ func updateProblem(op *Operation) string {
 	return ""
 }
 
+// addsHeader reports a '+' line that reads as a hunk header ("+@@ def f():"): as a
+// hunk's first line it is far likelier a header sent with a stray '+' than a line for
+// the file, and a payload refuses it there.
+func addsHeader(l Line) bool {
+	return l.Kind == LineAdd && (l.Text == "@@" || strings.HasPrefix(l.Text, "@@ "))
+}
+
 // hunkProblem says what field of a hunk no "@@" chunk can hold, or "".
 func hunkProblem(h *Hunk) string {
 	switch {
@@ -161,6 +168,8 @@ func hunkProblem(h *Hunk) string {
 		return "it has outer anchors (Within) but no Anchor"
 	case len(h.Within)+1 > maxChain:
 		return fmt.Sprintf("it names %d anchors; a chain names at most %d, from the outermost enclosing line in", len(h.Within)+1, maxChain)
+	case addsHeader(h.Lines[0]):
+		return "its first line adds a line that reads as a hunk header, which a payload refuses there; put a context line above it"
 	}
 	for _, a := range h.chain() {
 		if msg := anchorProblem(a); msg != "" {

@@ -109,6 +109,11 @@ func (p *parser) updateBody(op *Operation) error {
 			if err != nil {
 				return err
 			}
+			if len(cur.Lines) == 0 && addsHeader(ln) {
+				return p.errf(l, "the hunk's first line adds a line that reads as a hunk header, which would be written "+
+					"into the file; write the header without the '+' (%q), or, for a file that is to hold this line, put "+
+					"a context line above it", ln.Text)
+			}
 			cur.Lines = append(cur.Lines, ln)
 		}
 		p.i++
