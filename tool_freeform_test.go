@@ -176,6 +176,7 @@ var semanticRefusals = []string{
 	"the unified-diff line number is too large",
 	"wrapped in quotes",                 // a path in quotes or backticks
 	"anchors; name the enclosing lines", // a chain longer than a hunk may name
+	"reads as a hunk header",            // "+@@ …" first in a hunk: the grammar's '+' line is one rule
 }
 
 // TestFreeformGrammarAgreesWithParse: H6. The freeform tool's grammar admits every payload
