@@ -16,7 +16,9 @@ import (
 // payloadLimit is the largest payload the CLI reads, and the limit it resolves under.
 const payloadLimit = 16 << 20
 
-// readPayload takes the payload from the argument, a file, or standard input (H5). A file
+// readPayload takes the payload from the argument, a file, or standard input (H5). An
+// argument is the payload when it starts with "*** Begin Patch", or when it is no file's
+// name and runs over several lines (a patch with a typo in its first line). A file
 // or stream is read no further than limit+1 bytes: one byte past the limit is enough to
 // refuse it, so a hostile stream costs no more memory than the largest payload allowed
 // (PERF4).
@@ -26,6 +28,9 @@ func readPayload(args []string, stdin io.Reader, limit int) (string, error) {
 			return args[0], nil
 		}
 		f, err := os.Open(args[0])
+		if errors.Is(err, fs.ErrNotExist) && strings.Contains(args[0], "\n") {
+			return args[0], nil // lines, not a file's name: parsing says what is wrong with them
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%q is neither a payload file (there is no such file) nor a patch "+
 				"(a patch starts with \"*** Begin Patch\"); give a file, the patch itself, or \"-\" for standard input", args[0])
