@@ -1,7 +1,10 @@
 package applypatch
 
 import (
+	"context"
 	"testing"
+
+	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
@@ -42,5 +45,20 @@ func TestIndentUnlike(t *testing.T) {
 				t.Error("flagged at a pass that keeps indentation")
 			}
 		})
+	}
+}
+
+// S2, M5: a result's diff shows a fuzzy hunk's context and removed lines as the file held
+// them (the dash, the indentation), which is what was replaced, and its added lines as
+// written.
+func TestFuzzyDiffShowsFileLines(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/n.txt", []byte("Old notes \u2014 to be replaced\n\tkeep\n"), 0o644)
+	res, err := Apply(context.Background(), fsys, patch("*** Update File: n.txt", "@@", "-Old notes - to be replaced", "+New notes", " keep"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "@@\n-Old notes \u2014 to be replaced\n+New notes\n \tkeep"; res.Files[0].Diff != want {
+		t.Errorf("diff = %q, want %q", res.Files[0].Diff, want)
 	}
 }

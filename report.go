@@ -251,8 +251,16 @@ func (c *change) hunkDiff(d *diffWriter) {
 			d.heading(a)
 		}
 		d.heading(h.Anchor)
+		at, fromFile := h.Place.Start, h.Place.Pass.Fuzzy() && c.text != nil
 		for _, l := range h.Lines {
-			d.line(byte(l.Kind), l.Text)
+			text := l.Text
+			if fromFile && l.Kind != LineAdd && at < c.text.Count() {
+				text = c.text.Line(at) // a fuzzy hunk's old lines as the file held them
+			}
+			if l.Kind != LineAdd {
+				at++
+			}
+			d.line(byte(l.Kind), text)
 		}
 	}
 }
