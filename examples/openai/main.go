@@ -94,6 +94,9 @@ func setup(args []string, stderr io.Writer) (agent *Agent, task string, closeFn 
 	if fl.NArg() == 0 {
 		return nil, "", nil, errors.New("give the task as the arguments")
 	}
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		return nil, "", nil, errors.New("set OPENAI_API_KEY (and OPENAI_BASE_URL for another server that speaks the API) to run a model")
+	}
 	root, err := filepath.Abs(*dir)
 	if err != nil {
 		return nil, "", nil, err

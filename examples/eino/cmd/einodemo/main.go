@@ -43,6 +43,9 @@ func main() {
 	if flag.NArg() == 0 {
 		log.Fatal("give the task as the arguments")
 	}
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		log.Fatal("set OPENAI_API_KEY (and OPENAI_BASE_URL for another server that speaks the API) to run a model")
+	}
 	if err := run(context.Background(), *dir, *model, applypatch.Mode(*mode), strings.Join(flag.Args(), " "), os.Stdin, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
