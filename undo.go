@@ -33,12 +33,14 @@ import (
 // that the later edits elsewhere in it are kept; the lines it removes must be exactly
 // what the change left. An edit of the lines next to the change's (a hunk's context)
 // is an edit elsewhere: such a hunk is placed with the context left intact, the most
-// first, where its lines then occur once. When a hunk cannot be placed with certainty, when an added file
-// was edited or had its mode changed since (deleting it would lose that), or when a path
-// was deleted, replaced or created since, or now leads through a symbolic link to
-// another file than the change wrote, the whole undo is refused with every such path
-// named, and nothing is written. Each undo reverts one change: undoing
-// several is several undos, each its own transaction.
+// first, where its lines then occur once. A file that was binary, or not in its
+// encoding, on either side of a Delete then an Add is put back whole, and only while it
+// holds exactly what the change left. When a hunk cannot be placed with certainty, when
+// an added file was edited or had its mode changed since (deleting it would lose that),
+// or when a path was deleted, replaced or created since, or now leads through a symbolic
+// link to another file than the change wrote, the whole undo is refused with every such
+// path named, and nothing is written. Each undo reverts one change: undoing several is
+// several undos, each its own transaction.
 //
 // With no history, or nothing left to undo, it returns [ErrNothingToUndo]. So it does
 // when every file of the change already holds what the undo would leave (put back by
