@@ -391,23 +391,3 @@ func (e *MatchError) lines() string { return show.WithMore(e.Lines, e.More, e.mo
 
 // hunkLines lists where the hunk's lines occur, then how many more places there are.
 func (e *MatchError) hunkLines() string { return show.WithMore(e.HunkLines, e.hunkMore, e.hunkCapped) }
-
-// removesExactly reports whether the lines hunk h removes at place p are the file's lines
-// byte for byte. An undo or a redo placed by a looser pass would otherwise overwrite a
-// line edited since only in its spaces or punctuation: those edits are the user's, and
-// never overwritten.
-func removesExactly(t *lines.Text, h *Hunk, p match.Place) bool {
-	at := p.Start
-	for _, l := range h.Lines {
-		switch l.Kind {
-		case LineRemove:
-			if at >= t.Count() || t.Line(at) != l.Text {
-				return false
-			}
-			at++
-		case LineContext:
-			at++
-		}
-	}
-	return true
-}

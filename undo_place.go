@@ -1,6 +1,7 @@
 package applypatch
 
 import (
+	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
 )
 
@@ -64,4 +65,24 @@ func contextRun(ls []Line, dir int) int {
 		n++
 	}
 	return n
+}
+
+// removesExactly reports whether the lines hunk h removes at place p are the file's lines
+// byte for byte. An undo or a redo placed by a looser pass would otherwise overwrite a
+// line edited since only in its spaces or punctuation: those edits are the user's, and
+// never overwritten.
+func removesExactly(t *lines.Text, h *Hunk, p match.Place) bool {
+	at := p.Start
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case LineRemove:
+			if at >= t.Count() || t.Line(at) != l.Text {
+				return false
+			}
+			at++
+		case LineContext:
+			at++
+		}
+	}
+	return true
 }
