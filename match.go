@@ -43,18 +43,16 @@ func (pr *Proposal) place(c *change) []error {
 	t, pl := match.Index(s, hs, c.name)
 	c.text, c.codec = t, cd
 	var errs []error
-	num, retrims := 0, 0
+	num := 0
+	since := pr.sinceOf(c, t)
 	for i := range c.Op.Hunks {
 		h := &c.Op.Hunks[i]
 		if !h.isLocator() {
 			num++
 		}
 		place, miss := pl.Place(hs[i])
-		if miss != nil && miss.Reason == match.NotFound && c.undoSpec != nil && retrims < retrimBudget {
-			retrims++
-			if th, tp, ok := retrimmed(s, c.name, h); ok { // its context edited since
-				*h, place, miss = th, tp, nil
-			}
+		if c.undoSpec != nil {
+			place, miss = placeRevert(since, s, c.name, t, h, c.undoSpec.starts[i], place, miss)
 		}
 		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)

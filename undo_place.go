@@ -1,54 +1,143 @@
 package applypatch
 
 import (
+	"slices"
+
+	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
 )
 
-// retrimBudget is the most hunks of one file an undo or a redo looks for again with less
-// context (see retrimmed): a file edited around more of them than that changed too much
-// for the revert to be certain, and each look reads the file again.
-const retrimBudget = 8
+// A sinceMap is how the lines of a file as an undo or a redo expects it (what the change
+// left, or what it found) lie in the file now: at[i] is where line i of the expected
+// file is now, -1 for a line edited or removed since; ops is the diff between the two.
+type sinceMap struct {
+	at  []int
+	ops []diff.Op
+	n   int // the lines of the file now
+	// index lists, by text, the lines of the file now that hold it, made on first use.
+	index map[string][]int
+}
 
-// retrimmed places an undo's or a redo's hunk whose context lines were edited since
-// (edits next to the change, not of it): the hunk with fewer of its leading and trailing
-// context lines, the most kept first, placed where the lines it keeps occur exactly and
-// once. The lines it changes are never dropped, and a hunk that only adds keeps at least
-// one context line to place them by. When two hunks that keep as much context place at
-// different lines, neither is certain and ok is false; so it is when none places.
-func retrimmed(s, name string, h *Hunk) (Hunk, match.Place, bool) {
+// sinceMapOf diffs the lines expected against the lines now.
+func sinceMapOf(expected, now []string) *sinceMap {
+	m := &sinceMap{at: make([]int, len(expected)), ops: diff.Lines(expected, now), n: len(now)}
+	for i := range m.at {
+		m.at[i] = -1
+	}
+	for _, op := range m.ops {
+		if op.Kind == diff.KindContext {
+			m.at[op.A] = op.B
+		}
+	}
+	return m
+}
+
+// expect is where hunk h of an undo or a redo, whose old lines start at line start of
+// the file expected, goes in the file now, by the edits since (the diff): the hunk cut to
+// the context lines the edits left next to its changed lines, and that hunk's start in
+// the file now. The changed lines (the lines it removes, and context lines between them)
+// must all be there, unedited and together; lines it only inserts need both neighbours
+// there and still next to each other, or one of them, where the other was replaced by as
+// many lines. ok is false when the edits since leave the place uncertain.
+func (m *sinceMap) expect(h *Hunk, start int) (Hunk, int, bool) {
 	lead, trail := contextRun(h.Lines, 1), contextRun(h.Lines, -1)
 	if lead == len(h.Lines) {
+		return Hunk{}, 0, false
+	}
+	middle := h.Lines[lead : len(h.Lines)-trail]
+	first, old := start+lead, oldCount(middle) // the middle's old lines, in the file expected
+	var at int
+	if old > 0 {
+		if first+old > len(m.at) || m.at[first] < 0 {
+			return Hunk{}, 0, false
+		}
+		for k := range old {
+			if m.at[first+k] != m.at[first]+k {
+				return Hunk{}, 0, false
+			}
+		}
+		at = m.at[first]
+	} else if at = m.insertion(first); at < 0 {
+		return Hunk{}, 0, false
+	}
+	l := 0 // the lead context lines still right above
+	for l < lead && first-1-l >= 0 && m.at[first-1-l] >= 0 && m.at[first-1-l] == at-1-l {
+		l++
+	}
+	t := 0 // the trail context lines still right below
+	for t < trail && first+old+t < len(m.at) && m.at[first+old+t] == at+old+t {
+		t++
+	}
+	cut := Hunk{Line: h.Line, Lines: h.Lines[lead-l : len(h.Lines)-trail+t]}
+	return cut, at - l, true
+}
+
+// insertion is where lines inserted before line k of the file expected go in the file
+// now, or -1 when that is not certain.
+func (m *sinceMap) insertion(k int) int {
+	left, right := -1, m.n // where the neighbours are now; -1 and n stand for the ends
+	if k > 0 {
+		left = m.at[k-1]
+	}
+	if k < len(m.at) {
+		right = m.at[k]
+	}
+	switch {
+	case (k == 0 || left >= 0) && (k == len(m.at) || right >= 0):
+		if right == left+1 {
+			return right
+		}
+	case k > 0 && left >= 0 && m.replaced(k, true):
+		return left + 1
+	case k < len(m.at) && right >= 0 && m.replaced(k, false):
+		return right
+	}
+	return -1
+}
+
+// replaced reports whether the expected lines after line k-1 (after is set), or before
+// line k, up to the next line still there, were replaced by as many lines: the insertion
+// point is then next to the line still there, as it was.
+func (m *sinceMap) replaced(k int, after bool) bool {
+	i := k
+	step := 1
+	if !after {
+		i, step = k-1, -1
+	}
+	n := 0
+	for i >= 0 && i < len(m.at) && m.at[i] < 0 {
+		i += step
+		n++
+	}
+	var from, to int // the lines now between the neighbours still there
+	switch {
+	case after && i < len(m.at):
+		from, to = m.at[k-1]+1, m.at[i]
+	case after:
+		from, to = m.at[k-1]+1, m.n
+	case i >= 0:
+		from, to = m.at[i]+1, m.at[k]
+	default:
+		from, to = 0, m.at[k]
+	}
+	return n > 0 && to-from == n
+}
+
+// placeSince places hunk h of an undo or a redo, whose old lines start at line start of
+// the file it expects, in t by the edits since (see expect): the cut hunk is placed where
+// the edits put it only when its lines occur exactly there and nowhere else in the file.
+func placeSince(m *sinceMap, s, name string, h *Hunk, start int) (Hunk, match.Place, bool) {
+	cut, at, ok := m.expect(h, start)
+	if !ok || oldCount(cut.Lines) == 0 {
 		return Hunk{}, match.Place{}, false
 	}
-	removes := oldCount(h.Lines) > lead+trail
-	for kept := lead + trail - 1; kept >= 0; kept-- {
-		var found Hunk
-		var at match.Place
-		n := 0
-		for l := min(lead, kept); l >= 0 && kept-l <= trail; l-- {
-			if kept == 0 && !removes {
-				continue // only added lines: nothing to place them by
-			}
-			th := Hunk{Line: h.Line, Lines: h.Lines[lead-l : len(h.Lines)-trail+(kept-l)]}
-			_, pl := match.Index(s, []match.Hunk{th.view()}, name)
-			p, miss := pl.Place(th.view())
-			if miss != nil || p.Pass != match.Exact {
-				continue
-			}
-			if n > 0 && p.Start+l != at.Start+contextRun(found.Lines, 1) {
-				return Hunk{}, match.Place{}, false // the changed lines at two places
-			}
-			if n == 0 {
-				found, at = th, p
-			}
-			n++
-		}
-		if n > 0 {
-			return found, at, true
-		}
+	_, pl := match.Index(s, []match.Hunk{cut.view()}, name)
+	p, miss := pl.Place(cut.view())
+	if miss != nil || p.Pass != match.Exact || p.Start != at {
+		return Hunk{}, match.Place{}, false
 	}
-	return Hunk{}, match.Place{}, false
+	return cut, p, true
 }
 
 // contextRun counts the context lines at the start of ls (dir 1) or at its end (-1).
@@ -85,4 +174,142 @@ func removesExactly(t *lines.Text, h *Hunk, p match.Place) bool {
 		}
 	}
 	return true
+}
+
+// sinceOf maps the file an undo's or a redo's change expects onto t, what it holds now;
+// nil when the expected file cannot be had (the history cannot rebuild it), which leaves
+// every hunk that is not found as recorded refused.
+func (pr *Proposal) sinceOf(c *change, t *lines.Text) *sinceMap {
+	r := c.undoSpec
+	if r == nil {
+		return nil
+	}
+	b, err := r.fromBytes()
+	if err != nil {
+		return nil
+	}
+	enc, name := pr.declared(c.name)
+	s, _, err := lines.Decode(b, enc, name)
+	if err != nil {
+		return nil
+	}
+	return sinceMapOf(lines.Split(s).Strings(), t.Strings())
+}
+
+// placeRevert settles where hunk h of an undo or a redo goes, from where the ordinary
+// search put it (place, or miss) and where the edits since the change put it (since):
+// found as recorded, it must lie where the edits put it, or it is refused as at two
+// places; not found (an edit next to its changed lines), it goes where the edits put it,
+// cut to the context left there, if its lines occur exactly there and nowhere else.
+// Either way it is refused when another place holds its changed lines with at least half
+// of their recorded context lines still at their places around them (a copy made since):
+// which of the two is the change's is not certain.
+func placeRevert(since *sinceMap, s, name string, t *lines.Text, h *Hunk, start int, place match.Place, miss *match.Miss) (match.Place, *match.Miss) {
+	if since == nil {
+		return place, miss
+	}
+	whole := *h
+	switch {
+	case miss == nil:
+		cut, at, ok := since.expect(h, start)
+		lead := contextRun(h.Lines, 1) - contextRun(cut.Lines, 1) // the lead context the cut dropped
+		if !ok || place.Start != at-lead {
+			lines := []int{place.Start + 1}
+			if ok {
+				lines = append(lines, at-lead+1)
+				slices.Sort(lines)
+			}
+			return match.Place{}, &match.Miss{Reason: match.Ambiguous, Lines: lines}
+		}
+	case miss.Reason == match.NotFound:
+		cut, p, ok := placeSince(since, s, name, h, start)
+		if !ok {
+			return place, miss
+		}
+		*h, place = cut, p
+	default:
+		return place, miss
+	}
+	at := place.Start + contextRun(h.Lines, 1) // where its changed lines start now
+	if rival := since.rival(t, &whole, at); rival >= 0 {
+		lines := []int{at + 1, rival + 1}
+		slices.Sort(lines)
+		*h = whole
+		return match.Place{}, &match.Miss{Reason: match.Ambiguous, Lines: lines}
+	}
+	return place, nil
+}
+
+// rival is another line of t than at where hunk h's changed lines start with at least
+// half of its recorded context lines still at their places around them, or -1. Lines it only inserts
+// are looked for where its context lines next to them are.
+func (m *sinceMap) rival(t *lines.Text, h *Hunk, at int) int {
+	lead, trail := contextRun(h.Lines, 1), contextRun(h.Lines, -1)
+	if lead == len(h.Lines) {
+		return -1
+	}
+	var old []string // the middle's old lines
+	for _, l := range h.Lines[lead : len(h.Lines)-trail] {
+		if l.Kind != LineAdd {
+			old = append(old, l.Text)
+		}
+	}
+	need := (lead + trail + 1) / 2
+	if need == 0 {
+		return -1
+	}
+	if m.index == nil {
+		m.index = map[string][]int{}
+		for i := range t.Count() {
+			m.index[t.Line(i)] = append(m.index[t.Line(i)], i)
+		}
+	}
+	var starts []int
+	switch {
+	case len(old) > 0:
+		starts = m.index[old[0]]
+	case trail > 0:
+		starts = m.index[h.Lines[len(h.Lines)-trail].Text]
+	default:
+		for _, q := range m.index[h.Lines[lead-1].Text] {
+			starts = append(starts, q+1)
+		}
+	}
+	for _, q := range starts {
+		if q != at && holdsAt(t, old, q) && keptContext(t, h, lead, trail, q, len(old)) >= need {
+			return q
+		}
+	}
+	return -1
+}
+
+// holdsAt reports whether t holds the lines old from line q.
+func holdsAt(t *lines.Text, old []string, q int) bool {
+	if q < 0 || q+len(old) > t.Count() {
+		return false
+	}
+	for k, l := range old {
+		if t.Line(q+k) != l {
+			return false
+		}
+	}
+	return true
+}
+
+// keptContext counts the context lines of h still at their places around its n changed
+// old lines at line q of t: each lead one as far above, each trail one as far below, an
+// edited line between them or not.
+func keptContext(t *lines.Text, h *Hunk, lead, trail, q, n int) int {
+	kept := 0
+	for k := 1; k <= lead; k++ {
+		if q-k >= 0 && t.Line(q-k) == h.Lines[lead-k].Text {
+			kept++
+		}
+	}
+	for k := range trail {
+		if q+n+k < t.Count() && t.Line(q+n+k) == h.Lines[len(h.Lines)-trail+k].Text {
+			kept++
+		}
+	}
+	return kept
 }

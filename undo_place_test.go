@@ -29,31 +29,64 @@ func TestUndoKeepsEditNextToChange(t *testing.T) {
 	}
 }
 
-// U3, M2: when the change's lines occur twice since (a copy), and the context left intact
-// around each places one of them, the undo is not certain: it is refused, nothing written.
-// So it is when a change that only removed lines lost the context on both sides.
-func TestUndoRefusesTrimmedContextAtTwoPlaces(t *testing.T) {
-	b := newUndoBench(t, map[string]string{"a.txt": "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n"})
-	b.apply("*** Update File: a.txt\n@@\n e\n-f\n+F\n g")
-	// The original's line above edited, and a copy whose line below is: as much context
-	// is left around each.
-	copied := "a\nb\nc\nd\nE\nF\ng\nh\ni\nj\nk\nl\nx\nc\nd\ne\nF\nG\ny\n"
-	b.write("a.txt", copied)
-	if _, err := b.revert(true); err == nil {
-		t.Fatal("the undo placed the change at one of two places")
+// U3, M2: an undo or a redo is refused, with nothing written, wherever the ordinary search
+// and the file's edits since could put the change at different places, or its own lines
+// were edited: a copy of the change found with its context while the original's context
+// was edited, a copy that keeps half of the context, an adjacent hunk whose context the
+// copy repeats, lines inserted between neighbours that are no longer next to each other,
+// and a changed line edited whose text occurs elsewhere.
+func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		sections   []string
+		edited     string
+		redo       bool
+	}{
+		{"copy found whole, the original's context edited", "a\nb\nc\nX\nd\ne\nf\n",
+			[]string{"*** Update File: f\n@@\n c\n-X\n+Y\n d"}, "a\nb\nC\nY\nd\ne\nf\nz\na\nb\nc\nY\nd\ne\nf\n", false},
+		{"copy keeping half the context", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n",
+			[]string{"*** Update File: f\n@@\n e\n-f\n+F\n g"}, "a\nb\nc\nd\nE\nF\ng\nh\ni\nj\nk\nl\nx\nc\nd\ne\nF\nG\ny\n", false},
+		{"adjacent hunks, their shared context copied", "a\nb\nX\n",
+			[]string{"*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y"}, "A\nb\nY\nb\nY\n", false},
+		{"a deletion's context next to it edited, repeated elsewhere", "r\nD\nt\nq\nr\nt\n",
+			[]string{"*** Update File: f\n@@\n r\n-D\n t\n q"}, "r\nfoo\nq\nr\nt\n", false},
+		{"the changed line edited, its text elsewhere", "x\nm\nQ\n",
+			[]string{"*** Update File: f\n@@\n x\n m\n-Q\n+x"}, "x\nm\nZ\n", false},
+		{"a line typed between an insertion's neighbours", "a\nb\nc\ne\nf\n",
+			[]string{"*** Update File: f\n@@\n a\n b\n c\n+N\n e\n f"}, "a\nb\nc\nU\nN\ne\nf\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newUndoBench(t, map[string]string{"f": tc.file})
+			b.apply(tc.sections...)
+			b.write("f", tc.edited)
+			want := tc.edited
+			if tc.redo {
+				if _, err := b.revert(true); err != nil {
+					t.Fatalf("Undo: %v", err)
+				}
+				want = b.tree()["f"]
+			}
+			if _, err := b.revert(!tc.redo); err == nil {
+				t.Fatalf("placed where it is not certain:\n%s", b.tree()["f"])
+			}
+			if got := b.tree()["f"]; got != want {
+				t.Errorf("a refused revert wrote: %q", got)
+			}
+		})
 	}
-	if got := b.tree()["a.txt"]; got != copied {
-		t.Errorf("a refused undo wrote: %q", got)
-	}
+}
 
-	b = newUndoBench(t, map[string]string{"r.txt": "1\n2\n3\n4\n5\n6\n7\n"})
-	b.apply("*** Update File: r.txt\n@@\n 3\n-4\n 5")
-	edited := "1\n2\nthree\nfive\n6\n7\n"
-	b.write("r.txt", edited)
-	if _, err := b.revert(true); err == nil {
-		t.Fatal("an undo re-added lines with no context to place them by")
+// U3: an undo that puts back deleted lines whose neighbour below was edited since puts
+// them next to the neighbour above, where the edit left the rest of the file in place,
+// and the edit survives.
+func TestUndoPutsDeletedLinesBackNextToAnEdit(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"f": "a\nb\nc\nD\ne\nf\ng\n"})
+	b.apply("*** Update File: f\n@@\n b\n c\n-D\n e\n f")
+	b.write("f", "a\nb\nc\nE (mine)\nf\ng\n")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
 	}
-	if got := b.tree()["r.txt"]; got != edited {
-		t.Errorf("a refused undo wrote: %q", got)
+	if got := b.tree()["f"]; got != "a\nb\nc\nD\nE (mine)\nf\ng\n" {
+		t.Errorf("after undo: %q", got)
 	}
 }

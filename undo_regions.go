@@ -31,7 +31,8 @@ func regionTransition(s *history.Store, e *history.Entry, src, dst string, edite
 	if dst != src {
 		op.MoveTo = dst
 	}
-	spec := &restoreSpec{to: b, mode: base.Mode, size: edited.Size, crc: edited.CRC}
+	spec := &restoreSpec{to: b, mode: base.Mode, size: edited.Size, crc: edited.CRC,
+		rebuild: func() ([]byte, error) { return rebuild(s, e, edited) }}
 	if !undo {
 		if spec.to, err = rebuild(s, e, edited); err != nil {
 			return nil, nil, err

@@ -33,6 +33,16 @@ type restoreSpec struct {
 	// rewrite is set for a file the revert replaces whole, a Delete then an Add: one
 	// whose content on either side has no lines to place (binary, or not in its encoding).
 	rewrite bool
+	// rebuild makes from's bytes where they are not at hand, for a file edited since.
+	rebuild func() ([]byte, error)
+}
+
+// fromBytes returns the bytes the operation expects to find when nothing changed since.
+func (r *restoreSpec) fromBytes() ([]byte, error) {
+	if r.from != nil || r.rebuild == nil {
+		return r.from, nil
+	}
+	return r.rebuild()
 }
 
 // holds reports whether b is what the operation expects to find when nothing changed
