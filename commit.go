@@ -114,7 +114,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept, id)
 	var made []string
-	if pr.opts.History != nil && pr.reverts == nil {
+	if pr.opts.History != nil && pr.reverts == nil && len(plan) > 0 {
 		cfg.Made = func(dirs []string) { made = dirs }
 		cfg.BeforeFinal = pr.intend(id)
 	}

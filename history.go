@@ -23,9 +23,9 @@ import (
 )
 
 // A History is a store of committed changes that [Undo] and [Redo] read: for every
-// commit of a proposal resolved with it in Options.History, what each path held before
-// the commit (bytes, mode, or absence) and what the commit left there, the payload, the
-// time and the tallies. Each entry is written whole after its commit, or not at all; a
+// commit of a proposal resolved with it in Options.History that writes anything, what
+// each path held before the commit (bytes, mode, or absence) and what the commit left
+// there, the payload, the time and the tallies. Each entry is written whole after its commit, or not at all; a
 // history that cannot be written is noted in the commit's result and never fails the
 // commit. The store keeps the last 100 commits within 256 MiB, dropping the oldest
 // first, and a new commit drops the changes an undo made redoable.
@@ -109,8 +109,13 @@ func workspaceIdentity(dir string) (id, real string, err error) {
 	if !fi.IsDir() {
 		return "", "", errNotDir
 	}
-	sum := sha256.Sum256([]byte(real + "\x00" + fileIdentity(fi)))
-	return hex.EncodeToString(sum[:16]), real, nil
+	return identityOf(real, fi), real, nil
+}
+
+// identityOf names the directory fi found at path.
+func identityOf(path string, fi os.FileInfo) string {
+	sum := sha256.Sum256([]byte(path + "\x00" + fileIdentity(fi)))
+	return hex.EncodeToString(sum[:16])
 }
 
 // opened is the store, with its key, made on first use.

@@ -33,8 +33,8 @@ func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBasel
 		}
 		return
 	}
-	if pr.opts.History == nil {
-		return
+	if pr.opts.History == nil || len(plan) == 0 {
+		return // a commit that wrote nothing is no change to undo, and leaves the redo offered
 	}
 	err := pr.writeHistory(plan, res, kept, made, id)
 	if err == nil {

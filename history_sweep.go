@@ -23,10 +23,11 @@ const sweepGrace = 14 * 24 * time.Hour
 
 // sweepHistories removes user histories beside keep whose workspace is gone for good,
 // which can never be undone and would otherwise keep their files' bytes forever:
-//   - another directory, or a file, is at its path (a tree deleted and made again, as a
-//     test or a benchmark does on every run): removed at once;
-//   - nothing is at its path: marked, and removed once it has been missing for
-//     sweepGrace; a workspace found again loses the mark.
+//   - another directory is at its path (a tree deleted and made again, as a test or a
+//     benchmark does on every run): removed at once;
+//   - nothing is at its path, a file is, or a link to the directory moved elsewhere:
+//     marked, and removed once that has lasted sweepGrace; a workspace found again
+//     loses the mark.
 //
 // A path that cannot be looked at (no permission) is left alone. A run checks at most
 // sweepBudget histories, chosen at random: each check costs a few system calls, and a
@@ -51,18 +52,29 @@ func sweepHistory(dir, id string, now time.Time) {
 	if err != nil || len(b) > 4096 {
 		return // being made, or not ours to judge
 	}
-	mark := filepath.Join(dir, goneFile)
-	found, _, err := workspaceIdentity(string(b))
+	recorded, mark := string(b), filepath.Join(dir, goneFile)
+	found, _, err := workspaceIdentity(recorded)
 	switch {
 	case err == nil && found == id:
 		os.Remove(mark) // there again, if it was missing
-	case err == nil || errors.Is(err, errNotDir):
-		os.RemoveAll(dir)
-	case !errors.Is(err, fs.ErrNotExist):
+	case err == nil && !reachedBy(recorded, id):
+		os.RemoveAll(dir) // another directory took the path
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir):
 		// not known to be gone
 	case missingSince(mark, now) > sweepGrace:
-		os.RemoveAll(dir)
+		os.RemoveAll(dir) // missing, moved away (perhaps behind a link), or a file in its place, for long
 	}
+}
+
+// reachedBy reports whether the recorded path still leads, through a symbolic link, to
+// the very directory the history named id belongs to: a workspace moved and linked from
+// where it was, which is not gone.
+func reachedBy(recorded, id string) bool {
+	fi, err := os.Stat(recorded)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	return identityOf(recorded, fi) == id
 }
 
 // missingSince is how long ago the mark says a workspace was first found missing,

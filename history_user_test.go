@@ -170,6 +170,56 @@ func TestUserHistoryKeptWhileWorkspaceAway(t *testing.T) {
 	}
 }
 
+// U1: a workspace moved away and linked from where it was, or whose path a file took
+// for a while, is not gone: its history is kept past a commit elsewhere.
+func TestUserHistoryKeptBehindLinkOrFile(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		away, back func(ws, elsewhere string)
+	}{
+		{"moved behind a link", func(ws, elsewhere string) {
+			os.Rename(ws, elsewhere)
+			os.Symlink(elsewhere, ws)
+		}, func(ws, elsewhere string) {
+			os.Remove(ws)
+			os.Rename(elsewhere, ws)
+		}},
+		{"a file in its place", func(ws, elsewhere string) {
+			os.Rename(ws, elsewhere)
+			os.WriteFile(ws, []byte("x"), 0o644)
+		}, func(ws, elsewhere string) {
+			os.Remove(ws)
+			os.Rename(elsewhere, ws)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			root := t.TempDir()
+			a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+			os.Mkdir(a, 0o755)
+			os.Mkdir(b, 0o755)
+			apply := func(ws string) *History {
+				t.Helper()
+				h, err := UserHistory(ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: f.txt\n+f"), &Options{Workspace: ws, History: h}); err != nil {
+					t.Fatal(err)
+				}
+				return h
+			}
+			ha := apply(a)
+			tc.away(a, filepath.Join(root, "elsewhere"))
+			apply(b) // sweeps: a's is the only other history
+			tc.back(a, filepath.Join(root, "elsewhere"))
+			if list, err := ha.Entries(); err != nil || len(list) != 1 {
+				t.Errorf("the history after the workspace came back: %v, %v", list, err)
+			}
+		})
+	}
+}
+
 // U1: a user history whose directory is a symbolic link (to another workspace's history)
 // is not used: the link would lead this workspace's undo to the other's changes, and
 // mark them undone there.

@@ -90,3 +90,24 @@ func TestUndoPutsDeletedLinesBackNextToAnEdit(t *testing.T) {
 		t.Errorf("after undo: %q", got)
 	}
 }
+
+// U1, U4: a commit that leaves every byte as it was (a line replaced by itself) records
+// nothing: the undone change before it can still be redone, and the next undo reverts
+// the change before it, not an empty one.
+func TestCommitThatWritesNothingIsNotRecorded(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"f": "j\nk\n"})
+	b.apply("*** Update File: f\n@@\n-j\n+J")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	b.apply("*** Update File: f\n@@\n-k\n+k")
+	if list, _ := b.opts.History.Entries(); len(list) != 1 {
+		t.Errorf("the history lists %d changes, want the one undone", len(list))
+	}
+	if _, err := b.revert(false); err != nil {
+		t.Fatalf("Redo after a commit that wrote nothing: %v", err)
+	}
+	if got := b.tree()["f"]; got != "J\nk\n" {
+		t.Errorf("after redo: %q", got)
+	}
+}
