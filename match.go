@@ -149,7 +149,8 @@ func matchError(m *match.Miss) *MatchError {
 	return &MatchError{Reason: coarse[m.Reason], why: m.Reason, Anchor: m.Anchor, Outer: m.Outer, Hint: m.Hint,
 		Lines: m.Lines, More: m.More, moreCapped: m.MoreCapped, AnchorLine: m.AnchorLine,
 		HunkLines: m.HunkLines, hunkMore: m.HunkMore, hunkCapped: m.HunkCapped, FileLines: m.FileLines,
-		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs, insertAt: m.InsertAt}
+		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs, insertAt: m.InsertAt,
+		unexplained: m.Unexplained}
 }
 
 // MatchReason says why a hunk could not be placed.
@@ -232,6 +233,9 @@ type MatchError struct {
 	// occurs is, for a MatchNotFound with no near region, whether some of the hunk's
 	// lines occur in the file all the same, too often for one region to stand out.
 	occurs bool
+	// unexplained is set on a MatchNotFound not searched for its closest region: many
+	// hunks of the file missed before it.
+	unexplained bool
 	// insertAt is, for a hunk whose only context is the empty lines that end it, the
 	// 1-based line it goes before when they are read as a separator.
 	insertAt int
@@ -341,6 +345,11 @@ func (e *MatchError) reason() string {
 			return fmt.Sprintf("the hunk looks already applied: the file lacks its context and '-' lines "+
 				"but holds its context and '+' lines, from line %d. Re-read the file; if the change is "+
 				"there, leave this hunk out.", e.appliedAt)
+		}
+		if e.unexplained {
+			return "the hunk's context and '-' lines were not found together in the file (only the file's first " +
+				"hunks that miss are compared with it further). Re-read the file and resend the hunk with its " +
+				"context and '-' lines copied exactly."
 		}
 		if e.near == nil && e.occurs {
 			return "the hunk's context and '-' lines were not found together in the file; some of them occur, but so " +

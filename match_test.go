@@ -16,7 +16,7 @@ var missFields = map[string]string{
 	"Lines": "Lines", "More": "More", "MoreCapped": "moreCapped", "AnchorLine": "AnchorLine",
 	"HunkLines": "HunkLines", "HunkMore": "hunkMore", "HunkCapped": "hunkCapped",
 	"FileLines": "FileLines", "Pass": "pass", "AppliedAt": "appliedAt", "Near": "near",
-	"Occurs": "occurs", "InsertAt": "insertAt",
+	"Occurs": "occurs", "InsertAt": "insertAt", "Unexplained": "unexplained",
 }
 
 // TestMissMapsToMatchError: the matcher's facts cross into the public error one to one.
@@ -40,7 +40,8 @@ func TestMissMapsToMatchError(t *testing.T) {
 	}
 	m := &match.Miss{Reason: match.AnchorAmbiguous, Anchor: "a", Outer: "o", Hint: 1, Lines: []int{2}, More: 3,
 		MoreCapped: true, AnchorLine: 4, HunkLines: []int{5}, HunkMore: 6, HunkCapped: true, FileLines: 7,
-		Pass: match.Punctuation, AppliedAt: 8, Near: &match.NearMiss{Start: 9}, Occurs: true, InsertAt: 10}
+		Pass: match.Punctuation, AppliedAt: 8, Near: &match.NearMiss{Start: 9}, Occurs: true, InsertAt: 10,
+		Unexplained: true}
 	e := reflect.ValueOf(matchError(m)).Elem()
 	mv := reflect.ValueOf(m).Elem()
 	for i := range mv.NumField() {

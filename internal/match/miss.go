@@ -75,6 +75,9 @@ type Miss struct {
 	// whether some line of the hunk occurs in the text all the same: so often that no
 	// region stands out.
 	Occurs bool
+	// Unexplained is set on a NotFound that [Placer.Explain] left without a search for the
+	// closest region: the file's budget of such searches was spent on earlier misses.
+	Unexplained bool
 }
 
 // missing reports whether the hunk was not found where it may go, so a looser attempt

@@ -360,6 +360,11 @@ func (pl *Placer) Explain(m *Miss, h Hunk) {
 	if m.Reason != NotFound {
 		return
 	}
+	if pl.explained == explainBudget {
+		m.Unexplained = true
+		return
+	}
+	pl.explained++
 	if m.AppliedAt = pl.appliedAt(h); m.AppliedAt == 0 {
 		old := side(h, Remove)
 		if m.Near = pl.nearMiss(old); m.Near == nil {
@@ -367,6 +372,12 @@ func (pl *Placer) Explain(m *Miss, h Hunk) {
 		}
 	}
 }
+
+// explainBudget is how many hunks that miss in one file are explained (where their new
+// side lies, or the closest region), each up to a pass over the file: the first few say
+// enough for a model to re-read the file, and a payload of thousands of misses costs no
+// more than a few passes.
+const explainBudget = 8
 
 // someOccurs reports whether some line of old occurs in the text, at the loosest pass.
 func (pl *Placer) someOccurs(old []string) bool {

@@ -150,3 +150,22 @@ func TestAppliedAtWhereverTheAddedLinesLie(t *testing.T) {
 		})
 	}
 }
+
+// M9, PERF4: the closest region is searched for the first explainBudget hunks of a file
+// that miss, one pass over the file each; the misses after them are reported without
+// it, so a payload of thousands of misses costs a few passes, not thousands.
+func TestExplainBudget(t *testing.T) {
+	text := nearFile(1000)
+	pl := New(textlines.Split(strings.Join(text, "\n")+"\n"), nil)
+	for k := range explainBudget + 3 {
+		var h testHunk
+		for _, l := range typo(text[k*10 : k*10+2]) {
+			h.Lines = append(h.Lines, testLine{Remove, l})
+		}
+		m := &Miss{Reason: NotFound}
+		pl.Explain(m, &h)
+		if explained := m.Near != nil || m.Occurs; explained != (k < explainBudget) || m.Unexplained == (k < explainBudget) {
+			t.Errorf("miss %d: near %v, occurs %v, unexplained %v", k, m.Near != nil, m.Occurs, m.Unexplained)
+		}
+	}
+}

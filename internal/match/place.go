@@ -90,6 +90,8 @@ type Placer struct {
 	// locator is the last line of the hunk placed just before, when that hunk only
 	// locates (context lines alone), else -1: it scopes the next hunk (see Place).
 	locator int
+	// explained counts the misses Explain searched the closest region for.
+	explained int
 }
 
 // New prepares to place hunks in t.
