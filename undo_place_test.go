@@ -1,6 +1,10 @@
 package applypatch
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // U3: an edit of a line next to the change, not of the change's own lines, is an edit
 // elsewhere: the undo places the change by its lines and the context left intact, and
@@ -109,5 +113,33 @@ func TestCommitThatWritesNothingIsNotRecorded(t *testing.T) {
 	}
 	if got := b.tree()["f"]; got != "J\nk\n" {
 		t.Errorf("after redo: %q", got)
+	}
+}
+
+// U3, P17: a text file rewritten whole by a Delete then an Add is recorded as the lines
+// the rewrite changed, so an edit since to a line it kept survives its undo; a file
+// with mixed line endings, whose kept lines the rewrite gave the first line's ending,
+// is recorded whole and still undone exactly.
+func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
+	var before, after strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&before, "%d\n", i)
+		line := map[int]string{3: "THREE", 17: "SEVENTEEN"}[i]
+		if line == "" {
+			line = fmt.Sprint(i)
+		}
+		fmt.Fprintf(&after, "+%s\n", line)
+	}
+	b := newUndoBench(t, map[string]string{"f": before.String(), "m": "a\r\nb\nc\r\n"})
+	b.apply("*** Delete File: f\n*** Add File: f\n"+strings.TrimSuffix(after.String(), "\n"), "*** Delete File: m\n*** Add File: m\n+a\n+B\n+c")
+	b.write("f", strings.Replace(b.tree()["f"], "\n10\n", "\nTEN\n", 1))
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got, want := b.tree()["f"], strings.Replace(before.String(), "\n10\n", "\nTEN\n", 1); got != want {
+		t.Errorf("after undo: %q", got)
+	}
+	if got := b.tree()["m"]; got != "a\r\nb\nc\r\n" {
+		t.Errorf("the mixed file after undo: %q", got)
 	}
 }
