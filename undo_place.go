@@ -9,23 +9,22 @@ import (
 )
 
 // A sinceMap is how the lines of a file as an undo or a redo expects it (what the change
-// left, or what it found) lie in the file now: at[i] is where line i of the expected
-// file is now, -1 for a line edited or removed since; ops is the diff between the two.
+// left, or what it found) lie in the file now, by a diff of the two: at[i] is where line
+// i of the expected file is now, -1 for a line edited or removed since.
 type sinceMap struct {
-	at  []int
-	ops []diff.Op
-	n   int // the lines of the file now
+	at []int
+	n  int // the lines of the file now
 	// index lists, by text, the lines of the file now that hold it, made on first use.
 	index map[string][]int
 }
 
 // sinceMapOf diffs the lines expected against the lines now.
 func sinceMapOf(expected, now []string) *sinceMap {
-	m := &sinceMap{at: make([]int, len(expected)), ops: diff.Lines(expected, now), n: len(now)}
+	m := &sinceMap{at: make([]int, len(expected)), n: len(now)}
 	for i := range m.at {
 		m.at[i] = -1
 	}
-	for _, op := range m.ops {
+	for _, op := range diff.Lines(expected, now) {
 		if op.Kind == diff.KindContext {
 			m.at[op.A] = op.B
 		}
