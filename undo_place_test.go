@@ -36,9 +36,9 @@ func TestUndoKeepsEditNextToChange(t *testing.T) {
 // U3, M2: an undo or a redo is refused, with nothing written, wherever the ordinary search
 // and the file's edits since could put the change at different places, or its own lines
 // were edited: a copy of the change found with its context while the original's context
-// was edited, a copy that keeps half of the context, an adjacent hunk whose context the
-// copy repeats, lines inserted between neighbours that are no longer next to each other,
-// and a changed line edited whose text occurs elsewhere.
+// was edited, a copy that keeps half of the context, lines inserted between neighbours
+// that are no longer next to each other, and a changed line edited whose text occurs
+// elsewhere.
 func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 	for _, tc := range []struct {
 		name, file string
@@ -50,8 +50,6 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 			[]string{"*** Update File: f\n@@\n c\n-X\n+Y\n d"}, "a\nb\nC\nY\nd\ne\nf\nz\na\nb\nc\nY\nd\ne\nf\n", false},
 		{"copy keeping half the context", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n",
 			[]string{"*** Update File: f\n@@\n e\n-f\n+F\n g"}, "a\nb\nc\nd\nE\nF\ng\nh\ni\nj\nk\nl\nx\nc\nd\ne\nF\nG\ny\n", false},
-		{"adjacent hunks, their shared context copied", "a\nb\nX\n",
-			[]string{"*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y"}, "A\nb\nY\nb\nY\n", false},
 		{"a deletion's context next to it edited, repeated elsewhere", "r\nD\nt\nq\nr\nt\n",
 			[]string{"*** Update File: f\n@@\n r\n-D\n t\n q"}, "r\nfoo\nq\nr\nt\n", false},
 		{"the changed line edited, its text elsewhere", "x\nm\nQ\n",
@@ -141,5 +139,20 @@ func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
 	}
 	if got := b.tree()["m"]; got != "a\r\nb\nc\r\n" {
 		t.Errorf("the mixed file after undo: %q", got)
+	}
+}
+
+// U3: changes close enough that their context would overlap are one hunk of the undo, so
+// a copy of the second one's lines below is not taken for it: the undo reverts both where
+// the change made them, and the copy stays.
+func TestUndoOfNearChangesIsOneHunk(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"f": "a\nb\nX\n"})
+	b.apply("*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y")
+	b.write("f", "A\nb\nY\nb\nY\n")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	if got := b.tree()["f"]; got != "a\nb\nX\nb\nY\n" {
+		t.Errorf("after undo: %q", got)
 	}
 }
