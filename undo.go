@@ -31,9 +31,10 @@ import (
 // change wrote gets back exactly the bytes it held before. A file edited since gets the
 // inverse hunks placed on what it holds now, by the rules a payload's hunks follow, so
 // that the later edits elsewhere in it are kept; the lines it removes must be exactly
-// what the change left. An edit of the lines next to the change's (a hunk's context)
-// is an edit elsewhere: such a hunk is placed with the context left intact, the most
-// first, where its lines then occur once. A file that was binary, or not in its
+// what the change left. A hunk goes only where the ordinary search and a diff of the
+// file since the change agree, so an edit of the lines next to the change's (a hunk's
+// context) is an edit elsewhere, and a copy of the change's lines made since refuses
+// the undo rather than be reverted in its place. A file that was binary, or not in its
 // encoding, on either side of a Delete then an Add is put back whole, and only while it
 // holds exactly what the change left. When a hunk cannot be placed with certainty, when
 // an added file was edited or had its mode changed since (deleting it would lose that),
