@@ -39,12 +39,16 @@ func (pr *Proposal) place(c *change) []error {
 	if r := c.undoSpec; r != nil && r.holds(c.Base.Bytes) {
 		return pr.placeRestore(c, s, cd)
 	}
+	var since *sinceMap
+	if c.undoSpec != nil {
+		since = pr.sinceOf(c, lines.Split(s))
+		since.anchor(c.Op.Hunks, c.undoSpec.starts)
+	}
 	hs := matchHunks(c.Op.Hunks)
 	t, pl := match.Index(s, hs, c.name)
 	c.text, c.codec = t, cd
 	var errs []error
 	num := 0
-	since := pr.sinceOf(c, t)
 	for i := range c.Op.Hunks {
 		h := &c.Op.Hunks[i]
 		if !h.isLocator() {

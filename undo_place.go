@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/lines"
@@ -14,13 +15,16 @@ import (
 type sinceMap struct {
 	at []int
 	n  int // the lines of the file now
-	// index lists, by text, the lines of the file now that hold it, made on first use.
+	// index lists, by text, the lines of the file now that hold it.
 	index map[string][]int
+	// expected is the file expected, and once how many times each of its lines occurs.
+	expected []string
+	once     map[string]int
 }
 
 // sinceMapOf diffs the lines expected against the lines now.
 func sinceMapOf(expected, now []string) *sinceMap {
-	m := &sinceMap{at: make([]int, len(expected)), n: len(now)}
+	m := &sinceMap{at: make([]int, len(expected)), n: len(now), expected: expected}
 	for i := range m.at {
 		m.at[i] = -1
 	}
@@ -31,6 +35,41 @@ func sinceMapOf(expected, now []string) *sinceMap {
 	}
 	return m
 }
+
+// anchorLook is how far above a hunk anchor looks for a line to anchor it by.
+const anchorLook = 200
+
+// anchor gives each hunk, whose old lines start at starts[i] of the file expected, the
+// nearest line above it that occurs exactly once in the file expected and once in the
+// file now (a function's header, say) as its "@@" anchor, unless it has one: the search
+// then looks for the hunk below that line and inside its block, so a function moved
+// since, or a copy of the change's lines elsewhere, is not taken for the change.
+func (m *sinceMap) anchor(hunks []Hunk, starts []int) {
+	if m == nil {
+		return
+	}
+	if m.once == nil {
+		m.once = map[string]int{}
+		for _, l := range m.expected {
+			m.once[l]++
+		}
+	}
+	for i := range hunks {
+		if hunks[i].Anchor != "" || i >= len(starts) {
+			continue
+		}
+		for k := starts[i] - 1; k >= 0 && k >= starts[i]-anchorLook && k < len(m.expected); k-- {
+			l := m.expected[k]
+			if strings.TrimSpace(l) != "" && m.once[l] == 1 && len(m.positions(l)) == 1 && anchorProblem(l) == "" {
+				hunks[i].Anchor = l
+				break
+			}
+		}
+	}
+}
+
+// positions lists the lines of the file now that hold l.
+func (m *sinceMap) positions(l string) []int { return m.index[l] }
 
 // expect is where hunk h of an undo or a redo, whose old lines start at line start of
 // the file expected, goes in the file now, by the edits since (the diff): the hunk cut to
@@ -68,7 +107,16 @@ func (m *sinceMap) expect(h *Hunk, start int) (Hunk, int, bool) {
 	for t < trail && first+old+t < len(m.at) && m.at[first+old+t] == at+old+t {
 		t++
 	}
-	cut := Hunk{Line: h.Line, Lines: h.Lines[lead-l : len(h.Lines)-trail+t]}
+	// Lines the middle only inserts at its edge go between its lines and a neighbour,
+	// which must be there still, right next to them: the file's end or start where the
+	// hunk had no context on that side.
+	if old > 0 && insertsAtEdge(middle, -1) && (trail > 0 && t == 0 || trail == 0 && at+old != m.n) {
+		return Hunk{}, 0, false
+	}
+	if old > 0 && insertsAtEdge(middle, 1) && (lead > 0 && l == 0 || lead == 0 && at != 0) {
+		return Hunk{}, 0, false
+	}
+	cut := Hunk{Line: h.Line, Anchor: h.Anchor, Lines: h.Lines[lead-l : len(h.Lines)-trail+t]}
 	return cut, at - l, true
 }
 
@@ -139,6 +187,28 @@ func placeSince(m *sinceMap, s, name string, h *Hunk, start int) (Hunk, match.Pl
 	return cut, p, true
 }
 
+// insertsAtEdge reports whether the lines at the end of ls (dir -1), or at its start
+// (dir 1), up to its first old line from that side, are only added lines, next to a
+// context line: an insertion whose place is told by the neighbour beyond it.
+func insertsAtEdge(ls []Line, dir int) bool {
+	added := false
+	for i := range ls {
+		at := i
+		if dir < 0 {
+			at = len(ls) - 1 - i
+		}
+		switch ls[at].Kind {
+		case LineAdd:
+			added = true
+		case LineRemove:
+			return false
+		case LineContext:
+			return added
+		}
+	}
+	return false
+}
+
 // contextRun counts the context lines at the start of ls (dir 1) or at its end (-1).
 func contextRun(ls []Line, dir int) int {
 	n := 0
@@ -192,7 +262,12 @@ func (pr *Proposal) sinceOf(c *change, t *lines.Text) *sinceMap {
 	if err != nil {
 		return nil
 	}
-	return sinceMapOf(lines.Split(s).Strings(), t.Strings())
+	m := sinceMapOf(lines.Split(s).Strings(), t.Strings())
+	m.index = map[string][]int{}
+	for i := range t.Count() {
+		m.index[t.Line(i)] = append(m.index[t.Line(i)], i)
+	}
+	return m
 }
 
 // placeRevert settles where hunk h of an undo or a redo goes, from where the ordinary
@@ -256,12 +331,6 @@ func (m *sinceMap) rival(t *lines.Text, h *Hunk, at int) int {
 	need := (lead + trail + 1) / 2
 	if need == 0 {
 		return -1
-	}
-	if m.index == nil {
-		m.index = map[string][]int{}
-		for i := range t.Count() {
-			m.index[t.Line(i)] = append(m.index[t.Line(i)], i)
-		}
 	}
 	var starts []int
 	switch {

@@ -36,10 +36,12 @@ func TestUndoKeepsEditNextToChange(t *testing.T) {
 // U3, M2: an undo or a redo is refused, with nothing written, wherever the ordinary search
 // and the file's edits since could put the change at different places, or its own lines
 // were edited: a copy of the change found with its context while the original's context
-// was edited, a copy that keeps half of the context, lines inserted between neighbours
-// that are no longer next to each other, and a changed line edited whose text occurs
-// elsewhere.
+// was edited, a copy that keeps half of the context, a function like the changed one
+// moved above it with the change's lines, lines inserted between neighbours that are no
+// longer next to each other (alone, or in a hunk that also edits), and a changed line
+// edited whose text occurs elsewhere.
 func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
+	fns := "func alpha() {\n\tx := 1\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n"
 	for _, tc := range []struct {
 		name, file string
 		sections   []string
@@ -54,6 +56,11 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 			[]string{"*** Update File: f\n@@\n r\n-D\n t\n q"}, "r\nfoo\nq\nr\nt\n", false},
 		{"the changed line edited, its text elsewhere", "x\nm\nQ\n",
 			[]string{"*** Update File: f\n@@\n x\n m\n-Q\n+x"}, "x\nm\nZ\n", false},
+		{"a function moved above the changed one, its lines the change's", fns,
+			[]string{"*** Update File: f\n@@ func alpha() {\n \t\treturn nil\n \t}\n-\treturn err\n+\treturn wrap(err)\n }"},
+			"func beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn wrap(err)\n}\n\nfunc alpha() {\n\tx := 1\n\treturn wrap(err)\n}\n", false},
+		{"a line typed where a change that also edits deleted one", "head\nx\ny\nz\nM\nt\nu\n",
+			[]string{"*** Update File: f\n@@\n head\n-x\n+X\n y\n z\n-M\n t"}, "head\nX\ny\nz\nnew1\nt\nu\n", false},
 		{"a line typed between an insertion's neighbours", "a\nb\nc\ne\nf\n",
 			[]string{"*** Update File: f\n@@\n a\n b\n c\n+N\n e\n f"}, "a\nb\nc\nU\nN\ne\nf\n", true},
 	} {
@@ -154,5 +161,24 @@ func TestUndoOfNearChangesIsOneHunk(t *testing.T) {
 	}
 	if got := b.tree()["f"]; got != "a\nb\nX\nb\nY\n" {
 		t.Errorf("after undo: %q", got)
+	}
+}
+
+// U4, M6: a redo looks for the change below the nearest line above it that is unique on
+// both sides (here its function's header): a function moved above it since, whose lines
+// the change's context also fits, is not taken for it.
+func TestRedoIsNotTakenToAFunctionMovedAbove(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"f": "func alpha() {\n\tx := 1\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n"})
+	b.apply("*** Update File: f\n@@ func alpha() {\n \t\treturn nil\n \t}\n-\treturn err\n+\treturn wrap(err)\n }")
+	if _, err := b.revert(true); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	moved := "func beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc alpha() {\n\tx := 1\n\treturn err\n}\n"
+	b.write("f", moved)
+	if _, err := b.revert(false); err == nil {
+		t.Fatalf("the redo went to another function:\n%s", b.tree()["f"])
+	}
+	if got := b.tree()["f"]; got != moved {
+		t.Errorf("a refused redo wrote: %q", got)
 	}
 }
