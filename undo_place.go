@@ -95,6 +95,9 @@ func (m *sinceMap) expect(h *Hunk, start int) (Hunk, int, bool) {
 				return Hunk{}, 0, false
 			}
 		}
+		if m.slides(first, first+old) {
+			return Hunk{}, 0, false
+		}
 		at = m.at[first]
 	} else if at = m.insertion(first); at < 0 {
 		return Hunk{}, 0, false
@@ -118,6 +121,31 @@ func (m *sinceMap) expect(h *Hunk, start int) (Hunk, int, bool) {
 	}
 	cut := Hunk{Line: h.Line, Anchor: h.Anchor, Lines: h.Lines[lead-l : len(h.Lines)-trail+t]}
 	return cut, at - l, true
+}
+
+// slides reports whether lines removed since right next to the expected lines from..to
+// could as well have been some of those lines: a removed run just after them whose last
+// line is their last (two identical lines, one removed), or just before them whose first
+// line is their first. The diff chose one reading; which one is the change's is not
+// certain.
+func (m *sinceMap) slides(from, to int) bool {
+	if q := to; q < len(m.at) && m.at[q] < 0 {
+		for q+1 < len(m.at) && m.at[q+1] < 0 {
+			q++
+		}
+		if m.expected[q] == m.expected[to-1] {
+			return true
+		}
+	}
+	if p := from - 1; p >= 0 && m.at[p] < 0 {
+		for p-1 >= 0 && m.at[p-1] < 0 {
+			p--
+		}
+		if m.expected[p] == m.expected[from] {
+			return true
+		}
+	}
+	return false
 }
 
 // insertion is where lines inserted before line k of the file expected go in the file

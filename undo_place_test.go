@@ -61,6 +61,8 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 			"func beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn wrap(err)\n}\n\nfunc alpha() {\n\tx := 1\n\treturn wrap(err)\n}\n", false},
 		{"a line typed where a change that also edits deleted one", "head\nx\ny\nz\nM\nt\nu\n",
 			[]string{"*** Update File: f\n@@\n head\n-x\n+X\n y\n z\n-M\n t"}, "head\nX\ny\nz\nnew1\nt\nu\n", false},
+		{"one of two identical lines deleted, one the change's", "p\nq\nE\nr\ns\n",
+			[]string{"*** Update File: f\n@@\n q\n+X\n+E\n E\n r"}, "p\nq\nX\nE\nr\ns\n", false},
 		{"a line typed between an insertion's neighbours", "a\nb\nc\ne\nf\n",
 			[]string{"*** Update File: f\n@@\n a\n b\n c\n+N\n e\n f"}, "a\nb\nc\nU\nN\ne\nf\n", true},
 	} {
@@ -149,17 +151,30 @@ func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
 	}
 }
 
-// U3: changes close enough that their context would overlap are one hunk of the undo, so
-// a copy of the second one's lines below is not taken for it: the undo reverts both where
-// the change made them, and the copy stays.
-func TestUndoOfNearChangesIsOneHunk(t *testing.T) {
+// U3: changes three lines apart give revert hunks that share no line, so the search's
+// order rule cannot put the second one past the first one's context onto a copy of its
+// lines made since: the undo is refused, not applied to the copy.
+func TestUndoOfNearChangesDoesNotRevertACopy(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"f": "a\nb\nX\n"})
 	b.apply("*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y")
 	b.write("f", "A\nb\nY\nb\nY\n")
+	if _, err := b.revert(true); err == nil {
+		t.Fatalf("the undo placed a change whose lines occur twice:\n%s", b.tree()["f"])
+	}
+	if got := b.tree()["f"]; got != "A\nb\nY\nb\nY\n" {
+		t.Errorf("a refused undo wrote: %q", got)
+	}
+}
+
+// U3: an edit between two changes close together is an edit elsewhere for both.
+func TestUndoKeepsEditBetweenNearChanges(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"f": "zeta\nend\nbeta\nelse {\ngamma\nzeta30\ngamma59\n#\n"})
+	b.apply("*** Update File: f\n@@\n beta\n else {\n+iota\n+#\n gamma\n@@\n gamma59\n #\n+beta77")
+	b.write("f", "zeta\nend\nbeta\nelse {\niota\n#\ngamma\nmine\ngamma59\n#\nbeta77\n")
 	if _, err := b.revert(true); err != nil {
 		t.Fatalf("Undo: %v", err)
 	}
-	if got := b.tree()["f"]; got != "a\nb\nX\nb\nY\n" {
+	if got := b.tree()["f"]; got != "zeta\nend\nbeta\nelse {\ngamma\nmine\ngamma59\n#\n" {
 		t.Errorf("after undo: %q", got)
 	}
 }

@@ -40,68 +40,46 @@ func regionTransition(s *history.Store, e *history.Entry, src, dst string, edite
 		spec.from, spec.mode = b, edited.Mode
 	}
 	regs := edited.Edit
-	shift, prev := 0, 0
-	for i := 0; i < len(regs); {
-		j := i // the hunk holds regs[i..j]: regions close enough that their context would touch
-		for j+1 < len(regs) && regs[j+1].Start-regs[j].End <= 2*revertContext {
-			j++
-		}
-		for k := i; k <= j; k++ {
-			if regs[k].End > bt.Count() || regs[k].Start < prev || regs[k].End < regs[k].Start {
-				return nil, nil, errors.New("the history holds an edit that does not fit its file")
-			}
-			prev = regs[k].End
+	shift, prev, taken := 0, 0, 0 // taken: the lines up to it are in a hunk already
+	for i, r := range regs {
+		if r.End > bt.Count() || r.Start < prev || r.End < r.Start {
+			return nil, nil, errors.New("the history holds an edit that does not fit its file")
 		}
 		next := bt.Count()
-		if j+1 < len(regs) {
-			next = regs[j+1].Start
+		if i+1 < len(regs) {
+			next = regs[i+1].Start
 		}
-		lead, trail := max(prevEnd(regs, i), regs[i].Start-revertContext), min(next, regs[j].End+revertContext)
+		lead, trail := max(taken, r.Start-revertContext), min(next, r.End+revertContext)
+		h := Hunk{Lines: appendContext(nil, bt, lead, r.Start)}
+		at, added := r.Start, 0
+		for _, o := range r.Ops {
+			kind := LineKind(o.Kind)
+			switch kind {
+			case LineContext, LineRemove:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: bt.Line(at)})
+				at++
+			case LineAdd:
+				h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: o.Text})
+				added++
+			}
+		}
+		h.Lines = removalsFirst(appendContext(h.Lines, bt, r.End, trail))
 		start := lead
 		if undo {
 			start += shift
 		}
-		var h Hunk
-		h.Lines = appendContext(h.Lines, bt, lead, regs[i].Start)
-		for k := i; k <= j; k++ {
-			r := regs[k]
-			if k > i {
-				h.Lines = appendContext(h.Lines, bt, regs[k-1].End, r.Start)
-			}
-			at, added := r.Start, 0
-			for _, o := range r.Ops {
-				kind := LineKind(o.Kind)
-				switch kind {
-				case LineContext, LineRemove:
-					h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: bt.Line(at)})
-					at++
-				case LineAdd:
-					h.Lines = append(h.Lines, Line{Kind: inverse(kind, undo), Text: o.Text})
-					added++
-				}
-			}
-			shift += added - (r.End - r.Start) + countKind(r.Ops, LineContext)
-		}
-		h.Lines = removalsFirst(appendContext(h.Lines, bt, regs[j].End, trail))
 		op.Hunks = append(op.Hunks, h)
 		spec.starts = append(spec.starts, start)
-		i = j + 1
+		shift += added - (r.End - r.Start) + countKind(r.Ops, LineContext)
+		prev, taken = r.End, trail
 	}
 	return op, spec, nil
 }
 
 // revertContext is how many lines of context an undo's or a redo's hunk carries on each
-// side of what the change did; regions closer than twice that share one hunk, so no two
-// hunks hold the same lines.
+// side of what the change did; a hunk's leading context stops where the hunk before it
+// ends, so no two hunks hold the same lines (the search places each past the one before).
 const revertContext = 3
-
-// prevEnd is where the region before regs[i] ends, 0 for the first.
-func prevEnd(regs []history.Region, i int) int {
-	if i == 0 {
-		return 0
-	}
-	return regs[i-1].End
-}
 
 // appendContext appends lines from to to of t as context lines.
 func appendContext(ls []Line, t *lines.Text, from, to int) []Line {
