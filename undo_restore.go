@@ -221,7 +221,7 @@ func (e *revertError) Error() string {
 			}
 			continue
 		}
-		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(revertProblem(err), "\n", "\n  "))
+		fmt.Fprintf(&b, "\n- %s", strings.ReplaceAll(revertProblem(err, e.rv.undo), "\n", "\n  "))
 	}
 	b.WriteString("\nEvery file is as it was.")
 	if e.sinceOnly() && e.rv.undo {
@@ -259,18 +259,23 @@ func (rv *reverting) what() string {
 	return fmt.Sprintf("the change %s of %s (%s)", rv.entry.ID, rv.entry.when(), rv.entry.paths())
 }
 
-// revertProblem words one problem of an undo or a redo: a hunk that no longer matches is
-// told as lines edited since, with the closest region the matcher found.
-func revertProblem(err error) string {
+// revertProblem words one problem of an undo (or, undo false, a redo): a hunk that no
+// longer matches is told as lines edited since, with the closest region the matcher
+// found. An undo looks for the lines the change left, a redo for the lines it found.
+func revertProblem(err error, undo bool) string {
 	var me *MatchError
 	if !errors.As(err, &me) {
 		return strings.TrimSuffix(err.Error(), "\nNothing was applied.")
 	}
-	if me.Reason == MatchAmbiguous && len(me.Lines) > 1 {
-		return fmt.Sprintf("%s: hunk %d: the lines the change left there now occur at more than one place (starting at "+
-			"lines %s), so which of them to put back is not certain", show.Path(me.Path), me.Hunk, me.lines())
+	lines, what := "the lines the change left there", "put them back"
+	if !undo {
+		lines, what = "the lines the change found there", "change them again"
 	}
-	head := fmt.Sprintf("%s: hunk %d: the lines the change left there were edited since, so where to put them back is not certain", show.Path(me.Path), me.Hunk)
+	if me.Reason == MatchAmbiguous && len(me.Lines) > 1 {
+		return fmt.Sprintf("%s: hunk %d: %s now occur at more than one place (starting at lines %s), so which of "+
+			"them to %s is not certain", show.Path(me.Path), me.Hunk, lines, me.lines(), strings.TrimSuffix(what, " again"))
+	}
+	head := fmt.Sprintf("%s: hunk %d: %s were edited since, so where to %s is not certain", show.Path(me.Path), me.Hunk, lines, what)
 	if near := me.nearText(); near != "" {
 		return head + "\n" + near
 	}
