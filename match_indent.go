@@ -23,8 +23,9 @@ type indentMap struct {
 // around lines adds lines indented unlike the file's lines around them: its old lines
 // are indented otherwise than the file's lines they matched, and its '+' lines are not
 // as they would be had the hunk been indented as the file is (by the one mapping every
-// old line agrees on, or by none when they disagree). Such lines are written as sent, as
-// every '+' line is; the result tells the model to check them.
+// old line agrees on, or by none when they disagree), unless a line is indented as the
+// file's line right above it is (right below, for lines before any old line). Such lines
+// are written as sent, as every '+' line is; the result tells the model to check them.
 func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 	if p.Pass < match.SurroundingWhitespace {
 		return false
@@ -46,11 +47,26 @@ func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 	if !added || ok && m == (indentMap{}) {
 		return false
 	}
+	k, near := 0, "" // the old line last passed, and the file's indentation of it
+	if len(pairs) > 0 {
+		near = pairs[0][1]
+	}
 	for _, l := range h.Lines {
-		if l.Kind != LineAdd || strings.TrimSpace(l.Text) == "" {
+		if l.Kind != LineAdd {
+			if strings.TrimSpace(l.Text) != "" && k < len(pairs) {
+				near = pairs[k][1]
+				k++
+			}
 			continue
 		}
-		if ind := indentOf(l.Text); !ok || m.changes(ind) {
+		if strings.TrimSpace(l.Text) == "" {
+			continue
+		}
+		ind := indentOf(l.Text)
+		if ind == near {
+			continue // indented as the file's line right above it (or below, before any)
+		}
+		if !ok || m.changes(ind) {
 			return true
 		}
 	}

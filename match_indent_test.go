@@ -31,6 +31,8 @@ func TestIndentUnlike(t *testing.T) {
 			[]Line{{LineContext, "def f(self):"}, {LineRemove, "    return 1"}, {LineAdd, "    return 2"}}, true},
 		{"a level too little, blank added line", "    def f(self):\n        return 1\n",
 			[]Line{{LineContext, "def f(self):"}, {LineRemove, "    return 1"}, {LineAdd, ""}}, false},
+		{"context sent unindented, '+' lines indented as the file", "    def f(self):\n        return 1\n",
+			[]Line{{LineContext, "def f(self):"}, {LineRemove, "return 1"}, {LineAdd, "        return 2"}}, false},
 		{"old lines disagree", "a:\n  b\n      c\n",
 			[]Line{{LineContext, "a:"}, {LineContext, "b"}, {LineRemove, "  c"}, {LineAdd, "  d"}}, true},
 	} {
