@@ -180,6 +180,17 @@ func (p *parser) notAHeader(l envelope.Line, text string) error {
 	return p.errf(l, "expected a section header; %s", validHeaders)
 }
 
+// blankToEnd reports whether the lines from the current one up to end are all blank: the
+// end of an Add section, before the next header or the end of the patch.
+func (p *parser) blankToEnd(end int) bool {
+	for j := p.i; j < end; j++ {
+		if strings.TrimSpace(p.lines[j].Text) != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // addBody reads the '+' lines of an Add: none makes an empty file.
 func (p *parser) addBody(op *Operation) error {
 	end := p.i // the body's lines are counted first, so they are kept in one allocation
@@ -190,6 +201,11 @@ func (p *parser) addBody(op *Operation) error {
 	for ; p.i < end; p.i++ {
 		l := p.lines[p.i]
 		text, ok := strings.CutPrefix(l.Text, "+") // a line that starts with '+' is never a header
+		if !ok && strings.TrimSpace(l.Text) == "" && p.blankToEnd(end) {
+			return p.errf(l, "an empty line without '+' ends the Add File section: it is refused, since it may be a "+
+				"separator or the file's last line; delete it if it separates sections, or write it as a lone '+' "+
+				"for an empty last line")
+		}
 		if !ok {
 			return p.errf(l, "every line of an Add File section must start with '+' (a lone '+' is an empty line)")
 		}

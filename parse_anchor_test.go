@@ -10,7 +10,9 @@ import (
 
 // TestParseChain checks that "@@" lines in a row are one hunk (P8): anchors join the
 // chain outermost first, a line hint joins it; a bare "@@" after the chain ends it
-// (P15); a bare "@@" before one, an "@@" line after it, and a second hint are errors.
+// (P15), and a bare "@@" before one only opens the hunk the chain names, as the OpenAI
+// Agents SDKs read it; two bare "@@" in a row, an "@@" line after the chain ended, and a
+// second hint are errors.
 func TestParseChain(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -20,7 +22,10 @@ func TestParseChain(t *testing.T) {
 	}{
 		{"two anchors", []string{"@@ class A", "@@     def f"}, Hunk{Within: []string{"class A"}, Anchor: "    def f"}, ""},
 		{"three anchors", []string{"@@ a", "@@ b", "@@ c"}, Hunk{Within: []string{"a", "b"}, Anchor: "c"}, ""},
-		{"bare first", []string{"@@", "@@ def f"}, Hunk{}, "the previous '@@' hunk has no lines"},
+		{"bare first", []string{"@@", "@@ def f"}, Hunk{Anchor: "def f"}, ""},
+		{"bare first, then a chain ended", []string{"@@", "@@ class A", "@@ def f", "@@"}, Hunk{Within: []string{"class A"}, Anchor: "def f"}, ""},
+		{"bare first, then a hint", []string{"@@", "@@ 12"}, Hunk{Hint: 12}, ""},
+		{"two bare first", []string{"@@", "@@", "@@ def f"}, Hunk{}, "the previous '@@' hunk has no lines"},
 		{"bare ends the chain", []string{"@@ def f", "@@"}, Hunk{Anchor: "def f"}, ""},
 		{"bare ends a longer chain", []string{"@@ class A", "@@ def f", "@@"}, Hunk{Within: []string{"class A"}, Anchor: "def f"}, ""},
 		{"bare ends a hint", []string{"@@ 12", "@@"}, Hunk{Hint: 12}, ""},

@@ -310,14 +310,18 @@ func (p *parser) badUpdateLine(l envelope.Line, m string) error {
 
 // chain adds the "@@" line h to the hunk cur that an "@@" line directly above opened:
 // an anchor joins the chain below cur's anchors and a line hint is kept. A bare "@@"
-// after anchors or a hint ends the chain (the hunk's lines follow it), as the OpenAI
-// Agents SDKs write it; any other bare "@@", or an "@@" line after the chain ended,
-// opens a hunk of its own, so the one above has no lines.
+// after anchors or a hint ends the chain (the hunk's lines follow it), and anchors after
+// a bare "@@" that opened the hunk start it, as the OpenAI Agents SDKs read both; any
+// other bare "@@", or an "@@" line after the chain ended, opens a hunk of its own, so the
+// one above has no lines.
 func (p *parser) chain(cur *Hunk, h Hunk, l envelope.Line) error {
 	bare, curBare := h.Hint == 0 && h.Anchor == "", cur.Hint == 0 && cur.Anchor == ""
 	switch {
 	case bare && !curBare && !p.ended:
 		p.ended = true
+	case curBare && !bare && !p.ended:
+		// a bare "@@" then anchors: the bare line only opened the hunk, which the anchors
+		// name, as the OpenAI Agents SDKs read it
 	case bare || curBare || p.ended:
 		return p.errf(l, "the previous '@@' hunk has no lines; give every hunk context, '-' or '+' lines")
 	case h.Hint > 0 && cur.Hint > 0:
