@@ -95,6 +95,7 @@ const (
 	fileMoveSymlink
 	fileDeleteMissing
 	fileNoWorkspace
+	fileMoveOntoFile
 )
 
 // fileReasonText is what each reason tells the reader to do next.
@@ -117,6 +118,8 @@ var fileReasonText = map[FileReason]string{
 		"delete the link in one patch and add the file in the next",
 	fileDeleteMissing: "the file does not exist, so there is nothing to delete; re-read the directory, or drop the " +
 		"Delete File section",
+	fileMoveOntoFile: "the Move's destination already exists, and a Move never replaces a file; choose another " +
+		"destination, or remove that file in an earlier patch",
 	// fileNoWorkspace is rendered with the workspace.
 	fileNoWorkspace: "the file does not exist, and neither does the workspace directory %s: the host's Options.Workspace " +
 		"names the wrong directory, which no patch can fix",

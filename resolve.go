@@ -184,6 +184,8 @@ func checkPresence(c *change) error {
 		return &FileError{Path: c.Op.Path, Reason: FileMissing}
 	case c.Op.Kind != OpAdd && c.Base.Dir:
 		return &FileError{Path: c.Op.Path, Reason: FileIsDir}
+	case c.Op.MoveTo != "" && c.Dest.Exists && !c.Dest.Dir:
+		return &FileError{Path: c.Op.MoveTo, Reason: FileExists, why: fileMoveOntoFile}
 	case c.Op.MoveTo != "" && c.Dest.Exists:
 		return exists(c.Op.MoveTo, c.Dest.Dir)
 	}
