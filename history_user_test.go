@@ -19,18 +19,7 @@ func TestUserHistorySweepsGoneWorkspaces(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	ws := filepath.Join(t.TempDir(), "ws")
-	apply := func() *History {
-		t.Helper()
-		h, err := UserHistory(ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts := &Options{Workspace: ws, History: h}
-		if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: a.txt\n+a"), opts); err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	apply := func() *History { return applyRecorded(t, ws) }
 	os.Mkdir(ws, 0o755)
 	first := apply()
 	if list, err := first.Entries(); err != nil || len(list) != 1 {
@@ -125,20 +114,9 @@ func TestUserHistoryKeptWhileWorkspaceAway(t *testing.T) {
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	os.Mkdir(a, 0o755)
 	os.Mkdir(b, 0o755)
-	apply := func(ws string) *History {
-		t.Helper()
-		h, err := UserHistory(ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: f.txt\n+f"), &Options{Workspace: ws, History: h}); err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	ha := apply(a)
+	ha := applyRecorded(t, a)
 	os.Rename(a, a+".away")
-	apply(b) // sweeps: a is the only other history
+	applyRecorded(t, b) // sweeps: a is the only other history
 	os.Rename(a+".away", a)
 	if list, err := ha.Entries(); err != nil || len(list) != 1 {
 		t.Fatalf("the history of a workspace moved away and back: %v, %v", list, err)
@@ -174,22 +152,16 @@ func TestUserHistoryKeptWhileWorkspaceAway(t *testing.T) {
 // for a while, is not gone: its history is kept past a commit elsewhere.
 func TestUserHistoryKeptBehindLinkOrFile(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		away, back func(ws, elsewhere string)
+		name string
+		away func(ws, elsewhere string) // moves ws to elsewhere, and puts something at ws
 	}{
 		{"moved behind a link", func(ws, elsewhere string) {
 			os.Rename(ws, elsewhere)
 			os.Symlink(elsewhere, ws)
-		}, func(ws, elsewhere string) {
-			os.Remove(ws)
-			os.Rename(elsewhere, ws)
 		}},
 		{"a file in its place", func(ws, elsewhere string) {
 			os.Rename(ws, elsewhere)
 			os.WriteFile(ws, []byte("x"), 0o644)
-		}, func(ws, elsewhere string) {
-			os.Remove(ws)
-			os.Rename(elsewhere, ws)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,21 +170,11 @@ func TestUserHistoryKeptBehindLinkOrFile(t *testing.T) {
 			a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 			os.Mkdir(a, 0o755)
 			os.Mkdir(b, 0o755)
-			apply := func(ws string) *History {
-				t.Helper()
-				h, err := UserHistory(ws)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: f.txt\n+f"), &Options{Workspace: ws, History: h}); err != nil {
-					t.Fatal(err)
-				}
-				return h
-			}
-			ha := apply(a)
+			ha := applyRecorded(t, a)
 			tc.away(a, filepath.Join(root, "elsewhere"))
-			apply(b) // sweeps: a's is the only other history
-			tc.back(a, filepath.Join(root, "elsewhere"))
+			applyRecorded(t, b) // sweeps: a's is the only other history
+			os.Remove(a)
+			os.Rename(filepath.Join(root, "elsewhere"), a)
 			if list, err := ha.Entries(); err != nil || len(list) != 1 {
 				t.Errorf("the history after the workspace came back: %v, %v", list, err)
 			}
@@ -246,4 +208,18 @@ func TestUserHistoryRefusesLinkedDirectory(t *testing.T) {
 	if list, err := ha.Entries(); err != nil || len(list) != 1 || list[0].Undone {
 		t.Errorf("the other workspace's history: %v, %v", list, err)
 	}
+}
+
+// applyRecorded adds a file to the workspace ws on the operating system's filesystem,
+// recorded in its user history, which it returns.
+func applyRecorded(t *testing.T, ws string) *History {
+	t.Helper()
+	h, err := UserHistory(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Add File: f.txt\n+f"), &Options{Workspace: ws, History: h}); err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -39,13 +39,18 @@ func (pr *Proposal) place(c *change) []error {
 	if r := c.undoSpec; r != nil && r.holds(c.Base.Bytes) {
 		return pr.placeRestore(c, s, cd)
 	}
-	var since *sinceMap
-	if c.undoSpec != nil {
-		since = pr.sinceOf(c, lines.Split(s))
-		since.anchor(c.Op.Hunks, c.undoSpec.starts)
-	}
 	hs := matchHunks(c.Op.Hunks)
-	t, pl := match.Index(s, hs, c.name)
+	var t *lines.Text
+	var pl *match.Placer
+	var since *sinceMap
+	if c.undoSpec != nil { // anchored first by the lines it expects, which the index reads
+		t = lines.Split(s)
+		since = pr.sinceOf(c, t)
+		since.anchor(c.Op.Hunks, c.undoSpec.starts)
+		pl = match.IndexLines(t, hs, c.name)
+	} else {
+		t, pl = match.Index(s, hs, c.name)
+	}
 	c.text, c.codec = t, cd
 	var errs []error
 	num := 0
@@ -56,7 +61,7 @@ func (pr *Proposal) place(c *change) []error {
 		}
 		place, miss := pl.Place(hs[i])
 		if c.undoSpec != nil {
-			place, miss = placeRevert(since, s, c.name, t, h, c.undoSpec.starts[i], place, miss)
+			place, miss = placeRevert(since, c.name, t, h, c.undoSpec.starts[i], place, miss)
 		}
 		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)

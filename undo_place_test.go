@@ -6,28 +6,34 @@ import (
 	"testing"
 )
 
-// U3: an edit of a line next to the change, not of the change's own lines, is an edit
-// elsewhere: the undo places the change by its lines and the context left intact, and
-// the edit survives, on either side, and on both.
+// U3: an edit next to the change, not of the change's own lines, is an edit elsewhere:
+// the undo places the change by its lines and the context left intact, and the edit
+// survives: on either side of a changed line, on both, below lines put back, and between
+// two changes close together.
 func TestUndoKeepsEditNextToChange(t *testing.T) {
-	base := "func main() {\n\tname := \"world\"\n\tfmt.Println(\"hello, \" + name)\n\tfmt.Println(\"bye\")\n}\n"
-	for _, tc := range []struct{ name, edited, want string }{
-		{"above", "func main() {\n\tname := \"everyone\"\n\tfmt.Println(\"hello there, \" + name)\n\tfmt.Println(\"bye\")\n}\n",
-			"func main() {\n\tname := \"everyone\"\n\tfmt.Println(\"hello, \" + name)\n\tfmt.Println(\"bye\")\n}\n"},
-		{"below", "func main() {\n\tname := \"world\"\n\tfmt.Println(\"hello there, \" + name)\n\tfmt.Println(\"see you\")\n}\n",
-			"func main() {\n\tname := \"world\"\n\tfmt.Println(\"hello, \" + name)\n\tfmt.Println(\"see you\")\n}\n"},
-		{"both", "func main() {\n\tname := \"all\"\n\tfmt.Println(\"hello there, \" + name)\n\tfmt.Println(\"see you\")\n}\n",
-			"func main() {\n\tname := \"all\"\n\tfmt.Println(\"hello, \" + name)\n\tfmt.Println(\"see you\")\n}\n"},
+	hello := "*** Update File: f\n@@\n \tname := \"world\"\n-\tfmt.Println(\"hello, \" + name)\n+\tfmt.Println(\"hello there, \" + name)\n \tfmt.Println(\"bye\")"
+	main := func(name, greeting, bye string) string {
+		return "func main() {\n\tname := \"" + name + "\"\n\tfmt.Println(\"" + greeting + ", \" + name)\n\tfmt.Println(\"" + bye + "\")\n}\n"
+	}
+	for _, tc := range []struct{ name, file, section, edited, want string }{
+		{"above", main("world", "hello", "bye"), hello, main("everyone", "hello there", "bye"), main("everyone", "hello", "bye")},
+		{"below", main("world", "hello", "bye"), hello, main("world", "hello there", "see you"), main("world", "hello", "see you")},
+		{"both", main("world", "hello", "bye"), hello, main("all", "hello there", "see you"), main("all", "hello", "see you")},
+		{"below deleted lines put back", "a\nb\nc\nD\ne\nf\ng\n", "*** Update File: f\n@@\n b\n c\n-D\n e\n f",
+			"a\nb\nc\nE (mine)\nf\ng\n", "a\nb\nc\nD\nE (mine)\nf\ng\n"},
+		{"between near changes", "zeta\nend\nbeta\nelse {\ngamma\nzeta30\ngamma59\n#\n",
+			"*** Update File: f\n@@\n beta\n else {\n+iota\n+#\n gamma\n@@\n gamma59\n #\n+beta77",
+			"zeta\nend\nbeta\nelse {\niota\n#\ngamma\nmine\ngamma59\n#\nbeta77\n", "zeta\nend\nbeta\nelse {\ngamma\nmine\ngamma59\n#\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newUndoBench(t, map[string]string{"main.go": base})
-			b.apply("*** Update File: main.go\n@@\n \tname := \"world\"\n-\tfmt.Println(\"hello, \" + name)\n+\tfmt.Println(\"hello there, \" + name)\n \tfmt.Println(\"bye\")")
-			b.write("main.go", tc.edited)
+			b := newUndoBench(t, map[string]string{"f": tc.file})
+			b.apply(tc.section)
+			b.write("f", tc.edited)
 			if _, err := b.revert(true); err != nil {
 				t.Fatalf("Undo: %v", err)
 			}
-			if got := b.tree()["main.go"]; got != tc.want {
-				t.Errorf("after undo:\n%s", got)
+			if got := b.tree()["f"]; got != tc.want {
+				t.Errorf("after undo: %q", got)
 			}
 		})
 	}
@@ -37,9 +43,11 @@ func TestUndoKeepsEditNextToChange(t *testing.T) {
 // and the file's edits since could put the change at different places, or its own lines
 // were edited: a copy of the change found with its context while the original's context
 // was edited, a copy that keeps half of the context, a function like the changed one
-// moved above it with the change's lines, lines inserted between neighbours that are no
-// longer next to each other (alone, or in a hunk that also edits), and a changed line
-// edited whose text occurs elsewhere.
+// moved above it with the change's lines, a copy of the second of two near changes
+// (their hunks share no line, so the order rule cannot pass the first one's context onto
+// it), one of two identical lines removed next to the change, lines inserted between
+// neighbours no longer next to each other (alone, or in a hunk that also edits), and a
+// changed line edited whose text occurs elsewhere.
 func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 	fns := "func alpha() {\n\tx := 1\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n"
 	for _, tc := range []struct {
@@ -61,6 +69,8 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 			"func beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn wrap(err)\n}\n\nfunc alpha() {\n\tx := 1\n\treturn wrap(err)\n}\n", false},
 		{"a line typed where a change that also edits deleted one", "head\nx\ny\nz\nM\nt\nu\n",
 			[]string{"*** Update File: f\n@@\n head\n-x\n+X\n y\n z\n-M\n t"}, "head\nX\ny\nz\nnew1\nt\nu\n", false},
+		{"near changes, the second one's lines copied below", "a\nb\nX\n",
+			[]string{"*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y"}, "A\nb\nY\nb\nY\n", false},
 		{"one of two identical lines deleted, one the change's", "p\nq\nE\nr\ns\n",
 			[]string{"*** Update File: f\n@@\n q\n+X\n+E\n E\n r"}, "p\nq\nX\nE\nr\ns\n", false},
 		{"a line typed between an insertion's neighbours", "a\nb\nc\ne\nf\n",
@@ -84,21 +94,6 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 				t.Errorf("a refused revert wrote: %q", got)
 			}
 		})
-	}
-}
-
-// U3: an undo that puts back deleted lines whose neighbour below was edited since puts
-// them next to the neighbour above, where the edit left the rest of the file in place,
-// and the edit survives.
-func TestUndoPutsDeletedLinesBackNextToAnEdit(t *testing.T) {
-	b := newUndoBench(t, map[string]string{"f": "a\nb\nc\nD\ne\nf\ng\n"})
-	b.apply("*** Update File: f\n@@\n b\n c\n-D\n e\n f")
-	b.write("f", "a\nb\nc\nE (mine)\nf\ng\n")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
-	if got := b.tree()["f"]; got != "a\nb\nc\nD\nE (mine)\nf\ng\n" {
-		t.Errorf("after undo: %q", got)
 	}
 }
 
@@ -148,34 +143,6 @@ func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
 	}
 	if got := b.tree()["m"]; got != "a\r\nb\nc\r\n" {
 		t.Errorf("the mixed file after undo: %q", got)
-	}
-}
-
-// U3: changes three lines apart give revert hunks that share no line, so the search's
-// order rule cannot put the second one past the first one's context onto a copy of its
-// lines made since: the undo is refused, not applied to the copy.
-func TestUndoOfNearChangesDoesNotRevertACopy(t *testing.T) {
-	b := newUndoBench(t, map[string]string{"f": "a\nb\nX\n"})
-	b.apply("*** Update File: f\n@@\n-a\n+A\n@@\n b\n-X\n+Y")
-	b.write("f", "A\nb\nY\nb\nY\n")
-	if _, err := b.revert(true); err == nil {
-		t.Fatalf("the undo placed a change whose lines occur twice:\n%s", b.tree()["f"])
-	}
-	if got := b.tree()["f"]; got != "A\nb\nY\nb\nY\n" {
-		t.Errorf("a refused undo wrote: %q", got)
-	}
-}
-
-// U3: an edit between two changes close together is an edit elsewhere for both.
-func TestUndoKeepsEditBetweenNearChanges(t *testing.T) {
-	b := newUndoBench(t, map[string]string{"f": "zeta\nend\nbeta\nelse {\ngamma\nzeta30\ngamma59\n#\n"})
-	b.apply("*** Update File: f\n@@\n beta\n else {\n+iota\n+#\n gamma\n@@\n gamma59\n #\n+beta77")
-	b.write("f", "zeta\nend\nbeta\nelse {\niota\n#\ngamma\nmine\ngamma59\n#\nbeta77\n")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
-	if got := b.tree()["f"]; got != "zeta\nend\nbeta\nelse {\ngamma\nmine\ngamma59\n#\n" {
-		t.Errorf("after undo: %q", got)
 	}
 }
 

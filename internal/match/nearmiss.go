@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/show"
@@ -234,17 +235,25 @@ const gramLen = 4
 func grams(s string) []string {
 	var out []string
 	for _, w := range words(s) {
-		at := []int{}
-		for i := range w {
-			at = append(at, i)
+		end := 0 // the end of the gram that starts at i: gramLen characters on
+		for range gramLen {
+			if end < len(w) {
+				_, n := utf8.DecodeRuneInString(w[end:])
+				end += n
+			}
 		}
-		if len(at) <= gramLen {
-			out = append(out, w)
+		if end == len(w) {
+			out = append(out, w) // a short word, whole
 			continue
 		}
-		at = append(at, len(w))
-		for i := 0; i+gramLen < len(at); i++ {
-			out = append(out, w[at[i]:at[i+gramLen]])
+		for i := 0; end <= len(w); {
+			out = append(out, w[i:end])
+			if end == len(w) {
+				break
+			}
+			_, n := utf8.DecodeRuneInString(w[i:])
+			_, m := utf8.DecodeRuneInString(w[end:])
+			i, end = i+n, end+m
 		}
 	}
 	return out

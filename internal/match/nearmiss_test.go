@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,6 +167,21 @@ func TestExplainBudget(t *testing.T) {
 		pl.Explain(m, &h)
 		if explained := m.Near != nil || m.Occurs; explained != (k < explainBudget) || m.Unexplained == (k < explainBudget) {
 			t.Errorf("miss %d: near %v, occurs %v, unexplained %v", k, m.Near != nil, m.Occurs, m.Unexplained)
+		}
+	}
+}
+
+// M9: a word is cut into its runs of gramLen characters, by characters, not bytes; a
+// shorter word stays whole.
+func TestGrams(t *testing.T) {
+	for in, want := range map[string][]string{
+		"abc":        {"abc"},
+		"abcd":       {"abcd"},
+		"abcdef":     {"abcd", "bcde", "cdef"},
+		"héllo wörd": {"héll", "éllo", "wörd"},
+	} {
+		if got := grams(in); !slices.Equal(got, want) {
+			t.Errorf("grams(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

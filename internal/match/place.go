@@ -107,6 +107,14 @@ func Index(s string, hunks []Hunk, name string) (*lines.Text, *Placer) {
 	return t, pl
 }
 
+// IndexLines is Index for a text split already: an undo, which compares the lines with
+// the ones it expects before it places anything, splits the text once.
+func IndexLines(t *lines.Text, hunks []Hunk, name string) *Placer {
+	pl := placerOf(newLineIndex(t, hunks))
+	pl.blocks.markdown = isMarkdown(name)
+	return pl
+}
+
 // placerOf prepares to place hunks with an index of their text.
 func placerOf(idx *lineIndex) *Placer {
 	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}, locator: -1}
