@@ -45,7 +45,9 @@ var EOLBytes = [...]string{EOLNone: "", EOLLF: "\n", EOLCRLF: "\r\n", EOLCR: "\r
 type Text struct {
 	s    string
 	ends []int32 // ends[i] is the offset in s just past line i and its terminator
-	// style is the terminator for inserted lines: the file's first one, LF if it has none.
+	// Style is the terminator for inserted lines: the file's first LF or CRLF; a lone CR
+	// only in a file that ends no line in LF, where it is the file's newline rather than
+	// a stray one (a doubled CR before a CRLF); LF in a file with none.
 	Style EOL
 }
 
@@ -151,12 +153,15 @@ func SplitIndexed(s string, keys *Set, occ [][]int32) *Text {
 				e, w = EOLCRLF, 2
 			}
 		}
-		if !styled {
+		if !styled && e != EOLCR {
 			t.Style, styled = e, true
 		}
 		visit(len(t.ends), s[off:off+i])
 		off += i + w
 		t.ends = append(t.ends, int32(off))
+	}
+	if !styled && len(t.ends) > 0 && t.EOL(0) == EOLCR {
+		t.Style = EOLCR // every line ends in a lone CR
 	}
 	return t
 }

@@ -8,7 +8,7 @@ import (
 
 // TestSplitText checks that every terminator ends a line and is remembered per line
 // (T2), that a final terminator starts no extra line, and that inserted lines take the
-// first terminator's style.
+// style of the first terminator that is LF or CRLF (a lone CR's only in a file with no LF).
 func TestSplitText(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -30,6 +30,9 @@ func TestSplitText(t *testing.T) {
 		{"blank lines", "\n\n", []string{"", ""}, []EOL{EOLLF, EOLLF}, EOLLF},
 		{"final blank line", "a\n\n", []string{"a", ""}, []EOL{EOLLF, EOLLF}, EOLLF},
 		{"CR in the middle of CRLF file", "a\r\nb\rc\r\n", []string{"a", "b", "c"}, []EOL{EOLCRLF, EOLCR, EOLCRLF}, EOLCRLF},
+		{"a stray CR before the first CRLF", "foo\r\r\nbar\r\n", []string{"foo", "", "bar"}, []EOL{EOLCR, EOLCRLF, EOLCRLF}, EOLCRLF},
+		{"a lone CR first, then LF", "a\rb\nc\n", []string{"a", "b", "c"}, []EOL{EOLCR, EOLLF, EOLLF}, EOLLF},
+		{"CR only, without final newline", "a\rb", []string{"a", "b"}, []EOL{EOLCR, EOLNone}, EOLCR},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Split(tc.in)
