@@ -98,11 +98,37 @@ func unwrap(lines []Line) ([]Line, Line, error) {
 	if len(lines) < 2 || strings.TrimSpace(last.Text) != End {
 		return nil, Line{}, endError(lines)
 	}
+	lines = dedent(lines)
 	body := lines[1 : len(lines)-1]
 	if i := FirstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].Text), EnvironmentID) {
 		body = body[i+1:]
 	}
 	return body, last, nil
+}
+
+// dedent removes the indentation of the "*** Begin Patch" line from every line of the
+// envelope when every line that is not blank starts with it: a patch quoted in a
+// Markdown list, or pasted indented. Blank lines become empty. A payload whose lines
+// do not all share that indentation is left as it is.
+func dedent(lines []Line) []Line {
+	first := lines[0].Text
+	indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
+	if indent == "" {
+		return lines
+	}
+	for _, l := range lines {
+		if strings.TrimSpace(l.Text) != "" && !strings.HasPrefix(l.Text, indent) {
+			return lines
+		}
+	}
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		out[i] = Line{N: l.N, Text: strings.TrimPrefix(l.Text, indent)}
+		if strings.TrimSpace(out[i].Text) == "" && !strings.HasPrefix(l.Text, indent) {
+			out[i].Text = "" // a blank line shorter than the indentation
+		}
+	}
+	return out
 }
 
 // beginMessage explains a first line that is not "*** Begin Patch". A payload escaped
