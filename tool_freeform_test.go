@@ -225,10 +225,11 @@ func TestFreeformGrammarAgreesWithParse(t *testing.T) {
 }
 
 // wrapped reports whether a payload is accepted only for a wrapper the freeform input has
-// no need of (a heredoc, a code fence) or for text the grammar does not allow before it.
+// no need of (a heredoc, a code fence, an indentation of every line) or for text the
+// grammar does not allow before it.
 func wrapped(payload string) bool {
-	first, _, _ := strings.Cut(strings.TrimLeft(payload, " \t\r\n"), "\n")
-	return strings.TrimSpace(first) != "*** Begin Patch"
+	first, _, _ := strings.Cut(strings.TrimLeft(payload, "\r\n"), "\n")
+	return strings.TrimRight(first, " \t\r") != "*** Begin Patch"
 }
 
 func refusedSemantically(msg string) bool {
