@@ -60,6 +60,12 @@ func (m Mode) orAsk() Mode {
 // An Authorizer decides outside and protected paths that no allow rule covers. It is
 // asked once per call, with all such paths, before any baseline is read. It sees the paths
 // as authored; [ClassifiedPath].Name is the resolved name for the host's own use.
+//
+// Within [Apply] and a [Tool]'s calls it is asked while the workspace's lock is held, so
+// that nothing changes between its answer and the write: a host that asks a person
+// keeps other commits in the workspace waiting meanwhile (up to their own contexts).
+// A host that would rather not resolves the payload with [ResolvePayload], which takes
+// no lock, and commits after the answer. A panic in it releases the lock.
 type Authorizer interface {
 	// Authorize returns nil to allow every path in paths, or an error saying why not. The
 	// error is reported to the model with each of the paths, so it should name no host path

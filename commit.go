@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -255,17 +256,18 @@ func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose f
 	if err != nil {
 		return withRecovery(errorResult(err), &Recovery{related: related}), err
 	}
-	unlock, err := lockFor(ctx, fsys, opts, nil)
+	locked, err := lockFor(ctx, fsys, opts, nil)
 	if err != nil {
 		err = lockError(err)
 		return errorResult(err), err
 	}
+	unlock := sync.OnceFunc(locked)
+	defer unlock() // also when a host's callback (an Authorizer, an Encoding) panics
 	rec, err := recoverFor(fsys, opts)
 	if rec != nil {
 		rec.related = related
 	}
 	if err != nil {
-		unlock()
 		return withRecovery(errorResult(err), rec), err
 	}
 	pr, err := propose()
@@ -274,7 +276,6 @@ func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose f
 		res, err := Commit(ctx, pr)
 		return withRecovery(res, rec), err
 	}
-	defer unlock()
 	res, err := commitResolved(ctx, pr, err)
 	return withRecovery(res, rec), err
 }

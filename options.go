@@ -152,7 +152,8 @@ type Options struct {
 	Buffers BufferHook
 	// AfterCommit, when set, runs after a review's successful commit and before the review
 	// settles: the place for host diagnostics. The review stays inert meanwhile, and
-	// an abort still settles it first.
+	// an abort still settles it first. The change is written whatever it does: a panic in
+	// it is told in the result rather than failing the review.
 	AfterCommit func(ctx context.Context, res *Result)
 	// FileMode is the mode of added files, set exactly whatever the umask; zero means
 	// 0644. Updates keep the file's mode and Moves the source's.

@@ -237,6 +237,18 @@ func (s *Session) Submit(ctx context.Context) (*Result, error) {
 	return s.commit(ctx)
 }
 
+// afterCommit runs the host's AfterCommit hook. The change is written whatever the hook
+// does: a panic in it is told in the result, which the review settles with, rather than
+// reported as the review's failure, which would tell the model nothing was written.
+func afterCommit(ctx context.Context, hook func(context.Context, *Result), res *Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res.note(fmt.Sprintf("The host's AfterCommit hook panicked (%v); the change is applied all the same.", r))
+		}
+	}()
+	hook(ctx, res)
+}
+
 // commit runs the commit of a submission the caller moved to StateSubmitting, and settles
 // the session or reopens it.
 // The caller added the commit to s.committing.
@@ -244,7 +256,7 @@ func (s *Session) commit(ctx context.Context) (*Result, error) {
 	defer s.committing.Done()
 	res, err := Commit(ctx, s.pr)
 	if err == nil && s.pr.opts.AfterCommit != nil {
-		s.pr.opts.AfterCommit(ctx, res)
+		afterCommit(ctx, s.pr.opts.AfterCommit, res)
 	}
 
 	s.mu.Lock()

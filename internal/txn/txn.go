@@ -15,6 +15,7 @@ package txn
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"path"
@@ -134,6 +135,15 @@ func (tx *txn) run(ctx context.Context) error {
 	if err := tx.beginJournal(before); err != nil {
 		return unwritten(err)
 	}
+	final := false
+	defer func() { // a host's callback (Guard, Owns) that panics midway: undo the writes, then go on panicking
+		if r := recover(); r != nil {
+			if !final {
+				tx.abortPanicked(r)
+			}
+			panic(r)
+		}
+	}()
 	for _, st := range tx.plan {
 		if err := tx.exec(ctx, st); err != nil {
 			return tx.abort(err)
@@ -145,6 +155,7 @@ func (tx *txn) run(ctx context.Context) error {
 	if err := tx.jr.seal(); err != nil {
 		return tx.abort(err) // the commit cannot be made final: undo it
 	}
+	final = true
 	tx.finish()
 	return nil
 }
@@ -165,6 +176,14 @@ func (tx *txn) finish() {
 		tx.jr.cleanup(false)
 	}
 	clearPending(tx.jr.dir) // final: handed to the history, or removed
+}
+
+// abortPanicked rolls back the writes of a commit a callback panicked in. Where the
+// rollback panics too (the same callback, asked again), the journal stays, as after a
+// crash, for the next commit or recovery to finish it.
+func (tx *txn) abortPanicked(r any) {
+	defer func() { recover() }()
+	tx.abort(fmt.Errorf("a callback panicked: %v", r))
 }
 
 // abort rolls back after a failure, then removes the journal. A journal that cannot be
