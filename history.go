@@ -54,7 +54,8 @@ type History struct {
 
 // NewHistory returns the history kept in dir of fsys, created on the first commit. Give
 // each workspace its own directory: an undo reads the workspace's files by the names the
-// history recorded, relative to the workspace.
+// history recorded, relative to the workspace, and refuses a change recorded in another
+// workspace than its options name.
 func NewHistory(fsys afero.Fs, dir string) *History {
 	return &History{fsys: fsys, dir: dir}
 }

@@ -164,7 +164,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 	if err != nil {
 		return err
 	}
-	e := &history.Entry{ID: id, Time: time.Now().UTC(), Payload: pr.payload, Made: made}
+	e := &history.Entry{ID: id, Time: time.Now().UTC(), Payload: pr.payload, Made: made, Workspace: f.Real()}
 	for _, fr := range res.Files {
 		e.Added += fr.Added
 		e.Removed += fr.Removed

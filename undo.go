@@ -92,6 +92,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if !ok {
 		return nil, nothingTo(undo)
 	}
+	if err := inWorkspace(fsys, opts, &e); err != nil {
+		return nil, err
+	}
 	// In the command, the heap the revert will take is made resident at once: for each
 	// file, the current file and the kept baseline, half as much again as a commit's.
 	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2)
@@ -131,6 +134,27 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	}
 	pr.reverts = rv
 	return pr, nil
+}
+
+// errOtherWorkspace refuses an undo or a redo of a change made in another workspace
+// than the options name: a History given to the options of several workspaces.
+var errOtherWorkspace = errors.New("the history's newest change was made in another workspace than this one, so " +
+	"it is not reverted here; nothing was written. Give each workspace a History of its own (NewHistory with a " +
+	"directory of its own, or UserHistory)")
+
+// inWorkspace refuses an entry recorded in another workspace than the options' one.
+func inWorkspace(fsys afero.Fs, opts *Options, e *history.Entry) error {
+	if e.Workspace == "" {
+		return nil // recorded before entries named their workspace
+	}
+	f, err := newFence(fsys, opts)
+	if err != nil {
+		return err
+	}
+	if f.Real() != e.Workspace {
+		return errOtherWorkspace
+	}
+	return nil
 }
 
 // pick is the entry an undo reverts, or a redo applies again.

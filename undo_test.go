@@ -307,3 +307,38 @@ func TestUndoKeepsMadeDirectoryHoldingAFile(t *testing.T) {
 		t.Error("the empty directory the change made is kept")
 	}
 }
+
+// TestUndoRefusesAnotherWorkspace: a History given to the options of two workspaces
+// reverts a change only in the workspace it was made in: the undo asked for in the other
+// one is refused with nothing written there, and the change stays undoable where it was
+// made (U1, U3).
+func TestUndoRefusesAnotherWorkspace(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/a/config.txt", []byte("debug=false\n"), 0o644)
+	afero.WriteFile(fsys, "/b/config.txt", []byte("debug=true\n"), 0o644) // what a's change will write
+	h := NewHistory(fsys, "/state/history")
+	optsA, optsB := &Options{Workspace: "/a", History: h}, &Options{Workspace: "/b", History: h}
+	payload := patch("*** Update File: config.txt\n@@\n-debug=false\n+debug=true")
+	if _, err := Apply(context.Background(), fsys, payload, optsA); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(context.Background(), fsys, optsB); !errors.Is(err, errOtherWorkspace) {
+		t.Fatalf("an undo asked for in /b: %v, want it refused", err)
+	}
+	if b, _ := afero.ReadFile(fsys, "/b/config.txt"); string(b) != "debug=true\n" {
+		t.Errorf("/b/config.txt = %q: the undo wrote in another workspace", b)
+	}
+	pr, err := Undo(context.Background(), fsys, optsA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(context.Background(), pr); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := afero.ReadFile(fsys, "/a/config.txt"); string(b) != "debug=false\n" {
+		t.Errorf("/a/config.txt = %q after its undo", b)
+	}
+	if _, err := Redo(context.Background(), fsys, optsB); !errors.Is(err, errOtherWorkspace) {
+		t.Fatalf("a redo asked for in /b: %v, want it refused", err)
+	}
+}

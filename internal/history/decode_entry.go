@@ -4,7 +4,7 @@ import "io/fs"
 
 // The keys of each object of an entry, in the order of their fields.
 var (
-	entryKeys  = []string{"id", "seq", "time", "payloadBlob", "files", "added", "removed", "blobs", "kept", "made"}
+	entryKeys  = []string{"id", "seq", "time", "payloadBlob", "files", "added", "removed", "blobs", "kept", "made", "workspace"}
 	fileKeys   = []string{"path", "name", "from", "before", "after"}
 	stateKeys  = []string{"exists", "mode", "size", "crc", "blob", "base", "bom", "edit"}
 	regionKeys = []string{"start", "end", "ops"}
@@ -34,8 +34,10 @@ func (r *reader) entry(e *Entry) bool {
 			return slice(r, &e.Blobs, r.blob)
 		case 8:
 			return r.int(&e.Kept, 64)
-		default:
+		case 9:
 			return slice(r, &e.Made, r.string)
+		default:
+			return r.string(&e.Workspace)
 		}
 	})
 }

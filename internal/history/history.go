@@ -81,8 +81,11 @@ type Entry struct {
 	Kept int64 `json:"kept,omitempty"`
 	// Made are the directories the commit created for the files it added, outermost
 	// first: an undo removes those it leaves empty.
-	Made   []string `json:"made,omitempty"`
-	Undone bool     `json:"-"`
+	Made []string `json:"made,omitempty"`
+	// Workspace is the real name of the workspace the commit wrote in: an undo or a redo
+	// in another is refused. Empty in an entry recorded before it was kept.
+	Workspace string `json:"workspace,omitempty"`
+	Undone    bool   `json:"-"`
 
 	file string // the entry file it was read from
 	size int64  // its size
