@@ -3,9 +3,13 @@ package applypatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -340,5 +344,46 @@ func TestUndoRefusesAnotherWorkspace(t *testing.T) {
 	}
 	if _, err := Redo(context.Background(), fsys, optsB); !errors.Is(err, errOtherWorkspace) {
 		t.Fatalf("a redo asked for in /b: %v, want it refused", err)
+	}
+}
+
+// TestSharedHistoryRecordsEveryCommit: the commits of several workspaces given one
+// History, on the operating system's filesystem (where each hands its baselines' backups
+// to the history), are each recorded, however they interleave: none takes another's
+// sequence number or sweeps another's backups as left by a crash (U1).
+func TestSharedHistoryRecordsEveryCommit(t *testing.T) {
+	dir := t.TempDir()
+	fsys := afero.NewOsFs()
+	h := NewHistory(fsys, filepath.Join(dir, "state"))
+	const workspaces, commits = 4, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, workspaces*commits)
+	for w := range workspaces {
+		root := filepath.Join(dir, fmt.Sprintf("ws%d", w))
+		os.MkdirAll(root, 0o755)
+		os.WriteFile(filepath.Join(root, "f.txt"), []byte("0\n"), 0o644)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := &Options{Workspace: root, History: h}
+			for i := range commits {
+				res, err := Apply(context.Background(), fsys, patch(fmt.Sprintf("*** Update File: f.txt\n@@\n-%d\n+%d", i, i+1)), opts)
+				if err == nil && strings.Contains(res.Text(), "History not recorded") {
+					err = errors.New(res.Text())
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	entries, err := h.Entries()
+	if err != nil || len(entries) != workspaces*commits {
+		t.Fatalf("the history holds %d entries (%v), want %d", len(entries), err, workspaces*commits)
 	}
 }

@@ -33,8 +33,8 @@ func rebuild(err error, authored string) error {
 		return &fs.PathError{Op: pe.Op, Path: authored, Err: pe.Err}
 	}
 	var le *os.LinkError
-	if errors.As(err, &le) {
-		return &os.LinkError{Op: le.Op, Old: authored, New: authored, Err: le.Err}
+	if errors.As(err, &le) { // one name, not the same one twice ("rename x x: ...")
+		return &scrubbed{text: le.Op + " " + authored + ": " + le.Err.Error(), cause: le.Err}
 	}
 	return err
 }

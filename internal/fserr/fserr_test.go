@@ -26,7 +26,7 @@ func TestSanitize(t *testing.T) {
 		{"wrapped path error", fmt.Errorf("reading: %w", &fs.PathError{Op: "stat", Path: "/srv/real", Err: syscall.EACCES}),
 			"stat a.txt: permission denied", syscall.EACCES},
 		{"link error", &os.LinkError{Op: "rename", Old: host, New: host + ".tmp", Err: syscall.EXDEV},
-			"rename a.txt a.txt: invalid cross-device link", syscall.EXDEV},
+			"rename a.txt: invalid cross-device link", syscall.EXDEV},
 		{"text names the host", fmt.Errorf("injected fault at %s: %w", host, fs.ErrPermission),
 			"injected fault at a.txt: permission denied", fs.ErrPermission},
 	}

@@ -89,21 +89,30 @@ func TestKeptContent(t *testing.T) {
 
 // U1: dropping an entry drops its kept directory, whose bytes count toward the limit;
 // a kept directory no entry names (a commit cut off between moving its backups in and
-// writing its entry) is removed by the next record.
+// writing its entry) is removed by the next record once it is stale, and a temporary
+// entry file too; younger, they may be another commit's, recording meanwhile, and stay.
 func TestKeptPrunedAndOrphansSwept(t *testing.T) {
 	s := Open(afero.NewOsFs(), t.TempDir(), key, Limits{Entries: 1})
 	keptEntry(t, s, "00000000000a")
 	orphan := filepath.Join(s.entries(), KeptName("0000000000bb", 3))
 	os.MkdirAll(orphan, 0o700)
 	os.WriteFile(filepath.Join(orphan, "b0"), []byte("abc"), 0o600)
+	young := filepath.Join(s.entries(), KeptName("0000000000dd", 3))
+	os.MkdirAll(young, 0o700)
+	tmp, youngTmp := filepath.Join(s.entries(), "x.entry.tmp-1"), filepath.Join(s.entries(), "y.entry.tmp-2")
+	os.WriteFile(tmp, nil, 0o600)
+	os.WriteFile(youngTmp, nil, 0o600)
+	old := time.Now().Add(-2 * staleAfter)
+	os.Chtimes(orphan, old, old)
+	os.Chtimes(tmp, old, old)
 	keptEntry(t, s, "00000000000c")
 	names, _ := os.ReadDir(s.entries())
 	var got []string
 	for _, n := range names {
 		got = append(got, n.Name())
 	}
-	want := []string{KeptName("00000000000c", 7), "0000000002-00000000000c.*.entry"} // as ReadDir sorts them
-	if ok, _ := path.Match(want[1], got[len(got)-1]); len(got) != 2 || got[0] != want[0] || !ok {
+	want := []string{KeptName("00000000000c", 7), KeptName("0000000000dd", 3), "0000000002-00000000000c.*.entry", "y.entry.tmp-2"} // as ReadDir sorts them
+	if ok, _ := path.Match(want[2], got[min(2, len(got)-1)]); len(got) != 4 || got[0] != want[0] || got[1] != want[1] || got[3] != want[3] || !ok {
 		t.Errorf("entries = %v, want %v", got, want)
 	}
 	list, _, _ := s.listing()

@@ -329,6 +329,12 @@ func (s *Store) SetUndone(id string, undone bool) error {
 	if !validID(id) {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
+	defer serialise(s.dir)()
+	return s.setUndone(id, undone)
+}
+
+// setUndone is SetUndone with the store's lock held.
+func (s *Store) setUndone(id string, undone bool) error {
 	mark := path.Join(s.undone(), id)
 	if !undone {
 		if err := s.fs.Remove(mark); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -85,12 +86,13 @@ func (s *Store) Record(e *Entry, contents []Content) error {
 			return fmt.Errorf("the history cannot be created: %w", pathless(err))
 		}
 	}
+	defer serialise(s.dir)()
 	list, orphans, err := s.listing()
 	if err != nil {
 		return err
 	}
 	for _, o := range orphans {
-		if o.ID != e.ID {
+		if o.ID != e.ID && s.stale(o.kept) {
 			s.fs.RemoveAll(o.kept) // kept by a commit whose entry a crash cut off
 		}
 	}
@@ -219,7 +221,7 @@ type name struct {
 }
 
 // names lists the store's entry files by name, oldest first, with their undone marks,
-// reading none of them; a leftover temporary file is removed.
+// reading none of them; a temporary file a crash left is removed.
 func (s *Store) names() ([]name, error) {
 	list, _, err := s.listing()
 	return list, err
@@ -251,8 +253,8 @@ func (s *Store) listing() ([]name, []name, error) {
 	for _, fi := range infos {
 		seq, id, size, ok := entryName(fi.Name())
 		if !ok {
-			if strings.Contains(fi.Name(), ".entry.tmp-") && fi.Type().IsRegular() {
-				s.fs.Remove(path.Join(s.entries(), fi.Name())) // an entry a crash cut short
+			if tmp := path.Join(s.entries(), fi.Name()); strings.Contains(fi.Name(), ".entry.tmp-") && fi.Type().IsRegular() && s.stale(tmp) {
+				s.fs.Remove(tmp) // an entry a crash cut short
 			}
 			continue
 		}
@@ -278,6 +280,31 @@ func (s *Store) listing() ([]name, []name, error) {
 		orphans = append(orphans, k)
 	}
 	return out, orphans, nil // ReadDir sorts by name, and names sort by sequence
+}
+
+// staleAfter is how long a temporary entry file, or a kept directory no entry names,
+// must have been left before it is taken for what a crash left and removed: younger,
+// it may be another commit's, recording in the same store meanwhile.
+const staleAfter = 10 * time.Minute
+
+// stale reports whether the file name was last changed longer than staleAfter ago.
+func (s *Store) stale(name string) bool {
+	fi, err := s.fs.Stat(name)
+	return err == nil && time.Since(fi.ModTime()) > staleAfter
+}
+
+// writers serialises the writers of a store within the process, by the store's
+// directory: the commits of several workspaces given one History record one at a time,
+// each with a sequence number of its own. (Each commit holds its workspace's lock, which
+// serialises the writers of a store kept for one workspace across processes.)
+var writers sync.Map // directory → *sync.Mutex
+
+// serialise takes the lock of the store in dir and returns its release.
+func serialise(dir string) func() {
+	m, _ := writers.LoadOrStore(dir, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // dirEntries lists the directory dir sorted by name, with each entry's type, where the
@@ -326,7 +353,7 @@ func (s *Store) remove(n name) error {
 			return fmt.Errorf("the history cannot drop an entry: %w", pathless(err))
 		}
 	}
-	return s.SetUndone(n.ID, false)
+	return s.setUndone(n.ID, false)
 }
 
 // prune drops the oldest entries of list past the limits, keeping the newest.
