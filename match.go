@@ -69,7 +69,9 @@ func (pr *Proposal) place(c *change) []error {
 			errs = append(errs, &MatchError{Path: c.Op.Path, PayloadLine: h.Line, Hunk: num, Reason: MatchNotFound})
 			continue
 		}
-		if miss == nil {
+		if ls, how, ok := reindented(t, h, place); miss == nil && c.undoSpec == nil && ok {
+			hc.Lines, hc.reindent = ls, how
+		} else if miss == nil {
 			hc.indentUnlike = indentUnlike(t, h, place)
 		}
 		if miss != nil {

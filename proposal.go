@@ -109,6 +109,9 @@ type hunkChange struct {
 	// indentUnlike is set when the hunk's '+' lines are indented unlike the file's lines
 	// around them (see indentUnlike).
 	indentUnlike bool
+	// reindent says how the hunk's '+' lines were indented as the file indents, where
+	// they were (see reindented).
+	reindent string
 }
 
 // revisedSelection reports whether an applied hunk of the change was revised in review.
