@@ -40,6 +40,9 @@ func (c *change) derive() ([]byte, error) {
 		err.Path, err.Revision = c.Op.Path, c.revisedSelection()
 		return nil, err
 	}
+	if c.unterminated {
+		s = withoutFinalNewline(s)
+	}
 	out, encErr := c.codec.Encode(s)
 	if encErr != nil {
 		return nil, undecodable(c.Op.Path, encErr)
@@ -60,7 +63,7 @@ func (c *change) content() (*content, error) {
 	}
 	sel := c.selectedHunks()
 	if c.whole || c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||
-		c.codec == nil || c.codec.Enc != nil || c.derived.of(sel) {
+		c.codec == nil || c.codec.Enc != nil || c.derived.of(sel) || c.unterminated {
 		data, err := c.derive()
 		return heldContent(data), err
 	}

@@ -90,6 +90,9 @@ func (pr *Proposal) place(c *change) []error {
 			errs = append(errs, merr)
 		}
 	}
+	if c.undoSpec != nil {
+		c.unterminated = finalNewline(c.undoSpec, c.Base.Bytes)
+	}
 	if len(errs) == 0 {
 		if err := c.validate(); err != nil {
 			errs = append(errs, err)

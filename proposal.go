@@ -93,6 +93,9 @@ type change struct {
 	// exact is set on an undo's or a redo's Update whose file holds what its hunks were
 	// computed from: they were placed where the comparison put them.
 	exact bool
+	// unterminated is set on an undo's or a redo's Update whose result must not end with a
+	// line terminator (see finalNewline).
+	unterminated bool
 	// restore is what an undo's or a redo's operation expects and puts back.
 	undoSpec *restoreSpec
 	// edit is the text-anchored edit an operation of ResolveEdit makes.

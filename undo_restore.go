@@ -281,3 +281,35 @@ func revertProblem(err error, undo bool) string {
 	}
 	return head
 }
+
+// finalNewline reports whether an undo's or a redo's Update of a file edited since must
+// leave it without a final line terminator, where a patch's Update always ends with one:
+// as what it restores does, when the change made the difference (a commit gives a file
+// that lacked one a final newline, which its undo takes away); otherwise as the file
+// holds now, so that a final newline removed or added by hand since is kept.
+func finalNewline(r *restoreSpec, now []byte) bool {
+	from, err := r.fromBytes()
+	if err != nil {
+		return unterminated(now)
+	}
+	if unterminated(from) != unterminated(r.to) {
+		return unterminated(r.to)
+	}
+	return unterminated(now)
+}
+
+// unterminated reports whether b is text whose last line has no terminator.
+func unterminated(b []byte) bool {
+	return len(b) > 0 && b[len(b)-1] != '\n' && b[len(b)-1] != '\r'
+}
+
+// withoutFinalNewline drops the terminator that ends b, if one does.
+func withoutFinalNewline(b []byte) []byte {
+	switch {
+	case bytes.HasSuffix(b, []byte("\r\n")):
+		return b[:len(b)-2]
+	case bytes.HasSuffix(b, []byte("\n")), bytes.HasSuffix(b, []byte("\r")):
+		return b[:len(b)-1]
+	}
+	return b
+}
