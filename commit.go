@@ -252,6 +252,10 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // of its own, so that a commit in another workspace that writes there waits for this
 // one, and with every baseline checked again.
 func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose func() (*Proposal, error)) (*Result, error) {
+	if err := ctx.Err(); err != nil { // cancelled before it began: no other commit to blame
+		err = unwritten(err)
+		return errorResult(err), err
+	}
 	related, err := recoverRelated(ctx, fsys, opts)
 	if err != nil {
 		return withRecovery(errorResult(err), &Recovery{related: related}), err

@@ -31,7 +31,9 @@ type ConflictError struct {
 	// Reasons say, for ConflictOwner, why each path's owner cannot be kept.
 	Reasons map[string]string
 	// Err is, for ConflictLocked, why the lock could not be taken (the context's error
-	// when the wait ended).
+	// when the wait ended); for a ConflictChanged of an [Undo] or a [Redo], set where the
+	// history changed since it was proposed (another change, undo or redo was applied),
+	// that change.
 	Err error
 
 	shown []string // for ConflictNotInPatch, Paths as the text shows them
@@ -84,6 +86,10 @@ func (e *ConflictError) Error() string {
 		return fmt.Sprintf("the workspace could not be locked (%v); nothing was applied", e.Err)
 	case ConflictOwner:
 		return fmt.Sprintf(conflictText[ConflictOwner], show.Clip(byReason(e.Paths, e.Reasons), show.ErrorBudget-256))
+	case ConflictChanged:
+		if e.Err != nil {
+			return e.Err.Error() // an undo or a redo whose history changed since
+		}
 	case ConflictNotInPatch:
 		shown := e.shown
 		if shown == nil {
@@ -126,7 +132,7 @@ func byReason(paths []string, reasons map[string]string) string {
 // listedPaths is how many paths byReason names for one reason.
 const listedPaths = 5
 
-// Unwrap returns, for ConflictLocked, why the lock could not be taken.
+// Unwrap returns Err: for ConflictLocked, why the lock could not be taken.
 func (e *ConflictError) Unwrap() error { return e.Err }
 
 // Is reports whether target is a *ConflictError with the same Reason, or with no Reason.

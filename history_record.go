@@ -148,7 +148,11 @@ func (pr *Proposal) stillReverting() error {
 		return err
 	}
 	if id != rv.entry.ID {
-		return errHistoryMoved
+		var paths []string
+		for _, c := range pr.changes {
+			paths = append(paths, c.Op.Path)
+		}
+		return &ConflictError{Reason: ConflictChanged, Paths: paths, Err: errHistoryMoved}
 	}
 	return nil
 }

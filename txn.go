@@ -194,6 +194,9 @@ func shellQuote(s string) string {
 // their result. It holds the workspace's lock while it runs, waiting for it as long as
 // ctx allows.
 func Recover(ctx context.Context, fsys afero.Fs, opts *Options) (*Recovery, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // cancelled before it began: no other commit to blame
+	}
 	related, err := recoverRelated(ctx, fsys, opts)
 	if err != nil {
 		return &Recovery{related: related}, err

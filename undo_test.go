@@ -387,3 +387,48 @@ func TestSharedHistoryRecordsEveryCommit(t *testing.T) {
 		t.Fatalf("the history holds %d entries (%v), want %d", len(entries), err, workspaces*commits)
 	}
 }
+
+// TestUndoCommitAfterHistoryMovedIsConflict: the commit of an undo proposed before
+// another change was applied is refused as a ConflictChanged conflict (the world is not
+// as proposed), saying what changed, with nothing written (U2, U4).
+func TestUndoCommitAfterHistoryMovedIsConflict(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\nb\nc\n", "z.txt": "z\n"})
+	if _, err := Apply(context.Background(), b.fsys, patch("*** Update File: a.txt\n@@\n-b\n+B"), b.opts); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Undo(context.Background(), b.fsys, b.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(context.Background(), b.fsys, patch("*** Update File: z.txt\n@@\n-z\n+Z"), b.opts); err != nil {
+		t.Fatal(err)
+	}
+	before := b.tree()
+	_, err = Commit(context.Background(), pr)
+	var ce *ConflictError
+	if !errors.As(err, &ce) || ce.Reason != ConflictChanged || !errors.Is(err, errHistoryMoved) || !strings.Contains(err.Error(), "ask for the undo or redo again") {
+		t.Fatalf("Commit = %v, want a ConflictChanged conflict saying the history moved", err)
+	}
+	if diff := cmp.Diff(before, b.tree()); diff != "" {
+		t.Errorf("wrote (-before +after):\n%s", diff)
+	}
+}
+
+// TestCancelledBeforeApplyBlamesNoOne: an Apply or a Recover whose context is cancelled
+// before it begins returns the context's error, not a lock conflict with another commit
+// that does not exist (C-section).
+func TestCancelledBeforeApplyBlamesNoOne(t *testing.T) {
+	b := newUndoBench(t, map[string]string{"a.txt": "a\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Apply(ctx, b.fsys, patch("*** Update File: a.txt\n@@\n-a\n+A"), b.opts)
+	if !errors.Is(err, context.Canceled) || errors.As(err, new(*ConflictError)) {
+		t.Errorf("Apply = %v, want the context's error alone", err)
+	}
+	if _, err := Recover(ctx, b.fsys, b.opts); !errors.Is(err, context.Canceled) || errors.As(err, new(*ConflictError)) {
+		t.Errorf("Recover = %v, want the context's error alone", err)
+	}
+	if got := b.tree()["a.txt"]; got != "a\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+}
