@@ -110,8 +110,8 @@ var fileReasonText = map[FileReason]string{
 	FileParentNotDir: "a parent of the path (%s) is a file, not a directory; choose another path",
 	FileLinked: "the file has several hard links and cannot be replaced by rename here; rewriting it in place " +
 		"would change its other names too, so it was not written",
-	FileForbidden: "the path is, or leads through a symbolic link to, a credential location or applypatch's recovery journal, " +
-		"which is never written; choose another path",
+	FileForbidden: "the path is, or leads through a symbolic link to, a credential location or applypatch's own " +
+		"state (its recovery journal, key or history), which is never written; choose another path",
 	fileUnresolvable: "the path cannot be resolved",
 	fileExistsDir:    "the path is a directory (deleting the files in it does not remove it); name a file that does not exist",
 	fileRewriteSymlink: "the path is a symbolic link, and its Delete then Add in one patch would write the file it points to; " +

@@ -61,7 +61,35 @@ type ClassifiedPath struct {
 // newFence builds the fence of a call from its options.
 func newFence(fsys afero.Fs, o *Options) (*fence.Fence, error) {
 	return fence.New(fsys, fence.Config{Root: o.workspace(), Protected: o.Protected,
-		Forbidden: o.Forbidden, Allow: o.Allow, WorkspaceFs: o.WorkspaceFs, Guarded: ownState()})
+		Forbidden: o.Forbidden, Allow: o.Allow, WorkspaceFs: o.WorkspaceFs, Guarded: o.guarded(fsys)})
+}
+
+// guarded are the directories no payload touches: the user's own state, and the
+// directory of the options' History where it lies on the workspace's filesystem (a host
+// that keeps it inside the workspace), which a payload could otherwise empty or forge.
+func (o *Options) guarded(fsys afero.Fs) []string {
+	g := ownState()
+	if h := o.History; h != nil && path.IsAbs(filepath.ToSlash(h.dir)) && sameFs(h.fsys, fsys) &&
+		(len(g) == 0 || !strings.HasPrefix(h.dir, g[0]+string(filepath.Separator))) {
+		g = append(g, h.dir) // a user history lies in the state directory, guarded already
+	}
+	return g
+}
+
+// sameFs reports whether a and b are one filesystem: the operating system's, or the same
+// value (one that cannot be compared is taken for another).
+func sameFs(a, b afero.Fs) (same bool) {
+	_, osA := a.(*afero.OsFs)
+	_, osB := b.(*afero.OsFs)
+	if osA && osB {
+		return true
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 // ownState is the directory of the user's journal key and histories, which no payload

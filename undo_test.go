@@ -432,3 +432,31 @@ func TestCancelledBeforeApplyBlamesNoOne(t *testing.T) {
 		t.Errorf("a.txt = %q", got)
 	}
 }
+
+// TestHistoryInsideWorkspaceGuarded: a History a host keeps inside the workspace is out
+// of any payload's reach, as the user's state directory is: a Delete of one of its files
+// is refused as forbidden, nothing is written, and the change stays undoable (U1, F2).
+func TestHistoryInsideWorkspaceGuarded(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	afero.WriteFile(fsys, "/ws/a.txt", []byte("a\n"), 0o644)
+	opts := &Options{Workspace: "/ws", History: NewHistory(fsys, "/ws/.history")}
+	if _, err := Apply(context.Background(), fsys, patch("*** Update File: a.txt\n@@\n-a\n+A"), opts); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := afero.Glob(fsys, "/ws/.history/entries/*.entry")
+	if len(entries) != 1 {
+		t.Fatalf("entries = %v", entries)
+	}
+	name := strings.TrimPrefix(entries[0], "/ws/")
+	_, err := Apply(context.Background(), fsys, patch("*** Delete File: "+name), opts)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Class != ClassForbidden {
+		t.Fatalf("a Delete of %s: %v, want it forbidden", name, err)
+	}
+	if ok, _ := afero.Exists(fsys, entries[0]); !ok {
+		t.Fatal("the history's entry was deleted")
+	}
+	if _, err := Undo(context.Background(), fsys, opts); err != nil {
+		t.Errorf("the change is no longer undoable: %v", err)
+	}
+}
