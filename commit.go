@@ -237,6 +237,9 @@ func Check(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 // result is an error result and the error says what went wrong. Nothing is written unless
 // everything applies.
 func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Result, error) {
+	if fsys == nil {
+		return errorResult(errNoFs), errNoFs
+	}
 	return applyUnderLock(ctx, fsys, opts, func() (*Proposal, error) {
 		return ResolvePayload(ctx, fsys, payload, opts)
 	})

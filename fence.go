@@ -164,6 +164,12 @@ func asWritten(f *fence.Fence, authored, name string) bool {
 // errNoFence is returned when a proposal's fence cannot be rebuilt.
 var errNoFence = errors.New("applypatch: the proposal has no filesystem")
 
+// errNoFs and errNoPatch refuse a call given a nil filesystem or a nil patch.
+var (
+	errNoFs    = errors.New("applypatch: no filesystem (a nil afero.Fs) was given; pass afero.NewOsFs(), or afero.NewMemMapFs() in tests")
+	errNoPatch = errors.New("applypatch: no patch (a nil *Patch) was given; pass the patch Parse returned")
+)
+
 // Classify resolves and classifies every path of a patch, without reading any file's
 // contents, so that a host can decide about a call before it runs: show a person
 // which paths it would touch, pre-approve it, or refuse it. Paths come in payload order,
@@ -175,6 +181,12 @@ var errNoFence = errors.New("applypatch: the proposal has no filesystem")
 // join a [*FileError] with reason [FileUnreadable] for each; invalid patterns in opts are
 // an error too.
 func Classify(fsys afero.Fs, p *Patch, opts *Options) ([]ClassifiedPath, error) {
+	switch {
+	case fsys == nil:
+		return nil, errNoFs
+	case p == nil:
+		return nil, errNoPatch
+	}
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -119,8 +119,14 @@ func identityOf(path string, fi os.FileInfo) string {
 	return hex.EncodeToString(sum[:16])
 }
 
+// errZeroHistory refuses a History made otherwise than by NewHistory or UserHistory.
+var errZeroHistory = errors.New("applypatch: the History has no filesystem; make it with NewHistory or UserHistory")
+
 // opened is the store, with its key, made on first use.
 func (h *History) opened() (*history.Store, error) {
+	if h.fsys == nil {
+		return nil, errZeroHistory
+	}
 	h.once.Do(func() {
 		key, err := txn.Key(h.fsys, txn.Config{})
 		if err != nil {
@@ -167,6 +173,9 @@ type HistoryEntry struct {
 // Entries returns the recorded commits, newest first. Files in the store that are not
 // sound entries of this user's history are skipped.
 func (h *History) Entries() ([]HistoryEntry, error) {
+	if h == nil {
+		return nil, nil // no history: no entries
+	}
 	s, err := h.opened()
 	if err != nil {
 		return nil, err

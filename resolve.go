@@ -42,6 +42,12 @@ func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed
 // resolveWith is resolve for a patch built in the library, whose operations carry what an
 // undo or a redo restores, or the edit each one makes.
 func resolveWith(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool, restores []*restoreSpec, edits []*Edit) (*Proposal, error) {
+	switch {
+	case fsys == nil:
+		return nil, errNoFs
+	case p == nil:
+		return nil, errNoPatch
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -285,6 +291,9 @@ func expects(m map[string][]Snapshot) map[string][]filestate.Expect {
 // by the path as authored: the Options.Expected of a later call that must find the files
 // exactly as this one saw them (a host that asks a person, then applies what they saw).
 func (pr *Proposal) Snapshots() map[string]Snapshot {
+	if pr == nil {
+		return nil
+	}
 	out := make(map[string]Snapshot, len(pr.changes))
 	for _, c := range pr.changes {
 		out[c.Op.Path] = snapshotOf(c.Base)

@@ -106,6 +106,11 @@ type Session struct {
 // lines, only each file's first hunk unfolded, the others a row each, a fold away.
 func NewSession(pr *Proposal) *Session {
 	s := &Session{pr: pr, expanded: map[*change]bool{}, folded: map[*hunkChange]bool{}, done: make(chan struct{}), state: StateOpen}
+	if pr == nil {
+		s.pr = &Proposal{}
+		s.fail(errNoProposal) // settled at once: there is nothing to review
+		return s
+	}
 	s.countDeleted()
 	s.firstLook()
 	return s
