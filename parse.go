@@ -327,9 +327,9 @@ func (p *parser) line(n int) envelope.Line { return p.lines[n-p.lines[0].N] }
 //
 // Test for it with errors.As, or with errors.As(err, new(*ParseError)).
 type ParseError struct {
-	Line int
-	Text string
-	Msg  string
+	Line int    // the 1-based payload line, 0 for the payload as a whole
+	Text string // that line
+	Msg  string // what was wrong, and the form expected
 
 	args bool // the tool arguments around the payload, rather than the payload, are wrong
 }

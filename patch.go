@@ -8,7 +8,7 @@ import (
 	"github.com/applypatch/applypatch/internal/envelope"
 )
 
-// Kind says what an [Operation] does to its path.
+// An OpKind says what an [Operation] does to its path.
 type OpKind string
 
 const (

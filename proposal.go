@@ -18,9 +18,9 @@ import (
 // A Snapshot is an expected-before state a host supplies for a path: what it last
 // saw there. Hash is the hex SHA-256 of the bytes; an empty Hash checks presence only.
 type Snapshot struct {
-	Exists bool        `json:"exists"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	Hash   string      `json:"hash,omitempty"`
+	Exists bool        `json:"exists"`         // whether the path holds a file
+	Mode   fs.FileMode `json:"mode,omitempty"` // its mode; zero checks none
+	Hash   string      `json:"hash,omitempty"` // the hex SHA-256 of its bytes; empty checks none
 }
 
 // A Proposal is a resolved patch: every path fenced and classified, every baseline

@@ -29,7 +29,8 @@ const (
 // what the model sees; Summary the transcript line; the JSON form is render data.
 type Result struct {
 	// Kind is always "patch": the kind of render data.
-	Kind   string `json:"kind"`
+	Kind string `json:"kind"`
+	// Status is how the call ended.
 	Status Status `json:"status"`
 	// Applied counts the changes written; Total all changes of the patch. A change is one
 	// changing hunk of an Update, or one whole Add, Delete or Move.
