@@ -205,6 +205,9 @@ func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
 		got2, err2 = pl.search(h, old[:len(old)-trimmed], sc)
 	}
 	if err2 != nil {
+		if err.Reason == NotFound && err2.Reason == AboveAnchor {
+			return got2, err2 // the lines occur without the blank lines, only not below the anchor: say so
+		}
 		return got, err
 	}
 	got2.Trimmed = trimmed
