@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/text/encoding"
+
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/envelope"
 	"github.com/applypatch/applypatch/internal/lines"
@@ -271,6 +273,10 @@ func (s *Session) validate(c *change) error {
 // with the current selection. A deselected Add, Delete or Move produces its baseline,
 // unless an Add or Delete carries feedback: adopting would select it. s.mu is held.
 func (s *Session) sides(c *change) (base, proposed string, err error) {
+	restored, exact := c.restored()
+	if exact && c.Op.Kind == OpAdd {
+		return "", restoredText(c, restored), nil // an undo's or a redo's, byte for byte
+	}
 	if c.Op.Kind == OpAdd {
 		if !c.Selected && c.Feedback == "" {
 			return "", "", nil
@@ -294,12 +300,32 @@ func (s *Session) sides(c *change) (base, proposed string, err error) {
 	if len(sel) == 0 {
 		return base, base, nil
 	}
+	if exact {
+		return base, restoredText(c, restored), nil
+	}
 	out, merr := applyHunks(t, sel)
 	if merr != nil {
 		merr.Path = c.Op.Path
 		return "", "", merr
 	}
+	if c.unterminated {
+		out = withoutFinalNewline(out)
+	}
 	return base, string(out), nil
+}
+
+// restoredText is the text of the bytes an undo or a redo restores, as the file's codec
+// reads them (a UTF-8 file's bytes as they are, without a byte-order mark).
+func restoredText(c *change, b []byte) string {
+	var enc encoding.Encoding
+	name := ""
+	if c.codec != nil {
+		enc, name = c.codec.Enc, c.codec.Name
+	}
+	if s, _, err := lines.Decode(b, enc, name); err == nil {
+		return s
+	}
+	return string(b)
 }
 
 // logicalLines splits text into lines without terminators; LF, CRLF and a lone CR each
