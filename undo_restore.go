@@ -114,6 +114,10 @@ func (pr *Proposal) checkReverting() error {
 			// proposed once more without them (see revert and reversal): the part left out,
 			// or for a Move, the move alone.
 			return errHeldAlready
+		case c.Op.Kind == OpDelete && c.Base.Mode&fs.ModeSymlink != 0:
+			stale.Paths = append(stale.Paths, c.Op.Path)
+			stale.Reasons[c.Op.Path] = "it was replaced by a symbolic link since; deleting it would remove the link, " +
+				"not the file the change wrote"
 		case c.Op.Kind == OpDelete && !r.holds(c.Base.Bytes):
 			stale.Paths = append(stale.Paths, c.Op.Path)
 			stale.Reasons[c.Op.Path] = "it was edited since; deleting it would lose those edits"
@@ -166,10 +170,13 @@ func (c *change) leadsTo(root string, names [2]string) bool {
 // sinceReasons word what happened to a path since the change, by the file error an
 // operation of the undo met.
 var sinceReasons = map[FileReason]string{
-	FileExists:  "it was created since",
-	FileMissing: "it was deleted since",
-	FileIsDir:   "it was replaced by a directory since",
-	FileBinary:  "it was replaced by a binary file since",
+	FileExists:       "it was created since",
+	FileMissing:      "it was deleted since",
+	FileIsDir:        "it was replaced by a directory since",
+	FileBinary:       "it was replaced by a binary file since",
+	FileParentNotDir: "a directory above it was replaced by a file since",
+	FileAliased: "it now names the same file as another path of the change (a symbolic link was made since, " +
+		"or a name spelled another way)",
 }
 
 // refused is the error of an undo or a redo that cannot be proposed: what changed since
