@@ -23,7 +23,7 @@ import (
 // the commit: what went wrong is a note of the result.
 func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) {
 	if rv := pr.reverts; rv != nil {
-		if err := rv.mark(); err != nil {
+		if err := rv.mark(pr.keptBackNames()); err != nil {
 			res.note("History not updated: " + err.Error() + "; the files are " + rv.verb() + "ne, but the history lists the change as before")
 		} else {
 			res.note(rv.done(pr.keptBack()))
@@ -119,13 +119,32 @@ func (pr *Proposal) keptBack() []string {
 	return out
 }
 
-// mark records in the history that the entry is undone, or no longer.
-func (rv *reverting) mark() error {
+// mark records in the history that the entry is undone, or no longer; kept are the
+// names (as the history records them) of the files an undo's review left as they were,
+// which a redo leaves alone.
+func (rv *reverting) mark(kept []string) error {
 	s, err := rv.history.opened()
 	if err != nil {
 		return err
 	}
-	return s.SetUndone(rv.entry.ID, rv.undo)
+	return s.MarkUndone(rv.entry.ID, rv.undo, kept)
+}
+
+// keptBackNames are the history's names of the files a review left out of the undo or
+// redo whole, or in part (a review keeps an undo's files back whole).
+func (pr *Proposal) keptBackNames() []string {
+	var out []string
+	for _, c := range pr.changes {
+		if c.undoSpec == nil || c.Selected && !slices.ContainsFunc(c.Hunks, func(h *hunkChange) bool { return !h.isLocator() && !h.Selected }) {
+			continue
+		}
+		for _, n := range c.undoSpec.names {
+			if n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // errHistoryMoved refuses the commit of an undo or a redo whose entry is no longer the one

@@ -100,8 +100,15 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	prefault.Heap(len(e.Files) * prefault.HeapPerFile * 3 / 2)
 	rv := &reverting{history: opts.History, entry: entryOf(&e), undo: undo, made: e.Made}
 	declared := declaredBy(fsys, opts)
+	var left map[string]bool // for a redo, the files the undo's review left as they were
+	if !undo {
+		left = map[string]bool{}
+		for _, n := range s.KeptBack(&e) {
+			left[n] = true
+		}
+	}
 	propose := func(holds holder) (*Proposal, error) {
-		p, restores, err := reversal(s, &e, undo, declared, holds)
+		p, restores, err := reversal(s, &e, undo, declared, holds, left)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +128,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		if dryrun.Is(ctx) {
 			return nil, &revertedError{rv: rv, check: true}
 		}
-		if err := rv.mark(); err != nil {
+		if err := rv.mark(nil); err != nil {
 			return nil, err
 		}
 		if f, err := newFence(fsys, opts); err == nil && undo {
@@ -201,7 +208,8 @@ func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encodi
 // reversal is the patch that takes each path of the entry from one of its states to
 // the other: from what the commit left to what it found (undo), or back (redo). Each
 // operation carries the bytes it expects and the bytes it restores.
-func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string), holds holder) (*Patch, []*restoreSpec, error) {
+func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string), holds holder,
+	left map[string]bool) (*Patch, []*restoreSpec, error) {
 	files := slices.Clone(e.Files)
 	if undo {
 		slices.Reverse(files) // the last operation of the commit is undone first
@@ -232,6 +240,9 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 			if !undo {
 				src, dst, from, to, names = g.Path, f.Path, g.Before, f.After, [2]string{g.Name, f.Name}
 			}
+		}
+		if left[names[0]] || left[names[1]] {
+			continue // the undo's review left it as it was: it holds the change still
 		}
 		enc, encName := declared(f.Name)
 		op, spec, err := transition(s, e, src, dst, from, to, enc, encName)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +292,31 @@ func TestUnrecordedChangeAfterUndoDropsRedo(t *testing.T) {
 	s.Intend("00000000000a")
 	if e, ok, err := s.Redoable(); ok || err != nil {
 		t.Errorf("Redoable after a missed change = %v %v %v, want nothing to redo", e.ID, ok, err)
+	}
+}
+
+// U4: an undone mark records the files an undo's review kept back; KeptBack reads only
+// names of the entry's files, and nothing from a mark that is not such a list (a mark
+// is the store's, but checked before use like the rest of it).
+func TestKeptBackMark(t *testing.T) {
+	s := Open(afero.NewMemMapFs(), "/h", key, Limits{})
+	e := &Entry{ID: "00000000000a", Files: []File{{Path: "f", Name: "f"}, {Path: "g", Name: "g"}}}
+	if err := s.MarkUndone(e.ID, true, []string{"f", "elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.KeptBack(e); !slices.Equal(got, []string{"f"}) {
+		t.Errorf("KeptBack = %q, want [f]", got)
+	}
+	for _, planted := range []string{"", "not json", `{"f":1}`, `["f"` + strings.Repeat(" ", maxMark) + `]`} {
+		afero.WriteFile(s.fs, path.Join(s.undone(), e.ID), []byte(planted), 0o600)
+		if got := s.KeptBack(e); got != nil {
+			t.Errorf("KeptBack of the mark %.20q = %q, want none", planted, got)
+		}
+	}
+	if err := s.SetUndone(e.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.KeptBack(e); got != nil {
+		t.Errorf("KeptBack after a redo = %q", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -326,11 +327,53 @@ func readKeptFile(fsys afero.Fs, name string, want int64) ([]byte, error) {
 // SetUndone marks an entry undone, or not (a redo): a file of its own, made or removed
 // whole, so the entry itself is never rewritten.
 func (s *Store) SetUndone(id string, undone bool) error {
+	return s.MarkUndone(id, undone, nil)
+}
+
+// MarkUndone is SetUndone that records, for an undo a review left some files of, the
+// names of those files (File.Name): the files the undo did not revert, which a redo
+// then leaves alone. The names are the mark's content.
+func (s *Store) MarkUndone(id string, undone bool, keptBack []string) error {
 	if !validID(id) {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
 	defer serialise(s.dir)()
-	return s.setUndone(id, undone)
+	if err := s.setUndone(id, undone); err != nil || !undone || len(keptBack) == 0 {
+		return err
+	}
+	data, err := json.Marshal(keptBack)
+	if err != nil {
+		return err
+	}
+	if err := afero.WriteFile(s.fs, path.Join(s.undone(), id), data, 0o600); err != nil {
+		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
+	}
+	return nil
+}
+
+// maxMark is the largest undone mark read: the names of the files of one change.
+const maxMark = 1 << 20
+
+// KeptBack returns the names of the files of entry e that the undo marking it left as
+// they were (see MarkUndone): only names of e's files, and none where the mark cannot
+// be read or makes no sense, as for an undo that reverted every file.
+func (s *Store) KeptBack(e *Entry) []string {
+	f, err := s.fs.OpenFile(path.Join(s.undone(), e.ID), openKept, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxMark+1))
+	var names []string
+	if err != nil || len(data) == 0 || len(data) > maxMark || json.Unmarshal(data, &names) != nil {
+		return nil
+	}
+	return slices.DeleteFunc(names, func(n string) bool {
+		return !slices.ContainsFunc(e.Files, func(f File) bool { return f.Name == n })
+	})
 }
 
 // setUndone is SetUndone with the store's lock held.
