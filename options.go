@@ -78,7 +78,11 @@ import (
 // that filesystem) or ctx is done. Package fs/rootfs does, by the rule above. Without one,
 // commits on the operating system's filesystem ([afero.OsFs]) lock the workspace
 // directory by the rule above too; other filesystems (an [afero.MemMapFs], say) are
-// locked within the process only, the whole filesystem at once. A wait for the lock ends
+// locked within the process only, the whole filesystem at once. That includes an
+// [afero.BasePathFs] over the operating system's filesystem: two processes committing
+// through one do not exclude each other, so a host that confines a workspace that way
+// for several processes gives rootfs as WorkspaceFs instead, or the Fs a LockWorkspace
+// method. A wait for the lock ends
 // with ctx or after LockTimeout, and LockWait is told when it lasts. The lock excludes
 // only those who take it: an editor or a tool writing the same files without it is not
 // held back; the baseline checks just before each write catch most of those, but not a
