@@ -70,7 +70,11 @@ func (pr *Proposal) place(c *change) []error {
 			continue
 		}
 		if ls, how, ok := reindented(t, h, place); miss == nil && c.undoSpec == nil && ok {
-			hc.Lines, hc.reindent = ls, how
+			hc.Lines = ls
+			if c.reindented == nil {
+				c.reindented = map[*hunkChange]string{}
+			}
+			c.reindented[hc] = how
 		} else if miss == nil {
 			hc.indentUnlike = indentUnlike(t, h, place)
 		}

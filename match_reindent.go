@@ -117,10 +117,10 @@ func whitespace(s string) string {
 
 // indentNoteOf ends the note of a fuzzy hunk: what its '+' lines' indentation became,
 // or that they are written as sent, indented unlike the file's lines around them.
-func indentNoteOf(h *hunkChange) string {
+func indentNoteOf(c *change, h *hunkChange) string {
 	switch {
-	case h.reindent != "":
-		return "; its '+' lines are indented as the file's lines it matched are (" + h.reindent + ")"
+	case c.reindented[h] != "":
+		return "; its '+' lines are indented as the file's lines it matched are (" + c.reindented[h] + ")"
 	case h.indentUnlike:
 		return "; its '+' lines are written as sent, indented unlike the file's lines around them: re-read the " +
 			"file and check their indentation"

@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -31,15 +32,21 @@ func TestResolveAllocatesSmallMultiple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if _, err := Resolve(context.Background(), fsys, p, nil); err != nil {
-		t.Fatal(err)
+	// The counter is the process's: the fewest bytes of three runs leave out what tests
+	// running meanwhile allocate.
+	got := uint64(math.MaxUint64)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := Resolve(context.Background(), fsys, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		got = min(got, after.TotalAlloc-before.TotalAlloc)
 	}
-	runtime.ReadMemStats(&after)
 	size := uint64(len(file))
-	if got := after.TotalAlloc - before.TotalAlloc; got > size*14/10 {
+	if got > size*14/10 {
 		t.Errorf("resolving a %d-byte file allocated %d bytes (%.2f×), want at most 1.4×", size, got, float64(got)/float64(size))
 	} else {
 		t.Logf("resolving a %d-byte file allocated %d bytes (%.2f×)", size, got, float64(got)/float64(size))

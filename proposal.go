@@ -96,6 +96,9 @@ type change struct {
 	// unterminated is set on an undo's or a redo's Update whose result must not end with a
 	// line terminator (see finalNewline).
 	unterminated bool
+	// reindented says, for each hunk whose '+' lines were indented as the file indents,
+	// how (see reindented); nil where none was.
+	reindented map[*hunkChange]string
 	// restore is what an undo's or a redo's operation expects and puts back.
 	undoSpec *restoreSpec
 	// edit is the text-anchored edit an operation of ResolveEdit makes.
@@ -112,9 +115,6 @@ type hunkChange struct {
 	// indentUnlike is set when the hunk's '+' lines are indented unlike the file's lines
 	// around them (see indentUnlike).
 	indentUnlike bool
-	// reindent says how the hunk's '+' lines were indented as the file indents, where
-	// they were (see reindented).
-	reindent string
 }
 
 // revisedSelection reports whether an applied hunk of the change was revised in review.
