@@ -20,12 +20,17 @@ type indentMap struct {
 }
 
 // indentUnlike reports whether a hunk placed by a pass that ignores the whitespace
-// around lines adds lines indented unlike the file's lines around them: its old lines
-// are indented otherwise than the file's lines they matched, and its '+' lines are not
-// as they would be had the hunk been indented as the file is (by the one mapping every
-// old line agrees on, or by none when they disagree), unless a line is indented as the
-// file's line right above it is (right below, for lines before any old line). Such lines
-// are written as sent, as every '+' line is; the result tells the model to check them.
+// around lines, and not re-indented, adds lines that may be indented unlike the file's
+// lines around them: its old lines are indented otherwise than the file's lines they
+// matched, and a '+' line's indentation is not as it would be had the hunk been
+// indented as the file is (by the one mapping every old line agrees on, or by none when
+// they disagree), unless it is made of the file's own kind of indentation where the
+// hunk's old lines use the other (tabs for spaces), or, where the old lines lost their
+// indentation unevenly, it is indented as the file's line right above it (right below,
+// before any old line): the '+' lines kept the file's. Where the old lines agree on one
+// map, that a '+' line is indented as the file's line above it says nothing: a line
+// nested one level deeper in an outdented hunk is too. Such lines are written as sent;
+// the result tells the model to check them.
 func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 	if p.Pass < match.SurroundingWhitespace {
 		return false
@@ -52,21 +57,14 @@ func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 		near = pairs[0][1]
 	}
 	for _, l := range h.Lines {
-		if l.Kind != LineAdd {
-			if strings.TrimSpace(l.Text) != "" && k < len(pairs) {
-				near = pairs[k][1]
-				k++
+		blank := strings.TrimSpace(l.Text) == ""
+		switch ind := indentOf(l.Text); {
+		case l.Kind != LineAdd:
+			if !blank && k < len(pairs) {
+				near, k = pairs[k][1], k+1
 			}
-			continue
-		}
-		if strings.TrimSpace(l.Text) == "" {
-			continue
-		}
-		ind := indentOf(l.Text)
-		if ind == near {
-			continue // indented as the file's line right above it (or below, before any)
-		}
-		if !ok || m.changes(ind) {
+		case blank, !ok && ind == near: // old lines that lost their indentation unevenly
+		case !ok || m.changes(ind):
 			return true
 		}
 	}

@@ -12,14 +12,17 @@ import (
 // reindented returns the hunk's lines with its '+' lines indented as the file indents,
 // and what was done in words, when the hunk's whole text is indented otherwise than the
 // file: it was placed by a pass that ignores the whitespace around lines, its context
-// and '-' lines (one '-' line at least) all map to the file's by one indentMap that
-// changes something, and that map covers the indentation of every '+' line, none of
-// which is indented already as the file's line above it is. A model that sends a block
-// outdented (or with spaces for the file's tabs) means its new lines at the same depth
-// relative to the old ones; the file's own lines are never rewritten. Where its old
-// lines alone lost their indentation (a '+' line indented as the file's line above it
-// shows that), and in a hunk of '+' lines around context alone, where nothing tells the
-// two apart, the '+' lines are left as sent.
+// and '-' lines all map to the file's by one indentMap that changes something, and that
+// map gives every '+' line its indentation with certainty: a '+' line indented as one of
+// the old lines gets that line's indentation in the file, and one indented otherwise
+// gets the map's only where the old lines show two depths or more (at one depth, a shift
+// and another indent width fit alike, and a '+' line at another depth could land at
+// either). A model that sends a block outdented (or with
+// spaces for the file's tabs) means its new lines at the same depth relative to the old
+// ones; the file's own lines are never rewritten. Where that is not certain, and in a
+// hunk of '+' lines around context at one depth (that context may have lost an
+// indentation its '+' lines kept), the '+' lines are written as sent, and the result
+// says to check them.
 func reindented(t *lines.Text, h *Hunk, p match.Place) ([]Line, string, bool) {
 	if p.Pass < match.SurroundingWhitespace {
 		return nil, "", false
@@ -38,27 +41,25 @@ func reindented(t *lines.Text, h *Hunk, p match.Place) ([]Line, string, bool) {
 		at++
 	}
 	m, ok := mapping(pairs)
-	if !ok || !removed || m == (indentMap{}) {
+	seen := map[string]string{} // an indentation of the hunk's old lines → the file's
+	for _, p := range pairs {
+		seen[p[0]] = p[1]
+	}
+	if !ok || m == (indentMap{}) || !removed && len(seen) < 2 {
 		return nil, "", false
 	}
 	out := slices.Clone(h.Lines)
-	k, near := 0, pairs[0][1] // the old line last passed, and the file's indentation of it
 	for i, l := range out {
-		blank := strings.TrimSpace(l.Text) == ""
-		switch {
-		case l.Kind != LineAdd:
-			if !blank && k < len(pairs) {
-				near = pairs[k][1]
-				k++
-			}
-			continue
-		case blank:
+		if l.Kind != LineAdd || strings.TrimSpace(l.Text) == "" {
 			continue
 		}
 		ind := indentOf(l.Text)
-		to, ok := m.apply(ind)
-		if !ok || ind == near {
-			return nil, "", false // indented as the file is, not as the hunk's old lines are
+		to, ok := seen[ind]
+		if !ok && len(seen) > 1 {
+			to, ok = m.apply(ind)
+		}
+		if !ok {
+			return nil, "", false
 		}
 		out[i].Text = to + l.Text[len(ind):]
 	}

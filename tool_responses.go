@@ -89,7 +89,7 @@ func checkOperation(kind, path, diff string) error {
 		return &ParseError{Msg: "the update_file diff is empty; send '@@' hunks with ' ' context, '-' removed and '+' added lines"}
 	}
 	for i, l := range strings.Split(diff, "\n") {
-		l = strings.TrimSuffix(l, "\r")
+		l = strings.TrimRight(l, "\r")
 		if isSmuggledHeader(kind, l) {
 			return &ParseError{Line: i + 1, Text: l, Msg: "the diff holds only the file's own lines, " +
 				"not patch headers; send one operation per file, with its path in \"path\""}

@@ -23,24 +23,41 @@ const (
 	BOM = "\uFEFF"
 )
 
-// Line is one line of the payload with its 1-based number, CR before LF removed.
+// Line is one line of the payload with its 1-based number, the CRs before its LF removed.
 type Line struct {
 	N    int
 	Text string
 }
 
-// split splits on LF, dropping one CR before each LF. A lone CR is not a
-// line break in a payload.
+// split splits on LF, dropping the CR before each LF (see LineText). A lone CR inside a
+// line is not a line break in a payload.
 func split(s string) []Line {
 	out := make([]Line, 0, strings.Count(s, "\n")+1)
+	first, _, _ := strings.Cut(s, "\n")
+	twice := ConvertedTwice(first)
 	for n := 1; ; n++ {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			return append(out, Line{N: n, Text: strings.TrimSuffix(s, "\r")})
+			return append(out, Line{N: n, Text: LineText(s, twice)})
 		}
-		out = append(out, Line{N: n, Text: strings.TrimSuffix(s[:i], "\r")})
+		out = append(out, Line{N: n, Text: LineText(s[:i], twice)})
 		s = s[i+1:]
 	}
+}
+
+// ConvertedTwice reports whether a payload whose first line, before its LF, is first was
+// converted to CRLF line ends twice: the line ends in two CRs.
+func ConvertedTwice(first string) bool { return strings.HasSuffix(first, "\r\r") }
+
+// LineText is a payload line's text, given the line before its LF: without the CR of a
+// CRLF payload, and, in a payload converted twice, without every CR there, none of
+// which is the line's. A line of a CRLF payload whose text ends in CR keeps it (Format
+// writes such a patch that way).
+func LineText(raw string, twice bool) string {
+	if twice {
+		return strings.TrimRight(raw, "\r")
+	}
+	return strings.TrimSuffix(raw, "\r")
 }
 
 // trimBlank drops blank lines at both ends.
