@@ -95,7 +95,7 @@ func (pr *Proposal) place(c *change) []error {
 		}
 	}
 	if c.undoSpec != nil {
-		c.unterminated = finalNewline(c.undoSpec, c.Base.Bytes)
+		c.unterminated = finalNewline(c.undoSpec, c.Base.Bytes, since)
 	}
 	if len(errs) == 0 {
 		if err := c.validate(); err != nil {

@@ -49,7 +49,12 @@ func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 		at++
 	}
 	m, ok := mapping(pairs)
-	if !added || ok && m == (indentMap{}) {
+	switch {
+	case !added:
+		return false
+	case len(pairs) == 0:
+		return true // '+' lines below an anchor matched ignoring its indentation: nothing shows theirs
+	case ok && m == (indentMap{}):
 		return false
 	}
 	k, near := 0, "" // the old line last passed, and the file's indentation of it

@@ -13,11 +13,10 @@ import (
 // and what was done in words, when the hunk's whole text is indented otherwise than the
 // file: it was placed by a pass that ignores the whitespace around lines, its context
 // and '-' lines all map to the file's by one indentMap that changes something, and that
-// map gives every '+' line its indentation with certainty: a '+' line indented as one of
-// the old lines gets that line's indentation in the file, and one indented otherwise
-// gets the map's only where the old lines show two depths or more (at one depth, a shift
-// and another indent width fit alike, and a '+' line at another depth could land at
-// either). A model that sends a block outdented (or with
+// map gives every '+' line its indentation with certainty: a '+' line indented as one
+// of the old lines is gets that line's indentation in the file, and one at a depth no
+// old line shows gets the map's only where the old lines leave no other reading (see
+// extends). A model that sends a block outdented (or with
 // spaces for the file's tabs) means its new lines at the same depth relative to the old
 // ones; the file's own lines are never rewritten. Where that is not certain, and in a
 // hunk of '+' lines around context at one depth (that context may have lost an
@@ -55,7 +54,11 @@ func reindented(t *lines.Text, h *Hunk, p match.Place) ([]Line, string, bool) {
 		}
 		ind := indentOf(l.Text)
 		to, ok := seen[ind]
-		if !ok && len(seen) > 1 {
+		switch {
+		case ok:
+		case m.width > 0 && ind == "":
+			ok = true // no indentation is none under any width
+		case m.extends(pairs):
 			to, ok = m.apply(ind)
 		}
 		if !ok {
@@ -64,6 +67,45 @@ func reindented(t *lines.Text, h *Hunk, p match.Place) ([]Line, string, bool) {
 		out[i].Text = to + l.Text[len(ind):]
 	}
 	return out, m.String(), true
+}
+
+// extends reports whether the map, which the old lines' pairs agree on, also gives a
+// '+' line at a depth none of them shows its indentation with certainty. A width map
+// must have been seen at two depths (at one, "4 spaces for 2 tabs" fits a width of 2 and
+// a width of 4 one level short alike). A shift must have been seen at two depths, each
+// side indented with one kind of space, and by the same unit on both sides (the greatest
+// common divisor of its depths): else a shift, another indent width and an alignment (an
+// argument wrapped under its parenthesis, a tab then spaces) may fit the old lines alike,
+// and put a deeper line at different places.
+func (m indentMap) extends(pairs [][2]string) bool {
+	depths := map[string]bool{}
+	for _, p := range pairs {
+		depths[p[0]] = true
+	}
+	if len(depths) < 2 {
+		return false
+	}
+	if m.width > 0 {
+		return true
+	}
+	unit := [2]int{}
+	for _, p := range pairs {
+		for side, ind := range p {
+			if strings.Trim(ind, " ") != "" && strings.Trim(ind, "\t") != "" {
+				return false // spaces and tabs in one indentation: an alignment
+			}
+			unit[side] = gcd(unit[side], len(ind))
+		}
+	}
+	return unit[0] == unit[1]
+}
+
+// gcd is the greatest common divisor of a and b, with gcd(0, b) = b.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // apply maps a '+' line's indentation as the old lines' maps to the file's; ok is false

@@ -18,9 +18,9 @@ import (
 // KiB), so a stream costs a small multiple of one Parse however it is split.
 type Stream struct {
 	text    strings.Builder
-	scanned int  // bytes of text read as whole lines
-	lineNo  int  // payload lines read
-	twice   bool // the payload's line ends were converted to CRLF twice (see envelope.LineText)
+	scanned int // bytes of text read as whole lines
+	lineNo  int // payload lines read
+	ends    envelope.Ends
 	begun   bool
 	ended   bool
 	// done are the complete sections; section the lines of the one in progress, and
@@ -49,11 +49,7 @@ func (s *Stream) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		raw := text[s.scanned : s.scanned+i]
-		if s.lineNo == 0 {
-			s.twice = envelope.ConvertedTwice(raw)
-		}
-		line := envelope.LineText(raw, s.twice)
+		line := s.ends.Text(text[s.scanned : s.scanned+i])
 		s.scanned += i + 1
 		s.lineNo++
 		s.line(envelope.Line{N: s.lineNo, Text: line})

@@ -293,24 +293,20 @@ func revertProblem(err error, undo bool) string {
 // leave it without a final line terminator, where a patch's Update always ends with one:
 // as what it restores does, when the change made the difference (a commit gives a file
 // that lacked one a final newline, which its undo takes away) and the file still ends
-// with the line the change left last; otherwise as the file holds now, so that a final
-// newline removed or added by hand since is kept, and so is a line appended since, or
-// the end of a file whose last line was deleted since.
-func finalNewline(r *restoreSpec, now []byte) bool {
+// with the line the change left last (by the diff of the file since, not by its text: a
+// closing brace appended since is another line); otherwise as the file holds now, so that
+// a final newline removed or added by hand since is kept, and so is a line appended
+// since, or the end of a file whose last line was deleted since.
+func finalNewline(r *restoreSpec, now []byte, since *sinceMap) bool {
 	from, err := r.fromBytes()
-	if err != nil {
+	if err != nil || since == nil {
 		return unterminated(now)
 	}
-	if unterminated(from) != unterminated(r.to) && bytes.Equal(lastLine(now), lastLine(from)) {
+	last := len(since.at) - 1
+	if unterminated(from) != unterminated(r.to) && last >= 0 && since.at[last] == since.n-1 {
 		return unterminated(r.to)
 	}
 	return unterminated(now)
-}
-
-// lastLine is the last line of b, without its terminator.
-func lastLine(b []byte) []byte {
-	b = withoutFinalNewline(b)
-	return b[bytes.LastIndexAny(b, "\r\n")+1:]
 }
 
 // unterminated reports whether b is text whose last line has no terminator.

@@ -33,28 +33,37 @@ type Line struct {
 // line is not a line break in a payload.
 func split(s string) []Line {
 	out := make([]Line, 0, strings.Count(s, "\n")+1)
-	first, _, _ := strings.Cut(s, "\n")
-	twice := ConvertedTwice(first)
+	var ends Ends
 	for n := 1; ; n++ {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			return append(out, Line{N: n, Text: LineText(s, twice)})
+			return append(out, Line{N: n, Text: ends.Text(s)})
 		}
-		out = append(out, Line{N: n, Text: LineText(s[:i], twice)})
+		out = append(out, Line{N: n, Text: ends.Text(s[:i])})
 		s = s[i+1:]
 	}
 }
 
-// ConvertedTwice reports whether a payload whose first line, before its LF, is first was
-// converted to CRLF line ends twice: the line ends in two CRs.
-func ConvertedTwice(first string) bool { return strings.HasSuffix(first, "\r\r") }
+// Ends reads the line ends of a payload, line by line: the "*** Begin Patch" line's
+// says whether the payload was converted to CRLF once (one CR before each LF) or twice
+// (two), and the lines before it are a wrapper's, whose CRs are all dropped.
+type Ends struct {
+	begun, twice bool
+}
 
-// LineText is a payload line's text, given the line before its LF: without the CR of a
+// Text is a payload line's text, given the line before its LF: without the CR of a
 // CRLF payload, and, in a payload converted twice, without every CR there, none of
 // which is the line's. A line of a CRLF payload whose text ends in CR keeps it (Format
 // writes such a patch that way).
-func LineText(raw string, twice bool) string {
-	if twice {
+func (e *Ends) Text(raw string) string {
+	if !e.begun {
+		text := strings.TrimRight(raw, "\r")
+		if strings.TrimSpace(strings.TrimPrefix(text, BOM)) == Begin {
+			e.begun, e.twice = true, strings.HasSuffix(raw, "\r\r")
+		}
+		return text
+	}
+	if e.twice {
 		return strings.TrimRight(raw, "\r")
 	}
 	return strings.TrimSuffix(raw, "\r")
