@@ -69,13 +69,7 @@ func (pr *Proposal) place(c *change) []error {
 			errs = append(errs, &MatchError{Path: c.Op.Path, PayloadLine: h.Line, Hunk: num, Reason: MatchNotFound})
 			continue
 		}
-		if ls, how, ok := reindented(t, h, place); miss == nil && c.undoSpec == nil && ok {
-			hc.Lines = ls
-			if c.reindented == nil {
-				c.reindented = map[*hunkChange]string{}
-			}
-			c.reindented[hc] = how
-		} else if miss == nil {
+		if miss == nil {
 			hc.indentUnlike = indentUnlike(t, h, place)
 		}
 		if miss != nil {

@@ -157,3 +157,8 @@ func (m indentMap) changes(ind string) bool {
 	}
 	return strings.Trim(ind, m.fileKind) != "" // not indented as the file is already
 }
+
+// indentNote ends the note of a fuzzy hunk whose '+' lines are indented unlike the
+// file's lines around them.
+var indentNote = map[bool]string{true: "; its '+' lines are written as sent, indented unlike the file's lines " +
+	"around them: re-read the file and check their indentation"}

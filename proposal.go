@@ -96,9 +96,6 @@ type change struct {
 	// unterminated is set on an undo's or a redo's Update whose result must not end with a
 	// line terminator (see finalNewline).
 	unterminated bool
-	// reindented says, for each hunk whose '+' lines were indented as the file indents,
-	// how (see reindented); nil where none was.
-	reindented map[*hunkChange]string
 	// restore is what an undo's or a redo's operation expects and puts back.
 	undoSpec *restoreSpec
 	// edit is the text-anchored edit an operation of ResolveEdit makes.

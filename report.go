@@ -101,7 +101,7 @@ func (c *change) reportHunks(r *Result) {
 		if h.Selected {
 			r.item(applied + strconv.Itoa(num))
 			if h.Place.Pass.Fuzzy() {
-				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s%s", path, num, h.Place.Pass, indentNoteOf(c, h)))
+				r.note(fmt.Sprintf("Fuzzy: %s hunk %d matched while %s%s", path, num, h.Place.Pass, indentNote[h.indentUnlike]))
 			}
 		} else {
 			r.note(rejectedLine(path, num))
