@@ -29,7 +29,7 @@ type Line struct {
 	Text string
 }
 
-// split splits on LF, dropping the CR before each LF (see LineText). A lone CR inside a
+// split splits on LF, dropping the CRs before each LF (see Ends). A lone CR inside a
 // line is not a line break in a payload.
 func split(s string) []Line {
 	out := make([]Line, 0, strings.Count(s, "\n")+1)
