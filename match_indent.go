@@ -52,8 +52,8 @@ func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 	switch {
 	case !added:
 		return false
-	case len(pairs) == 0:
-		return true // '+' lines below an anchor matched ignoring its indentation: nothing shows theirs
+	case len(pairs) == 0: // '+' lines below an anchor matched ignoring its indentation
+		return plusUnlike(t, h, p.Start)
 	case ok && m == (indentMap{}):
 		return false
 	}
@@ -156,6 +156,22 @@ func (m indentMap) changes(ind string) bool {
 		return m.from != m.to || !strings.HasPrefix(ind, m.from)
 	}
 	return strings.Trim(ind, m.fileKind) != "" // not indented as the file is already
+}
+
+// plusUnlike reports whether a hunk of '+' lines alone, inserted before line at of t,
+// has a line indented unlike the file's line there (its last line, at the end), which
+// the '+' lines of such a hunk, with no old line to compare, are judged by.
+func plusUnlike(t *lines.Text, h *Hunk, at int) bool {
+	if t.Count() == 0 {
+		return false
+	}
+	near := indentOf(t.Line(min(at, t.Count()-1)))
+	for _, l := range h.Lines {
+		if l.Kind == LineAdd && strings.TrimSpace(l.Text) != "" && indentOf(l.Text) != near {
+			return true
+		}
+	}
+	return false
 }
 
 // indentNote ends the note of a fuzzy hunk whose '+' lines are indented unlike the

@@ -64,3 +64,26 @@ func TestFuzzyDiffShowsFileLines(t *testing.T) {
 		t.Errorf("diff = %q, want %q", res.Files[0].Diff, want)
 	}
 }
+
+// TestIndentUnlikePlusOnly: a hunk of '+' lines below an anchor matched while ignoring
+// its indentation has no old line to compare its '+' lines with, so they are judged by
+// the file's line they go before: the note when they are indented otherwise, none when
+// they are indented as it is (M8).
+func TestIndentUnlikePlusOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		plus       string
+		want       bool
+	}{
+		{"indented as the line below", "class A:\n    x = 1\n    y = 2\n", "    z = 3", false},
+		{"a level short of the line below", "    def f(self):\n        return 1\n", "    x = 1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &Hunk{Lines: []Line{{LineAdd, tc.plus}}}
+			p := match.Place{Start: 1, Pass: match.SurroundingWhitespace}
+			if got := indentUnlike(lines.Split(tc.file), h, p); got != tc.want {
+				t.Errorf("indentUnlike = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -154,7 +154,7 @@ func updateProblem(op *Operation) string {
 // hunk's first line it is far likelier a header sent with a stray '+' than a line for
 // the file, and a payload refuses it there.
 func addsHeader(l Line) bool {
-	return l.Kind == LineAdd && strings.HasPrefix(l.Text, "@@")
+	return l.Kind == LineAdd && (l.Text == "@@" || strings.HasPrefix(l.Text, "@@ "))
 }
 
 // hunkProblem says what field of a hunk no "@@" chunk can hold, or "".

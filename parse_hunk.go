@@ -65,7 +65,7 @@ func (p *parser) updateBody(op *Operation) error {
 				return p.errf(l, "the hunk before '*** End of File' has no lines; give it context, '-' or '+' lines")
 			}
 			cur.EOF, closed = true, true
-		case strings.HasPrefix(m, "@@"):
+		case m == "@@" || strings.HasPrefix(m, "@@ "):
 			h, numbered, err := p.hunkHeader(l, m)
 			if err != nil {
 				return err
@@ -205,7 +205,7 @@ var unifiedHeader = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(.*)$`)
 })
 
-// hunkHeader reads "@@", "@@ ANCHOR" or "@@ N"; the space may be missing ("@@ANCHOR").
+// hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
 // A unified-diff header ("@@ -12,5 +12,6 @@ TEXT") is read as a line hint for its old
 // start line and an anchor for its text: numbered reports it.
 func (p *parser) hunkHeader(l envelope.Line, m string) (h Hunk, numbered bool, err error) {
@@ -301,6 +301,10 @@ func (p *parser) badUpdateLine(l envelope.Line, m string) error {
 	}
 	if strings.HasPrefix(m, "*** ") {
 		return p.errf(l, "unknown header inside an Update File section; %s", validHeaders)
+	}
+	if strings.HasPrefix(m, "@@") {
+		return p.errf(l, "a hunk header is '@@' or '@@ TEXT' (with one space); a line of the file that starts "+
+			"with '@@' is sent with its leading ' ' (context) or '-'")
 	}
 	return p.errf(l, "every line of an Update hunk must start with ' ' (context), '-' (removed) or '+' (added)")
 }

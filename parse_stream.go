@@ -103,7 +103,7 @@ func (s *Stream) endsHunk(text string) bool {
 		return false
 	}
 	m := updateMarker(text)
-	if !strings.HasPrefix(m, "@@") && m != markerEOF {
+	if m != "@@" && !strings.HasPrefix(m, "@@ ") && m != markerEOF {
 		return false
 	}
 	last := s.section[len(s.section)-1].Text

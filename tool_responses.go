@@ -205,7 +205,7 @@ change: (first_lines | file_header? chunk) chunk*
 file_header: "--- " TEXT EOL "+++ " TEXT EOL
 first_lines: EOL* edit_line change_line* (end_of_file blank*)?
 chunk: context+ lines
-context: "@@" TEXT? EOL
+context: "@@" (" " TEXT?)? EOL
 lines: change_line+ (end_of_file blank*)?
 change_line: edit_line | EOL | "\\" TEXT? EOL
 edit_line: ("+" | "-" | " ") TEXT? EOL
