@@ -20,17 +20,17 @@ type indentMap struct {
 }
 
 // indentUnlike reports whether a hunk placed by a pass that ignores the whitespace
-// around lines, and not re-indented, adds lines that may be indented unlike the file's
-// lines around them: its old lines are indented otherwise than the file's lines they
-// matched, and a '+' line's indentation is not as it would be had the hunk been
-// indented as the file is (by the one mapping every old line agrees on, or by none when
-// they disagree), unless it is made of the file's own kind of indentation where the
-// hunk's old lines use the other (tabs for spaces), or, where the old lines lost their
-// indentation unevenly, it is indented as the file's line right above it (right below,
-// before any old line): the '+' lines kept the file's. Where the old lines agree on one
-// map, that a '+' line is indented as the file's line above it says nothing: a line
-// nested one level deeper in an outdented hunk is too. Such lines are written as sent;
-// the result tells the model to check them.
+// around lines adds lines that may be indented unlike the file's lines around them
+// (with no old line, see plusUnlike): its old lines are indented otherwise than the
+// file's lines they matched, and a '+' line's indentation is not as it would be had the
+// hunk been indented as the file is (by the one mapping every old line agrees on, or by
+// none when they disagree), unless it is made of the file's own kind of indentation
+// where the hunk's old lines use the other (tabs for spaces), or, where the old lines
+// lost their indentation unevenly, it is indented as the file's line right above it
+// (right below, before any old line): the '+' lines kept the file's. Where the old lines
+// agree on one map, that a '+' line is indented as the file's line above it says
+// nothing: a line nested one level deeper in an outdented hunk is too. Such lines are
+// written as sent; the result tells the model to check them.
 func indentUnlike(t *lines.Text, h *Hunk, p match.Place) bool {
 	if p.Pass < match.SurroundingWhitespace {
 		return false
