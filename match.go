@@ -65,7 +65,7 @@ func (pr *Proposal) place(c *change) []error {
 		}
 		hc := &hunkChange{Hunk: *h, Place: place, Selected: !h.isLocator()}
 		c.Hunks = append(c.Hunks, hc)
-		if miss == nil && c.undoSpec != nil && !removesExactly(t, h, place) {
+		if miss == nil && c.undoSpec != nil && (!removesExactly(t, h, place) || !since.endsKept(t, h, place)) {
 			errs = append(errs, &MatchError{Path: c.Op.Path, PayloadLine: h.Line, Hunk: num, Reason: MatchNotFound})
 			continue
 		}

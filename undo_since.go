@@ -5,6 +5,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/match"
 )
 
 // A sinceMap is how the lines of a file as an undo or a redo expects it (what the change
@@ -18,6 +19,8 @@ type sinceMap struct {
 	// expected is the file expected, and once how many times each of its lines occurs.
 	expected []string
 	once     map[string]int
+	// ends are the line terminators of the file expected.
+	ends []lines.EOL
 }
 
 // sinceMapOf diffs the lines expected against the lines now.
@@ -252,10 +255,47 @@ func (pr *Proposal) sinceOf(c *change, t *lines.Text) *sinceMap {
 	if err != nil {
 		return nil
 	}
-	m := sinceMapOf(lines.Split(s).Strings(), t.Strings())
+	ft := lines.Split(s)
+	m := sinceMapOf(ft.Strings(), t.Strings())
+	m.ends = make([]lines.EOL, ft.Count())
+	for i := range m.ends {
+		m.ends[i] = ft.EOL(i)
+	}
 	m.index = map[string][]int{}
 	for i := range t.Count() {
 		m.index[t.Line(i)] = append(m.index[t.Line(i)], i)
 	}
 	return m
+}
+
+// endsKept reports whether the lines hunk h, placed at p in t, removes still end as the
+// file expected ends them: a line whose terminator was changed since (a CRLF made LF by
+// hand) is an edit of it, which a revert must not undo in passing. A line that ends the
+// file without one is left to finalNewline.
+func (m *sinceMap) endsKept(t *lines.Text, h *Hunk, p match.Place) bool {
+	if m == nil || len(m.ends) == 0 {
+		return true
+	}
+	expected := make(map[int]int, len(h.Lines)) // a line of t → the line of the file expected it is
+	for j, at := range m.at {
+		if at >= p.Start && at < p.Start+len(h.Lines) {
+			expected[at] = j
+		}
+	}
+	at := p.Start
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case LineRemove:
+			if j, ok := expected[at]; ok && at < t.Count() {
+				now, was := t.EOL(at), m.ends[j]
+				if now != was && now != lines.EOLNone && was != lines.EOLNone {
+					return false
+				}
+			}
+			at++
+		case LineContext:
+			at++
+		}
+	}
+	return true
 }
