@@ -112,11 +112,16 @@ func (rv *reverting) done(kept []string) string {
 func (pr *Proposal) keptBack() []string {
 	var out []string
 	for _, c := range pr.changes {
-		if !c.Selected || slices.ContainsFunc(c.Hunks, func(h *hunkChange) bool { return !h.isLocator() && !h.Selected }) {
+		if c.heldBack() {
 			out = append(out, c.Op.Path)
 		}
 	}
 	return out
+}
+
+// heldBack reports whether a review left the change out, whole or some of its hunks.
+func (c *change) heldBack() bool {
+	return !c.Selected || slices.ContainsFunc(c.Hunks, func(h *hunkChange) bool { return !h.isLocator() && !h.Selected })
 }
 
 // mark records in the history that the entry is undone, or no longer; kept are the
@@ -135,7 +140,7 @@ func (rv *reverting) mark(kept []string) error {
 func (pr *Proposal) keptBackNames() []string {
 	var out []string
 	for _, c := range pr.changes {
-		if c.undoSpec == nil || c.Selected && !slices.ContainsFunc(c.Hunks, func(h *hunkChange) bool { return !h.isLocator() && !h.Selected }) {
+		if c.undoSpec == nil || !c.heldBack() {
 			continue
 		}
 		for _, n := range c.undoSpec.names {

@@ -29,9 +29,7 @@ func TestUndoKeepsEditNextToChange(t *testing.T) {
 			b := newUndoBench(t, map[string]string{"f": tc.file})
 			b.apply(tc.section)
 			b.write("f", tc.edited)
-			if _, err := b.revert(true); err != nil {
-				t.Fatalf("Undo: %v", err)
-			}
+			b.mustRevert(true)
 			if got := b.tree()["f"]; got != tc.want {
 				t.Errorf("after undo: %q", got)
 			}
@@ -82,9 +80,7 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 			b.write("f", tc.edited)
 			want := tc.edited
 			if tc.redo {
-				if _, err := b.revert(true); err != nil {
-					t.Fatalf("Undo: %v", err)
-				}
+				b.mustRevert(true)
 				want = b.tree()["f"]
 			}
 			if _, err := b.revert(!tc.redo); err == nil {
@@ -103,9 +99,7 @@ func TestRevertRefusedWhereThePlaceIsNotCertain(t *testing.T) {
 func TestCommitThatWritesNothingIsNotRecorded(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"f": "j\nk\n"})
 	b.apply("*** Update File: f\n@@\n-j\n+J")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	b.apply("*** Update File: f\n@@\n-k\n+k")
 	if list, _ := b.opts.History.Entries(); len(list) != 1 {
 		t.Errorf("the history lists %d changes, want the one undone", len(list))
@@ -135,9 +129,7 @@ func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"f": before.String(), "m": "a\r\nb\nc\r\n"})
 	b.apply("*** Delete File: f\n*** Add File: f\n"+strings.TrimSuffix(after.String(), "\n"), "*** Delete File: m\n*** Add File: m\n+a\n+B\n+c")
 	b.write("f", strings.Replace(b.tree()["f"], "\n10\n", "\nTEN\n", 1))
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	if got, want := b.tree()["f"], strings.Replace(before.String(), "\n10\n", "\nTEN\n", 1); got != want {
 		t.Errorf("after undo: %q", got)
 	}
@@ -152,9 +144,7 @@ func TestUndoOfTextRewriteKeepsLaterEdits(t *testing.T) {
 func TestRedoIsNotTakenToAFunctionMovedAbove(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"f": "func alpha() {\n\tx := 1\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n"})
 	b.apply("*** Update File: f\n@@ func alpha() {\n \t\treturn nil\n \t}\n-\treturn err\n+\treturn wrap(err)\n }")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	moved := "func beta() {\n\tif x > 0 {\n\t\treturn nil\n\t}\n\treturn err\n}\n\nfunc alpha() {\n\tx := 1\n\treturn err\n}\n"
 	b.write("f", moved)
 	if _, err := b.revert(false); err == nil {

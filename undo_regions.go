@@ -2,10 +2,12 @@ package applypatch
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"golang.org/x/text/encoding"
 
+	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 )
@@ -137,4 +139,79 @@ func cmpKind(k LineKind) int {
 		return 0
 	}
 	return 1
+}
+
+// transition is the operation that takes src, holding from, to to at dst: an Add, a
+// Delete, an Update or a Move with the hunks between the two contents.
+func transition(s *history.Store, e *history.Entry, src, dst string, from, to history.State, enc encoding.Encoding, encName string) (*Operation, *restoreSpec, error) {
+	content := func(st history.State) ([]byte, error) {
+		if !st.Exists {
+			return nil, nil
+		}
+		return rebuild(s, e, st)
+	}
+	if from.Exists && to.Exists && from.Edit != nil && from.Base == to.Blob {
+		return regionTransition(s, e, src, dst, from, to, true, enc, encName) // an undo of an Update
+	}
+	if from.Exists && to.Exists && to.Edit != nil && to.Base == from.Blob {
+		return regionTransition(s, e, src, dst, to, from, false, enc, encName) // its redo
+	}
+	x, err := content(from)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := content(to)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec := &restoreSpec{from: x, to: y, mode: to.Mode, fromMode: from.Mode}
+	switch {
+	case !from.Exists && !to.Exists:
+		return nil, nil, nil
+	case !from.Exists:
+		op := &Operation{Kind: OpAdd, Path: dst}
+		if text, _, err := lines.Decode(y, enc, encName); err == nil {
+			op.Lines = lines.Split(text).Strings()
+		}
+		return op, spec, nil
+	case !to.Exists:
+		return &Operation{Kind: OpDelete, Path: src}, spec, nil
+	}
+	op := &Operation{Kind: OpUpdate, Path: src}
+	if dst != src {
+		op.MoveTo = dst
+	}
+	a, _, errA := lines.Decode(x, enc, encName)
+	b, _, errB := lines.Decode(y, enc, encName)
+	if (errA != nil || errB != nil) && src == dst {
+		// Binary, or not in the file's encoding, on one side: the change replaced the file
+		// whole (a Delete then an Add), and its revert does the same, byte for byte, where
+		// the file still holds exactly what it expects.
+		spec.rewrite = true
+		add := &Operation{Kind: OpAdd, Path: dst}
+		if errB == nil {
+			add.Lines = lines.Split(b).Strings()
+		}
+		return add, spec, nil
+	}
+	if errA != nil {
+		return nil, nil, errA
+	}
+	if errB != nil {
+		return nil, nil, errB
+	}
+	at, bt := lines.Split(a), lines.Split(b)
+	al := at.Strings()
+	for _, h := range diff.Hunks(al, bt.Strings(), 3) {
+		var hk Hunk // never tied to the end of the file, which lines appended since may repeat
+		for _, l := range h.Lines {
+			hk.Lines = append(hk.Lines, Line{Kind: LineKind(l.Kind), Text: l.Text})
+		}
+		op.Hunks = append(op.Hunks, hk)
+		spec.starts = append(spec.starts, h.OldStart)
+	}
+	if len(op.Hunks) == 0 && op.MoveTo == "" && !slices.Equal(x, y) {
+		return nil, nil, fmt.Errorf("the change differs only in its line endings or encoding, which hunks cannot express")
+	}
+	return op, spec, nil
 }

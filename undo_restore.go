@@ -297,13 +297,15 @@ func revertProblem(err error, undo bool) string {
 // closing brace appended since is another line); otherwise as the file holds now, so that
 // a final newline removed or added by hand since is kept, and so is a line appended
 // since, or the end of a file whose last line was deleted since.
+// The file expected is the since map's, whose line ends it keeps: its bytes are not
+// rebuilt again.
 func finalNewline(r *restoreSpec, now []byte, since *sinceMap) bool {
-	from, err := r.fromBytes()
-	if err != nil || since == nil {
+	if since == nil || len(since.ends) == 0 {
 		return unterminated(now)
 	}
-	last := len(since.at) - 1
-	if unterminated(from) != unterminated(r.to) && last >= 0 && since.at[last] == since.n-1 {
+	last := len(since.ends) - 1
+	fromOpen := since.ends[last] == lines.EOLNone // the file expected ends without a terminator
+	if fromOpen != unterminated(r.to) && since.at[last] == since.n-1 {
 		return unterminated(r.to)
 	}
 	return unterminated(now)

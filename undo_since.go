@@ -19,8 +19,10 @@ type sinceMap struct {
 	// expected is the file expected, and once how many times each of its lines occurs.
 	expected []string
 	once     map[string]int
-	// ends are the line terminators of the file expected.
+	// ends are the line terminators of the file expected; back is, once asked for, at
+	// the other way round: for each line of the file now, its line expected, or -1.
 	ends []lines.EOL
+	back []int
 }
 
 // sinceMapOf diffs the lines expected against the lines now.
@@ -276,18 +278,23 @@ func (m *sinceMap) endsKept(t *lines.Text, h *Hunk, p match.Place) bool {
 	if m == nil || len(m.ends) == 0 {
 		return true
 	}
-	expected := make(map[int]int, len(h.Lines)) // a line of t → the line of the file expected it is
-	for j, at := range m.at {
-		if at >= p.Start && at < p.Start+len(h.Lines) {
-			expected[at] = j
+	if m.back == nil {
+		m.back = make([]int, m.n)
+		for i := range m.back {
+			m.back[i] = -1
+		}
+		for j, at := range m.at {
+			if at >= 0 {
+				m.back[at] = j
+			}
 		}
 	}
 	at := p.Start
 	for _, l := range h.Lines {
 		switch l.Kind {
 		case LineRemove:
-			if j, ok := expected[at]; ok && at < t.Count() {
-				now, was := t.EOL(at), m.ends[j]
+			if at < len(m.back) && m.back[at] >= 0 { // m.n is t's line count
+				now, was := t.EOL(at), m.ends[m.back[at]]
 				if now != was && now != lines.EOLNone && was != lines.EOLNone {
 					return false
 				}

@@ -60,6 +60,14 @@ func (b *undoBench) apply(sections ...string) {
 	}
 }
 
+// mustRevert undoes (undo) or redoes the newest change, and fails the test if it cannot.
+func (b *undoBench) mustRevert(undo bool) {
+	b.t.Helper()
+	if _, err := b.revert(undo); err != nil {
+		b.t.Fatalf("%s: %v", map[bool]string{true: "Undo", false: "Redo"}[undo], err)
+	}
+}
+
 func (b *undoBench) revert(undo bool) (*Result, error) {
 	b.t.Helper()
 	op := Undo
@@ -93,9 +101,7 @@ func TestUndoRedoExact(t *testing.T) {
 	if _, err := b.revert(true); !errors.Is(err, ErrNothingToUndo) {
 		t.Errorf("a second undo: %v, want ErrNothingToUndo", err)
 	}
-	if _, err := b.revert(false); err != nil {
-		t.Fatalf("Redo: %v", err)
-	}
+	b.mustRevert(false)
 	if got := b.tree(); !cmp.Equal(got, after) {
 		t.Errorf("after redo: %s", cmp.Diff(after, got))
 	}
@@ -109,9 +115,7 @@ func TestUndoKeepsLaterEdits(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.txt": "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n"})
 	b.apply("*** Update File: a.txt\n@@\n b\n-c\n+C\n d")
 	b.write("a.txt", "a\nb\nC\nd\ne\nf\ng\nh\ni\nJ (mine)\n")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	if got := b.tree()["a.txt"]; got != "a\nb\nc\nd\ne\nf\ng\nh\ni\nJ (mine)\n" {
 		t.Errorf("after undo: %q", got)
 	}
@@ -167,16 +171,12 @@ func TestUndoMoveAndMode(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.txt": "one\ntwo\n"})
 	b.fsys.Chmod(workspace+"/a.txt", 0o755)
 	b.apply("*** Update File: a.txt\n*** Move to: b/c.txt\n@@\n-one\n+ONE\n two")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "one\ntwo\n"}) {
 		t.Errorf("after undoing the move: %q", got)
 	}
 	b.apply("*** Delete File: a.txt")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	if fi, err := b.fsys.Stat(workspace + "/a.txt"); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("the undone Delete left %v, %v; want mode 0755", fi, err)
 	}
@@ -188,9 +188,7 @@ func TestUndoSteps(t *testing.T) {
 	b.apply("*** Update File: a.txt\n@@\n-v0\n+v1")
 	b.apply("*** Update File: a.txt\n@@\n-v1\n+v2")
 	for _, want := range []string{"v1\n", "v0\n"} {
-		if _, err := b.revert(true); err != nil {
-			t.Fatal(err)
-		}
+		b.mustRevert(true)
 		if got := b.tree()["a.txt"]; got != want {
 			t.Fatalf("after undo: %q, want %q", got, want)
 		}
@@ -226,9 +224,7 @@ func TestPartialUndoThenRedo(t *testing.T) {
 	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "a\n", "z.txt": "Z\n"}) {
 		t.Fatalf("after the partial undo: %q", got)
 	}
-	if _, err := b.revert(false); err != nil {
-		t.Fatalf("Redo: %v", err)
-	}
+	b.mustRevert(false)
 	if got := b.tree(); !cmp.Equal(got, map[string]string{"a.txt": "A\n", "z.txt": "Z\n"}) {
 		t.Fatalf("after the redo: %q", got)
 	}
@@ -256,9 +252,7 @@ func TestRedoAfterPartialUndoAppliesNothingTwice(t *testing.T) {
 	if _, err := Review(context.Background(), pr, keepBack("b.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.revert(false); err != nil {
-		t.Fatalf("Redo: %v", err)
-	}
+	b.mustRevert(false)
 	if got, want := b.tree(), map[string]string{"a.txt": "a\na2\n", "b.txt": "b\nb2\n"}; !cmp.Equal(got, want) {
 		t.Errorf("after the redo: %q, want %q", got, want)
 	}
@@ -271,9 +265,7 @@ func TestUndoMoveWhoseContentWasPutBack(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.txt": "a1\na2\n", "b.txt": "b0\nb1\n"})
 	b.apply("*** Update File: a.txt\n@@\n-a1\n+A1\n a2", "*** Update File: b.txt\n*** Move to: c.txt\n@@\n-b0\n b1")
 	b.write("c.txt", "b0\nb1\n")
-	if _, err := b.revert(true); err != nil {
-		t.Fatalf("Undo: %v", err)
-	}
+	b.mustRevert(true)
 	if got, want := b.tree(), map[string]string{"a.txt": "a1\na2\n", "b.txt": "b0\nb1\n"}; !cmp.Equal(got, want) {
 		t.Errorf("after the undo: %q, want %q", got, want)
 	}
@@ -301,9 +293,7 @@ func TestUndoKeepsMadeDirectoryHoldingAFile(t *testing.T) {
 	b := newUndoBench(t, map[string]string{"a.txt": "a\n"})
 	b.apply("*** Add File: d/sub/new.txt\n+n")
 	b.write("d/mine.txt", "mine\n")
-	if _, err := b.revert(true); err != nil {
-		t.Fatal(err)
-	}
+	b.mustRevert(true)
 	if got, want := b.tree(), map[string]string{"a.txt": "a\n", "d/mine.txt": "mine\n"}; !cmp.Equal(got, want) {
 		t.Errorf("after the undo: %s", cmp.Diff(want, got))
 	}
