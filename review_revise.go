@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/text/encoding"
-
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/envelope"
 	"github.com/applypatch/applypatch/internal/lines"
@@ -312,20 +310,6 @@ func (s *Session) sides(c *change) (base, proposed string, err error) {
 		out = withoutFinalNewline(out)
 	}
 	return base, string(out), nil
-}
-
-// restoredText is the text of the bytes an undo or a redo restores, as the file's codec
-// reads them (a UTF-8 file's bytes as they are, without a byte-order mark).
-func restoredText(c *change, b []byte) string {
-	var enc encoding.Encoding
-	name := ""
-	if c.codec != nil {
-		enc, name = c.codec.Enc, c.codec.Name
-	}
-	if s, _, err := lines.Decode(b, enc, name); err == nil {
-		return s
-	}
-	return string(b)
 }
 
 // logicalLines splits text into lines without terminators; LF, CRLF and a lone CR each

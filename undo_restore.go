@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"golang.org/x/text/encoding"
+
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/match"
@@ -325,4 +327,18 @@ func withoutFinalNewline(b []byte) []byte {
 		return b[:len(b)-1]
 	}
 	return b
+}
+
+// restoredText is the text of the bytes an undo or a redo restores, as the file's codec
+// reads them (a UTF-8 file's bytes as they are, without a byte-order mark).
+func restoredText(c *change, b []byte) string {
+	var enc encoding.Encoding
+	name := ""
+	if c.codec != nil {
+		enc, name = c.codec.Enc, c.codec.Name
+	}
+	if s, _, err := lines.Decode(b, enc, name); err == nil {
+		return s
+	}
+	return string(b)
 }
