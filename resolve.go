@@ -20,10 +20,6 @@ func snapshotOf(b filestate.Baseline) Snapshot {
 	return Snapshot{Exists: b.Exists, Mode: b.Mode, Hash: b.Sum()}
 }
 
-// Name returns the resolved name of the change's path in the filesystem. It may disclose
-// host paths, so results and errors show Op.Path instead.
-func (c *change) fsName() string { return c.name }
-
 // Resolve prepares a patch for review and commit without writing anything: it fences
 // and classifies every path, asks the Authorizer where needed, captures every baseline,
 // places every hunk and derives every result. When operations fail, the error joins one

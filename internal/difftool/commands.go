@@ -116,7 +116,7 @@ func (s *script) do(args []string) error {
 		return os.Rename(s.abs(args[0]), s.abs(args[1]))
 	case "chmod":
 		if len(args) < 2 {
-			return errors.New("usage: chmod perm paths...")
+			return errors.New("usage: chmod perm path [path ...]")
 		}
 		perm, err := strconv.ParseUint(args[0], 8, 32)
 		if err != nil || perm&uint64(fs.ModePerm) != perm {

@@ -171,12 +171,6 @@ func (ms *matchSet) list(lo, hi, limit int) (out []int, total int, capped bool) 
 	return out, total, false
 }
 
-// several reports whether [lo, hi) holds more than one start.
-func (ms *matchSet) several(lo, hi int) bool {
-	s := ms.first(lo, hi)
-	return s >= 0 && ms.first(s+1, hi) >= 0
-}
-
 // nearest returns the start in [lo, hi) nearest target, or the two equidistant ones.
 func (ms *matchSet) nearest(lo, hi, target int) []int {
 	return nearestOf(ms.last(lo, min(hi, target+1)), ms.first(max(lo, target+1), hi), target)

@@ -3,8 +3,8 @@ package realpayload_test
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -20,7 +20,7 @@ type source struct {
 // corpusRoots are where real files are read from: the Go tree always (it is there
 // wherever the tests run), the others where the machine has them.
 func corpusRoots() []struct{ lang, dir, ext string } {
-	goroot := runtime.GOROOT()
+	goroot := goRoot()
 	roots := []struct{ lang, dir, ext string }{
 		{"go", filepath.Join(goroot, "src"), ".go"},
 		{"markdown", goroot, ".md"},
@@ -80,4 +80,13 @@ func readSource(lang, root, name string) (source, bool) {
 	}
 	rel, _ := filepath.Rel(root, name)
 	return source{lang: lang, name: filepath.ToSlash(rel), lines: lines}, true
+}
+
+// goRoot is the Go tree of the go command that runs the tests.
+func goRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

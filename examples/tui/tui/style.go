@@ -24,7 +24,6 @@ var (
 	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Red)
 	styleAsk      = lipgloss.NewStyle().Foreground(lipgloss.Yellow).Bold(true)
 	stylePrimary  = lipgloss.NewStyle().Bold(true).Reverse(true)
-	styleKey      = lipgloss.NewStyle().Bold(true)
 )
 
 // selectionStyles tints the selection glyphs ✓, ◐ and ✗.
