@@ -118,7 +118,7 @@ func unwrap(lines []Line) ([]Line, Line, error) {
 		return nil, Line{}, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	if first := lines[0]; strings.TrimSpace(first.Text) != Begin {
-		return nil, Line{}, &Error{Line: first.N, Text: first.Text, Msg: beginMessage(first.Text)}
+		return nil, Line{}, &Error{Line: first.N, Text: first.Text, Msg: beginMessage(lines)}
 	}
 	last := lines[len(lines)-1]
 	if len(lines) < 2 || strings.TrimSpace(last.Text) != End {
@@ -159,16 +159,27 @@ func dedent(lines []Line) []Line {
 
 // beginMessage explains a first line that is not "*** Begin Patch". A payload escaped
 // once too often, as a JSON string inside a JSON string, has the two characters \n
-// where its line breaks belong, and a JSON object is not the patch itself.
-func beginMessage(first string) string {
-	t := strings.TrimSpace(first)
+// where its line breaks belong (PowerShell's escape, `n, the same); a JSON object is
+// not the patch itself; a shell command whose heredoc holds the patch is not run.
+func beginMessage(lines []Line) string {
+	t := strings.TrimSpace(lines[0].Text)
 	switch {
 	case strings.HasPrefix(t, Begin+`\n`) || strings.HasPrefix(t, Begin+`\r\n`):
 		return "the payload has the two characters '\\n' where its line breaks belong (it was escaped once too " +
 			"often, as JSON inside JSON); send the patch text itself, with real line breaks"
+	case strings.HasPrefix(t, Begin+"`n") || strings.HasPrefix(t, Begin+"`r`n"):
+		return "the payload has the two characters '`n' (PowerShell's escape for a line break) where its line " +
+			"breaks belong; send the patch text itself, with real line breaks"
 	case strings.HasPrefix(t, "{") && strings.Contains(t, Begin):
 		return "the payload is a JSON object holding the patch; send the patch text itself, from '*** Begin Patch' " +
 			"to '*** End Patch', as the tool's input"
+	case strings.Contains(t, "<<") && len(lines) > 1 && strings.TrimSpace(lines[1].Text) == Begin:
+		cd := ""
+		if strings.HasPrefix(t, "cd ") || strings.Contains(t, "&& cd ") || strings.Contains(t, "; cd ") {
+			cd = ", so its cd is not followed either"
+		}
+		return "the patch comes inside a shell command, which this tool does not run" + cd + "; send only the " +
+			"patch, from '*** Begin Patch' to '*** End Patch', with every path relative to the workspace"
 	}
 	return "the first line of the patch must be '*** Begin Patch'; send only the patch, with no text before it"
 }
