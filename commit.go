@@ -158,11 +158,8 @@ func (c *change) steps(addMode fs.FileMode) ([]*txn.Step, error) {
 	}
 	src := &txn.Step{Op: txn.Write, Name: c.name, Path: c.Op.Path, Body: body, Mode: c.Base.Mode, Base: c.Base}
 	switch {
-	case c.Op.Kind == OpAdd && c.undoSpec != nil:
-		src.Mode = c.undoSpec.mode // an undone Delete's file comes back with its mode
-		return []*txn.Step{src}, nil
 	case c.Op.Kind == OpAdd:
-		src.Mode = addMode
+		src.Mode = c.addMode(addMode)
 		return []*txn.Step{src}, nil
 	case c.Op.Kind == OpDelete:
 		return []*txn.Step{{Op: txn.Remove, Name: c.name, Path: c.Op.Path, Base: c.Base}}, nil
@@ -173,6 +170,15 @@ func (c *change) steps(addMode fs.FileMode) ([]*txn.Step, error) {
 		return nil, nil
 	}
 	return []*txn.Step{src}, nil
+}
+
+// addMode is the mode an Add writes its file with: the options' mode, or for an undone
+// Delete the mode the file had.
+func (c *change) addMode(opts fs.FileMode) fs.FileMode {
+	if c.undoSpec != nil {
+		return c.undoSpec.mode
+	}
+	return opts
 }
 
 // checkBuffers refuses to write a path whose open editor buffer has unsaved edits:

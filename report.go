@@ -162,6 +162,7 @@ func (c *change) fileResult(pr *Proposal) FileResult {
 	d := diffWriter{f: &f}
 	switch c.Op.Kind {
 	case OpAdd:
+		f.Mode = c.addMode(pr.opts.fileMode())
 		if text, ok := addedText(pr.payload, c.Op.Lines); ok {
 			f.Added, f.Diff = len(c.Op.Lines), text
 			return f

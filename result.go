@@ -3,6 +3,7 @@ package applypatch
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/show"
@@ -76,6 +77,9 @@ type FileResult struct {
 	// Fuzzy is set when a hunk matched by a fuzzy pass; Revised when a person rewrote it.
 	Fuzzy   bool `json:"fuzzy,omitempty"`
 	Revised bool `json:"revised,omitempty"`
+	// Mode is, for an Add, the mode its file is written with: Options.FileMode, or for
+	// an undo that brings a deleted file back, the mode it had. Zero for other kinds.
+	Mode fs.FileMode `json:"mode,omitempty"`
 }
 
 // resultKind is the kind of a result's render data.

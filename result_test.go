@@ -48,7 +48,7 @@ func TestResultRenderData(t *testing.T) {
 	}
 	wantFiles := []FileResult{
 		{Path: "./a.txt", Kind: "update", Added: 1, Removed: 1, Diff: "@@\n x  \n-y\n+Y", Fuzzy: true}, // the file's lines
-		{Path: "n.txt", Kind: "add", Added: 2, Diff: "+x\n+"},
+		{Path: "n.txt", Kind: "add", Added: 2, Diff: "+x\n+", Mode: 0o644},
 		{Path: "d.txt", Kind: "delete"},
 		{Path: "p.txt", MovePath: "q.txt", Kind: "move"},
 	}

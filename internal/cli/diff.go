@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,7 @@ func unifiedDiff(ctx context.Context, fsys afero.Fs, payload string, opts *apply
 		if op.Kind == applypatch.OpDelete {
 			deleted[op.Path] = len(ops)
 		}
-		ops = append(ops, fileOp{op.Kind, op.Path, op.MoveTo})
+		ops = append(ops, fileOp{op.Kind, op.Path, op.MoveTo, 0})
 	}
 	return renderDiff(pr, ops, fsys, opts), nil
 }
@@ -50,15 +51,17 @@ func proposalDiff(pr *applypatch.Proposal, fsys afero.Fs, opts *applypatch.Optio
 		if !ok {
 			kind = applypatch.OpUpdate
 		}
-		ops = append(ops, fileOp{kind, f.Path, f.MovePath})
+		ops = append(ops, fileOp{kind, f.Path, f.MovePath, f.Mode})
 	}
 	return renderDiff(pr, ops, fsys, opts), nil
 }
 
-// A fileOp is what the diff says of one file: its operation and paths as authored.
+// A fileOp is what the diff says of one file: its operation and paths as authored, and
+// the mode an Add writes (zero: the options' mode).
 type fileOp struct {
 	kind         applypatch.OpKind
 	path, moveTo string
+	mode         fs.FileMode
 }
 
 // renderDiff writes the proposal's files, ops being its operations in order.
@@ -75,7 +78,7 @@ func renderDiff(pr *applypatch.Proposal, ops []fileOp, fsys afero.Fs, opts *appl
 		switch {
 		case op.kind == applypatch.OpAdd:
 			oldName = "/dev/null"
-			fmt.Fprintf(&b, "new file mode %s\n", gitMode(opts.FileMode, 0o644))
+			fmt.Fprintf(&b, "new file mode %s\n", gitMode(cmp.Or(op.mode, opts.FileMode), 0o644))
 		case op.kind == applypatch.OpDelete:
 			newName = "/dev/null"
 			fmt.Fprintf(&b, "deleted file mode %s\n", gitMode(baseMode(fsys, opts, op.path), 0o644))
