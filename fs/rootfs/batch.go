@@ -30,7 +30,9 @@ import (
 // directories while it waits for the lock, and a name swapped for a link or another
 // directory does not redirect the open descriptor. A program that ignores the lock and
 // renames a kept directory away then finds the batch's later writes in that directory,
-// where it took the files they replace; nothing is ever written through a link.
+// where it took the files they replace; nothing is ever written through a link. A
+// directory the Fs itself removes or renames is let go at once, so that one made under
+// the name afterwards is the one used.
 func (f *Fs) Batch() (end func()) {
 	f.kept.begin()
 	var once sync.Once
@@ -84,6 +86,30 @@ func (b *batch) made() {
 	b.mu.Lock()
 	b.absent = nil
 	b.mu.Unlock()
+}
+
+// forget closes the kept directory base of parent, if there is one: the Fs removed or
+// renamed that name, and a directory made there next is another. The batch is locked.
+// Directories kept below it are no longer reached and close when the batch ends.
+func (b *batch) forget(parent *keptDir, base string) {
+	key := dirKey{parent, base}
+	if d := b.dirs[key]; d != nil {
+		delete(b.dirs, key)
+		d.close()
+	}
+}
+
+// forgetAll closes every kept directory but the root, after a removal the batch does not
+// follow name by name.
+func (b *batch) forgetAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for key, d := range b.dirs {
+		if !d.shared {
+			delete(b.dirs, key)
+			d.close()
+		}
+	}
 }
 
 // dirKey names a kept directory by its kept parent and its name there, so that finding
@@ -308,17 +334,27 @@ func (f *Fs) renameWithin(oldname, newname string, noReplace bool) (error, bool)
 	}
 	newDir, newBase := filepath.Split(newRel)
 	err, ok := f.within(oldname, "rename", func(d *keptDir, base string) error {
-		if !noReplace && filepath.Clean(newDir) == filepath.Dir(local(oldname)) {
-			return d.rename(base, newBase)
+		to := d
+		if noReplace || filepath.Clean(newDir) != filepath.Dir(local(oldname)) {
+			var err error
+			if to, err = f.keptDirLocked(cleanpath.Clean(newDir)); err != nil {
+				return errNotKept
+			}
 		}
-		to, err := f.keptDirLocked(cleanpath.Clean(newDir))
-		if err != nil {
-			return errNotKept
+		var err error
+		switch {
+		case noReplace:
+			err = d.renameNoReplace(base, to, newBase)
+		case to == d:
+			err = d.rename(base, newBase)
+		default:
+			err = d.renameTo(base, to, newBase)
 		}
-		if noReplace {
-			return d.renameNoReplace(base, to, newBase)
+		if err == nil {
+			f.kept.forget(d, base) // a directory kept under either name is elsewhere now
+			f.kept.forget(to, newBase)
 		}
-		return d.renameTo(base, to, newBase)
+		return err
 	})
 	return asLinkError(err, oldname, newname), ok
 }

@@ -278,3 +278,45 @@ func heldBatch(t *testing.T, e env) (fsys *Fs, unlock func()) {
 	})
 	return fsys, unlock
 }
+
+// TestBatchHeldDirectoryRemovedAndMadeAgain holds the root's workspace lock while the Fs
+// itself removes a kept directory (as recovery removes the directories an interrupted
+// commit made, and an undo those its change made) or renames one, and makes one of that
+// name again: the files written next land in the new directory, not in the removed one
+// through its old descriptor, which has nowhere to put them.
+func TestBatchHeldDirectoryRemovedAndMadeAgain(t *testing.T) {
+	e := newEnv(t)
+	fsys, _ := heldBatch(t, e)
+	for _, step := range []struct {
+		dir  string
+		gone func(dir string) error
+	}{
+		{"removed", func(dir string) error {
+			if err := fsys.Remove(dir + "/a.txt"); err != nil {
+				return err
+			}
+			return fsys.Remove(dir)
+		}},
+		{"renamed", func(dir string) error { return fsys.Rename(dir, dir+"-away") }},
+		{"removedAll", func(dir string) error { return fsys.RemoveAll(dir) }},
+	} {
+		if err := fsys.MkdirAll(step.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(fsys, step.dir+"/a.txt", []byte("a"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := step.gone(step.dir); err != nil {
+			t.Fatalf("%s: %v", step.dir, err)
+		}
+		if err := fsys.Mkdir(step.dir, 0o755); err != nil {
+			t.Fatalf("%s: Mkdir again: %v", step.dir, err)
+		}
+		if err := afero.WriteFile(fsys, step.dir+"/b.txt", []byte("b"), 0o644); err != nil {
+			t.Errorf("%s: WriteFile b.txt in the directory made again: %v", step.dir, err)
+		}
+		if b, err := os.ReadFile(e.host(step.dir + "/b.txt")); err != nil || string(b) != "b" {
+			t.Errorf("%s: b.txt = %q, %v; want it in the new directory", step.dir, b, err)
+		}
+	}
+}

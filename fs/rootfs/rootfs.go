@@ -127,7 +127,13 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 // Remove removes the named file or empty directory, like [os.Root.Remove].
 // A symbolic link is removed itself, not its target.
 func (f *Fs) Remove(name string) error {
-	if err, ok := f.within(name, "remove", func(d *keptDir, base string) error { return d.root.Remove(base) }); ok {
+	if err, ok := f.within(name, "remove", func(d *keptDir, base string) error {
+		err := d.root.Remove(base)
+		if err == nil {
+			f.kept.forget(d, base)
+		}
+		return err
+	}); ok {
 		return pathError(err, name)
 	}
 	return pathError(f.root.Remove(local(name)), name)
@@ -137,6 +143,7 @@ func (f *Fs) Remove(name string) error {
 // [os.Root.RemoveAll]. It returns nil if the name does not exist, does not
 // follow a final symbolic link, and refuses the root itself.
 func (f *Fs) RemoveAll(name string) error {
+	defer f.kept.forgetAll()
 	return pathError(f.root.RemoveAll(local(name)), name)
 }
 
