@@ -119,8 +119,12 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		cfg.Made = func(dirs []string) { made = dirs }
 		cfg.BeforeFinal = pr.intend(id)
 	}
+	if pr.reverts != nil && len(plan) > 0 {
+		cfg.BeforeFinal = pr.noteRevert(plan)
+	}
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
 		pr.intended(id)
+		pr.dropRevertNote()
 		return withRecovery(errorResult(err), rec), err
 	}
 	res := withRecovery(pr.result(), rec)

@@ -23,13 +23,17 @@ import (
 // the commit: what went wrong is a note of the result.
 func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) {
 	if rv := pr.reverts; rv != nil {
-		if err := rv.mark(pr.keptBackNames()); err != nil {
+		err := rv.mark(pr.keptBackNames())
+		if err != nil {
 			res.note("History not updated: " + err.Error() + "; the files are " + rv.verb() + "ne, but the history lists the change as before")
 		} else {
 			res.note(rv.done(pr.keptBack()))
 		}
 		if rv.undo {
 			pr.removeMade(rv.made)
+		}
+		if err == nil {
+			pr.dropRevertNote() // marked: a later run has nothing to settle
 		}
 		return
 	}

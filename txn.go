@@ -124,6 +124,7 @@ type Recovery struct {
 
 	unrecorded bool     // a journal had no record: its commit had not begun to write, or had finished
 	related    []string // what recovery did in the workspaces that hold this one or that it holds
+	settled    []string // what the history now says of undos and redos stopped before it could
 }
 
 // String says what was recovered, in one line: empty when there was nothing.
@@ -140,6 +141,7 @@ func (r *Recovery) String() string {
 		parts = append(parts, r.did())
 	}
 	parts = append(parts, r.related...)
+	parts = append(parts, r.settled...)
 	for _, n := range slices.Sorted(maps.Keys(r.Untrusted)) {
 		parts = append(parts, fmt.Sprintf("left %s as it is: it is not a journal of this user's applypatch (%s), so nothing in it was acted on; "+
 			"if you do not know where it came from, remove it with: rm -rf -- %s", show.Path(n), r.Untrusted[n], shellQuote(n)))
@@ -276,7 +278,11 @@ func recoverJournal(f *fence.Fence, key []byte, opts *Options) (*Recovery, error
 			s.ForgetNewestIntent()
 		}
 	}
-	return recoveryOf(rec), txnError(err)
+	r := recoveryOf(rec)
+	if err == nil && r != nil {
+		r.settled = settleReverts(f, opts)
+	}
+	return r, txnError(err)
 }
 
 // recoveryOf is the public report of what recovery found and did.

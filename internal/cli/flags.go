@@ -66,6 +66,10 @@ type config struct {
 	stderr io.Writer
 	// recovered is what the run's recovery of an interrupted commit did, for the result.
 	recovered string
+	// hist is the workspace's history once opened (nil when it is off or cannot be), and
+	// histOpened whether it was.
+	hist       *applypatch.History
+	histOpened bool
 }
 
 // expectations are --expect PATH=SHA256 flags: expected-before snapshots (X2).

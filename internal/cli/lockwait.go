@@ -16,10 +16,10 @@ import (
 const defaultLockTimeout = 2 * time.Minute
 
 // locking returns the options of a run on the workspace root, confined being an os.Root
-// over it: the workspace, and the wait for its lock, bounded by --lock-timeout and told
-// on stderr.
+// over it: the workspace, its history (whose notes recovery settles), and the wait for
+// its lock, bounded by --lock-timeout and told on stderr.
 func (cfg *config) locking(root string, confined afero.Fs) *applypatch.Options {
-	return &applypatch.Options{Workspace: root, WorkspaceFs: confined,
+	return &applypatch.Options{Workspace: root, WorkspaceFs: confined, History: cfg.history(root),
 		LockTimeout: cfg.lockTimeout, LockWait: cfg.lockWait}
 }
 

@@ -21,12 +21,16 @@ func (cfg *config) history(root string) *applypatch.History {
 	if cfg.noHistory {
 		return nil
 	}
-	h, err := applypatch.UserHistory(root)
-	if err != nil {
-		fmt.Fprintln(cfg.stderr, "applypatch: no history is kept:", strings.TrimPrefix(err.Error(), "applypatch: "))
-		return nil
+	if !cfg.histOpened {
+		cfg.histOpened = true
+		h, err := applypatch.UserHistory(root)
+		if err != nil {
+			fmt.Fprintln(cfg.stderr, "applypatch: no history is kept:", strings.TrimPrefix(err.Error(), "applypatch: "))
+			return nil
+		}
+		cfg.hist = h
 	}
-	return h
+	return cfg.hist
 }
 
 // revertOnly is --undo and --redo: the newest change of the history undone, or the one

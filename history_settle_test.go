@@ -1,0 +1,62 @@
+package applypatch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/history"
+)
+
+// U2, X11: the note of an undo that never became final (recovery undid its commit, so the
+// tree does not hold what the note says it left) is dropped and the entry left as it
+// was; a note of another workspace sharing the history is left to it. The next undo is
+// the ordinary one.
+func TestRevertNoteOfUnfinishedUndoDropped(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	a := filepath.Join(ws, "a.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	h := NewHistory(afero.NewOsFs(), state)
+	opts := &Options{Workspace: ws, History: h}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Update File: a.txt\n@@\n-one\n+two"), opts); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := h.Entries()
+	real, _ := filepath.EvalSymlinks(ws)
+	s, _ := h.opened()
+	one := history.Left{Path: "a.txt", Exists: true, Len: 4, CRC: history.Checksum([]byte("one\n")), Mode: 0o644}
+	s.NoteRevert(&history.RevertNote{ID: list[0].ID, Undo: true, Workspace: real, Left: []history.Left{one}})
+	s.NoteRevert(&history.RevertNote{ID: "0000000000ee", Undo: true, Workspace: "/elsewhere", Left: []history.Left{one}})
+
+	r, err := Recover(context.Background(), afero.NewOsFs(), opts)
+	if err != nil || strings.Contains(r.String(), "had finished") {
+		t.Fatalf("Recover = %q, %v; want nothing settled", r, err)
+	}
+	if list, _ := h.Entries(); list[0].Undone {
+		t.Fatal("the entry is marked undone though its undo never became final")
+	}
+	notes := s.RevertNotes()
+	if len(notes) != 1 || notes[0].Workspace != "/elsewhere" {
+		t.Errorf("notes after recovery = %+v, want only the other workspace's", notes)
+	}
+	pr, err := Undo(context.Background(), afero.NewOsFs(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(context.Background(), pr); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "one\n" {
+		t.Errorf("a.txt = %q after the undo, want one", b)
+	}
+	if list, _ := h.Entries(); !list[0].Undone {
+		t.Error("the undo is not marked")
+	}
+	if notes := s.RevertNotes(); len(notes) != 1 {
+		t.Errorf("notes after the undo = %+v, want its own dropped once marked", notes)
+	}
+}
