@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/encoding"
@@ -196,6 +199,8 @@ func (rv *reverting) refused(err error) error {
 		var fe *FileError
 		var ce *ConflictError
 		switch {
+		case errors.As(err, &fe) && fe.Reason == FileExists && rv.undo && slices.Contains(rv.made, madeName(fe.Path)):
+			rest = append(rest, &madeDirError{path: fe.Path})
 		case errors.As(err, &fe) && sinceReasons[fe.Reason] != "":
 			since.Paths = append(since.Paths, fe.Path)
 			since.Reasons[fe.Path] = sinceReasons[fe.Reason]
@@ -213,6 +218,20 @@ func (rv *reverting) refused(err error) error {
 	}
 	return &revertError{rv: rv, errs: rest}
 }
+
+// A madeDirError refuses the undo of a Delete whose path the change then made a directory,
+// for files it added there: the undo puts files back, and does not remove a directory to
+// do so.
+type madeDirError struct{ path string }
+
+func (e *madeDirError) Error() string {
+	return show.Path(e.path) + ": the change made it a directory, for the files it added there, and an undo does " +
+		"not turn a directory back into a file; remove the directory by hand (look in it first: it may hold files " +
+		"made since) and undo again"
+}
+
+// madeName is an authored path as the history names the directories a change made.
+func madeName(p string) string { return path.Clean(filepath.ToSlash(p)) }
 
 // A revertError is an undo or a redo refused: nothing was written.
 type revertError struct {
