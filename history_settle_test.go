@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/applypatch/applypatch/internal/dryrun"
 	"github.com/applypatch/applypatch/internal/history"
 )
 
@@ -58,5 +59,41 @@ func TestRevertNoteOfUnfinishedUndoDropped(t *testing.T) {
 	}
 	if notes := s.RevertNotes(); len(notes) != 1 {
 		t.Errorf("notes after the undo = %+v, want its own dropped once marked", notes)
+	}
+}
+
+// U2, U5: a check writes nothing, the history's marks included: an undo checked after
+// an undo stopped before the history marked it leaves the note for a run that writes,
+// which marks the entry from the files.
+func TestRevertNoteNotSettledByCheck(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	a := filepath.Join(ws, "a.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	h := NewHistory(afero.NewOsFs(), state)
+	opts := &Options{Workspace: ws, History: h}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch("*** Update File: a.txt\n@@\n-one\n+two"), opts); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := h.Entries()
+	real, _ := filepath.EvalSymlinks(ws)
+	s, _ := h.opened()
+	// The undo's files were put back and its note written; its process stopped there.
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	one := history.Left{Path: "a.txt", Exists: true, Len: 4, CRC: history.Checksum([]byte("one\n")), Mode: 0o644}
+	s.NoteRevert(&history.RevertNote{ID: list[0].ID, Undo: true, Workspace: real, Left: []history.Left{one}})
+
+	Undo(dryrun.With(context.Background()), afero.NewOsFs(), opts)
+	if list, _ := h.Entries(); list[0].Undone || len(s.RevertNotes()) != 1 {
+		t.Fatalf("a checked undo marked the entry (%v) or dropped the note", list[0].Undone)
+	}
+	r, err := Recover(context.Background(), afero.NewOsFs(), opts)
+	if err != nil || !strings.Contains(r.String(), "the undo of the change "+list[0].ID+" had finished") {
+		t.Fatalf("Recover = %q, %v; want the undo settled", r, err)
+	}
+	if list, _ := h.Entries(); !list[0].Undone || len(s.RevertNotes()) != 0 {
+		t.Errorf("after recovery the entry is undone %v with %d notes; want it marked, the note gone", list[0].Undone, len(s.RevertNotes()))
+	}
+	if _, err := Redo(context.Background(), afero.NewOsFs(), opts); err != nil {
+		t.Errorf("Redo after the settled undo: %v", err)
 	}
 }

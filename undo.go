@@ -77,7 +77,9 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 	if err != nil {
 		return nil, err
 	}
-	settleUnlocked(fsys, opts)
+	if !dryrun.Is(ctx) { // a check writes nothing, the history's marks included
+		settleUnlocked(fsys, opts)
+	}
 	e, ok, err := pick(s, undo)
 	if d := (*history.DamagedError)(nil); errors.As(err, &d) {
 		return nil, damaged(ctx, s, d, undo)
