@@ -12,9 +12,9 @@ import (
 )
 
 // noteRevert returns what an undo's or a redo's commit does just before it becomes
-// final: note in the history what it leaves at each path of the plan, so that a process
-// stopped before it marks the entry leaves the history a way to tell (see
-// settleReverts). A note that cannot be written costs only that.
+// final: note in the history what it found and what it leaves at each path of the plan,
+// so that a process stopped before it marks the entry leaves the history a way to tell
+// (see settleReverts). A note that cannot be written costs only that.
 func (pr *Proposal) noteRevert(plan []*txn.Step) func() {
 	rv := pr.reverts
 	return func() {
@@ -27,20 +27,32 @@ func (pr *Proposal) noteRevert(plan []*txn.Step) func() {
 			return
 		}
 		n := &history.RevertNote{ID: rv.entry.ID, Undo: rv.undo, Workspace: f.Real(), KeptBack: pr.keptBackNames(),
-			Left: make([]history.Left, 0, len(plan))}
+			Paths: make([]history.PathNote, 0, len(plan))}
 		if rv.undo {
 			n.Made = rv.made
 		}
 		for _, st := range plan {
-			l := history.Left{Path: st.Path}
+			p := history.PathNote{Path: st.Path, Found: foundState(st.Base)}
 			if st.Op == txn.Write {
-				l.Exists, l.Mode = true, keptMode(st.Mode)
-				l.Len, l.CRC = st.Written()
+				p.Left.Exists, p.Left.Mode = true, keptMode(st.Mode)
+				p.Left.Len, p.Left.CRC = st.Written()
 			}
-			n.Left = append(n.Left, l)
+			n.Paths = append(n.Paths, p)
 		}
 		s.NoteRevert(n)
 	}
+}
+
+// foundState is what a step's baseline says its path held, nil where its bytes are not
+// at hand (a proposal restored without them) or it is not a file.
+func foundState(b filestate.Baseline) *history.PathState {
+	switch {
+	case !b.Exists:
+		return &history.PathState{}
+	case b.Dir || b.IsLink() || b.Bytes == nil && b.Hash != "":
+		return nil
+	}
+	return &history.PathState{Exists: true, Len: int64(len(b.Bytes)), CRC: history.Checksum(b.Bytes), Mode: keptMode(b.Mode)}
 }
 
 // dropRevertNote removes the note noteRevert wrote, once the entry is marked or the
@@ -53,13 +65,14 @@ func (pr *Proposal) dropRevertNote() {
 	}
 }
 
-// settleReverts settles the notes of undos and redos whose process stopped after they
-// became final and before the history marked them, or before they became final (and
-// recovery undid them): where every path of the workspace holds what a note says the
-// revert left, its entry is marked as the revert would have marked it, and an undo's
-// empty directories go; the note is dropped either way. Notes of other workspaces are
-// left to theirs. It returns what it marked, one sentence each. The caller holds the
-// workspace's lock, and has recovered its journals.
+// settleReverts settles the notes of undos and redos stopped before the history marked
+// them. A revert that became final changed every path it noted, and recovery puts every
+// path of one that did not back as it found it: so where no path holds what the revert
+// found and at least one holds what it left (the others edited since), the revert was
+// final, and its entry is marked as the revert would have marked it, and an undo's empty
+// directories go; the note is dropped either way. Notes of other workspaces are left to
+// theirs. It returns what it marked, one sentence each. The caller holds the workspace's
+// lock, and has recovered its journals.
 func settleReverts(f *fence.Fence, opts *Options) []string {
 	if opts == nil || opts.History == nil {
 		return nil
@@ -74,7 +87,7 @@ func settleReverts(f *fence.Fence, opts *Options) []string {
 		if n.Workspace != f.Real() {
 			continue
 		}
-		if leftAll(f, limit, n.Left) {
+		if wasFinal(f, limit, n.Paths) {
 			if s.MarkUndone(n.ID, n.Undo, n.KeptBack) != nil {
 				continue // the note stays for a run that can mark the entry
 			}
@@ -117,30 +130,36 @@ func settleUnlocked(fsys afero.Fs, opts *Options) {
 	}
 }
 
-// leftAll reports whether every path holds what a revert left there.
-func leftAll(f *fence.Fence, limit int64, left []history.Left) bool {
-	for _, l := range left {
-		if !holdsLeft(f, limit, l) {
+// wasFinal reports whether the paths of a revert show it final: none holds what the
+// revert found, and at least one what it left.
+func wasFinal(f *fence.Fence, limit int64, paths []history.PathNote) bool {
+	left := false
+	for _, p := range paths {
+		now, ok := stateAt(f, limit, p.Path)
+		switch {
+		case !ok:
+		case p.Found != nil && now == *p.Found:
 			return false
+		case now == p.Left:
+			left = true
 		}
 	}
-	return true
+	return left
 }
 
-// holdsLeft reports whether the path of l, read through the fence, holds what l says:
-// no file, or a file of its length, checksum and permission bits.
-func holdsLeft(f *fence.Fence, limit int64, l history.Left) bool {
-	r, err := f.Classify(l.Path, false)
+// stateAt is what the path holds, read through the fence, and whether it could be read:
+// no file, or a file's length, checksum and permission bits.
+func stateAt(f *fence.Fence, limit int64, p string) (history.PathState, bool) {
+	r, err := f.Classify(p, false)
 	if err != nil {
-		return false
+		return history.PathState{}, false
 	}
-	b, err := filestate.Capture(f.Files(), r.Name, l.Path, limit, filestate.Stamps{})
+	b, err := filestate.Capture(f.Files(), r.Name, p, limit, filestate.Stamps{})
 	switch {
-	case err != nil:
-		return false
-	case !l.Exists:
-		return !b.Exists
+	case err != nil || b.Dir:
+		return history.PathState{}, false
+	case !b.Exists:
+		return history.PathState{}, true
 	}
-	return b.Exists && !b.Dir && int64(len(b.Bytes)) == l.Len && history.Checksum(b.Bytes) == l.CRC &&
-		keptMode(b.Mode) == l.Mode
+	return history.PathState{Exists: true, Len: int64(len(b.Bytes)), CRC: history.Checksum(b.Bytes), Mode: keptMode(b.Mode)}, true
 }

@@ -13,6 +13,9 @@ import (
 // a read.
 const openKept = os.O_RDONLY
 
+// openDir are the flags a directory of the store is listed with.
+const openDir = os.O_RDONLY
+
 // readKept reads the kept file name of the length want: a regular file, never a link.
 func readKept(fsys afero.Fs, name string, want int64) ([]byte, error) {
 	return readKeptFile(fsys, name, want)

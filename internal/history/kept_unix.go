@@ -16,6 +16,10 @@ import (
 // a link at the last component or blocking on a FIFO.
 const openKept = syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
 
+// openDir are the flags a directory of the store is listed with: a directory only, not
+// through a link, never waiting on a FIFO planted in its place.
+const openDir = syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
 // readKept reads the kept file name of the length want, never following a link or
 // waiting on a FIFO. On the operating system's filesystem it uses the bare descriptor,
 // three calls a file: an undo reads one for each file it restores, and an os.File would

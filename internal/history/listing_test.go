@@ -18,9 +18,13 @@ type countingFs struct {
 }
 
 func (c countingFs) Open(name string) (afero.File, error) {
-	f, err := c.Fs.Open(name)
-	if err != nil {
-		return nil, err
+	return c.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func (c countingFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	f, err := c.Fs.OpenFile(name, flag, perm)
+	if err != nil || flag&(os.O_WRONLY|os.O_RDWR) != 0 {
+		return f, err
 	}
 	return countingDir{f.(*os.File), c.infos}, nil
 }

@@ -338,17 +338,14 @@ func (s *Store) MarkUndone(id string, undone bool, keptBack []string) error {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
 	defer serialise(s.dir)()
-	if err := s.setUndone(id, undone); err != nil || !undone || len(keptBack) == 0 {
-		return err
+	var data []byte
+	if undone && len(keptBack) > 0 {
+		var err error
+		if data, err = json.Marshal(keptBack); err != nil {
+			return err
+		}
 	}
-	data, err := json.Marshal(keptBack)
-	if err != nil {
-		return err
-	}
-	if err := afero.WriteFile(s.fs, path.Join(s.undone(), id), data, 0o600); err != nil {
-		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
-	}
-	return nil
+	return s.setUndone(id, undone, data)
 }
 
 // maxMark is the largest undone mark read: the names of the files of one change.
@@ -376,8 +373,9 @@ func (s *Store) KeptBack(e *Entry) []string {
 	})
 }
 
-// setUndone is SetUndone with the store's lock held.
-func (s *Store) setUndone(id string, undone bool) error {
+// setUndone is SetUndone with the store's lock held: an undone mark holds kept, the
+// names of the files the undo's review kept back, as JSON (or nothing).
+func (s *Store) setUndone(id string, undone bool, kept []byte) error {
 	mark := path.Join(s.undone(), id)
 	if !undone {
 		if err := s.fs.Remove(mark); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -385,12 +383,11 @@ func (s *Store) setUndone(id string, undone bool) error {
 		}
 		return nil
 	}
-	if err := s.fs.MkdirAll(s.undone(), 0o700); err != nil {
+	if err := ensureDir(s.fs, s.undone()); err != nil {
 		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
-	f, err := s.fs.OpenFile(mark, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
+	if err := writeWhole(s.fs, mark, kept); err != nil {
 		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
-	return f.Close()
+	return nil
 }

@@ -309,9 +309,9 @@ func serialise(dir string) func() {
 
 // dirEntries lists the directory dir sorted by name, with each entry's type, where the
 // filesystem can without a look at each (the operating system's gives the types with
-// the names); elsewhere from each one's info.
+// the names); elsewhere from each one's info. A link or a FIFO at dir is no directory.
 func dirEntries(fsys afero.Fs, dir string) ([]fs.DirEntry, error) {
-	f, err := fsys.Open(dir)
+	f, err := fsys.OpenFile(dir, openDir, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ func (s *Store) remove(n name) error {
 			return fmt.Errorf("the history cannot drop an entry: %w", pathless(err))
 		}
 	}
-	return s.setUndone(n.ID, false)
+	return s.setUndone(n.ID, false, nil)
 }
 
 // prune drops the oldest entries of list past the limits, keeping the newest.

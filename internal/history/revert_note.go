@@ -11,36 +11,41 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-
-	"github.com/spf13/afero"
 )
 
 // An undo or a redo becomes final a moment before the history marks its entry undone or
 // redone: a process stopped in between leaves the files reverted and the history saying
 // otherwise, so that the next undo reverts the change again, or is refused, and no redo
-// is offered. So the revert notes, just before it becomes final, what it left at each
-// path (NoteRevert), and the note goes once the mark is set. A note found later belongs
-// to a process stopped in between, or to one stopped before, whose commit recovery undid:
-// the run that finds it, holding the workspace's lock, sets the mark where every path
-// holds what the note says, and drops the note either way (see RevertNotes).
+// is offered. So the revert notes, just before it becomes final, what it found and what
+// it leaves at each path (NoteRevert), and the note goes once the mark is set. A note
+// found later belongs to a process stopped in between, or to one stopped before, whose
+// commit recovery undid: the run that finds it, holding the workspace's lock, tells the
+// two apart by the files and settles it (see RevertNotes).
 
-// A RevertNote is what an undo (Undo) or a redo of the entry ID left in the workspace
-// Workspace (its real name): the state of each path it wrote or removed, the names of the
-// files its review kept back (see MarkUndone), and for an undo the directories the
-// change had made, which it removes once they are empty.
+// A RevertNote is what an undo (Undo) or a redo of the entry ID did in the workspace
+// Workspace (its real name): each path it wrote or removed, the names of the files its
+// review kept back (see MarkUndone), and for an undo the directories the change had made,
+// which it removes once they are empty.
 type RevertNote struct {
-	ID        string   `json:"id"`
-	Undo      bool     `json:"undo,omitempty"`
-	Workspace string   `json:"workspace"`
-	KeptBack  []string `json:"keptBack,omitempty"`
-	Made      []string `json:"made,omitempty"`
-	Left      []Left   `json:"left"`
+	ID        string     `json:"id"`
+	Undo      bool       `json:"undo,omitempty"`
+	Workspace string     `json:"workspace"`
+	KeptBack  []string   `json:"keptBack,omitempty"`
+	Made      []string   `json:"made,omitempty"`
+	Paths     []PathNote `json:"paths"`
 }
 
-// Left is the state a revert left at one path, as the revert's operation named it: no
-// file, or a file of Len bytes with the CRC-32C CRC and the permission bits Mode.
-type Left struct {
-	Path   string      `json:"path"`
+// A PathNote is one path of a revert, as its operation named it: what the revert found
+// there (nil where it is not known) and what it left.
+type PathNote struct {
+	Path  string     `json:"path"`
+	Found *PathState `json:"found,omitempty"`
+	Left  PathState  `json:"left"`
+}
+
+// A PathState is no file, or a file of Len bytes with the CRC-32C CRC and the permission
+// bits Mode.
+type PathState struct {
 	Exists bool        `json:"exists,omitempty"`
 	Len    int64       `json:"len,omitempty"`
 	CRC    uint32      `json:"crc,omitempty"`
@@ -62,17 +67,11 @@ func (s *Store) NoteRevert(n *RevertNote) error {
 	if err != nil {
 		return err
 	}
-	if err := s.fs.MkdirAll(s.reverting(), 0o700); err != nil {
+	if err := ensureDir(s.fs, s.reverting()); err != nil {
 		return err
 	}
-	name := path.Join(s.reverting(), n.ID)
-	tmp := name + ".tmp"
 	data := append([]byte(hex.EncodeToString(s.noteMAC(body))+"\n"), body...)
-	if err := afero.WriteFile(s.fs, tmp, data, 0o600); err != nil {
-		s.fs.Remove(tmp)
-		return err
-	}
-	return s.fs.Rename(tmp, name)
+	return writeWhole(s.fs, path.Join(s.reverting(), n.ID), data)
 }
 
 // DropRevertNote removes the note of the entry id, if there is one.
@@ -82,8 +81,9 @@ func (s *Store) DropRevertNote(id string) {
 	}
 }
 
-// RevertNotes returns the notes a stopped revert left. A file there that is not a
-// sealed note (planted, or cut short) is removed and never acted on.
+// RevertNotes returns the notes a stopped revert left. A file named as a note that is not
+// a sealed one (planted, or cut short) is removed and never acted on, and so is a
+// temporary file a crash left; nothing else there is touched.
 func (s *Store) RevertNotes() []RevertNote {
 	infos, err := dirEntries(s.fs, s.reverting())
 	if err != nil {
@@ -92,14 +92,21 @@ func (s *Store) RevertNotes() []RevertNote {
 	var out []RevertNote
 	for _, fi := range infos {
 		name := path.Join(s.reverting(), fi.Name())
-		n, ok := s.readNote(name, fi)
-		if !ok {
-			if fi.Type().IsRegular() && (!strings.HasSuffix(fi.Name(), ".tmp") || s.stale(name)) {
+		base, tmp, _ := strings.Cut(fi.Name(), tmpInfix)
+		switch {
+		case !validID(base) || fi.IsDir():
+			continue // not the store's
+		case tmp != "":
+			if s.stale(name) {
 				s.fs.Remove(name)
 			}
-			continue
+		default:
+			if n, ok := s.readNote(name, fi); ok {
+				out = append(out, n)
+			} else {
+				s.fs.Remove(name)
+			}
 		}
-		out = append(out, n)
 	}
 	return out
 }
@@ -108,7 +115,7 @@ func (s *Store) RevertNotes() []RevertNote {
 // names.
 func (s *Store) readNote(name string, fi fs.DirEntry) (RevertNote, bool) {
 	var n RevertNote
-	if !validID(fi.Name()) || !fi.Type().IsRegular() {
+	if !fi.Type().IsRegular() {
 		return n, false
 	}
 	f, err := s.fs.OpenFile(name, openKept, 0)
@@ -138,13 +145,17 @@ func (n *RevertNote) sound() bool {
 			}
 		}
 	}
-	for _, l := range n.Left {
-		if l.Path == "" || strings.ContainsRune(l.Path, 0) || l.Len < 0 ||
-			l.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+	for _, p := range n.Paths {
+		if p.Path == "" || strings.ContainsRune(p.Path, 0) || !p.Left.sound() || p.Found != nil && !p.Found.sound() {
 			return false
 		}
 	}
-	return len(n.Left) > 0 && n.Workspace != ""
+	return len(n.Paths) > 0 && n.Workspace != ""
+}
+
+// sound checks a state's length and mode.
+func (st PathState) sound() bool {
+	return st.Len >= 0 && st.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) == 0
 }
 
 // noteMAC is a note's MAC under the store's key, apart from an entry's.

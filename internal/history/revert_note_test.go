@@ -11,7 +11,8 @@ import (
 // note is a revert note of the entry id in the workspace /ws.
 func note(id string) *RevertNote {
 	return &RevertNote{ID: id, Undo: true, Workspace: "/ws", KeptBack: []string{"k.txt"}, Made: []string{"sub"},
-		Left: []Left{{Path: "a.txt", Exists: true, Len: 4, CRC: Checksum([]byte("one\n")), Mode: 0o644}, {Path: "sub/b.txt"}}}
+		Paths: []PathNote{{Path: "a.txt", Found: &PathState{}, Left: PathState{Exists: true, Len: 4, CRC: Checksum([]byte("one\n")), Mode: 0o644}},
+			{Path: "sub/b.txt", Found: &PathState{Exists: true, Len: 1, CRC: 7, Mode: 0o755}}}}
 }
 
 // U2, X11: a revert note written is read back whole, and gone once dropped.
@@ -33,7 +34,8 @@ func TestRevertNoteRoundTrip(t *testing.T) {
 
 // U2, X11: a note the store did not seal (planted in the history, or sealed under
 // another key), one renamed to another entry's id, one naming a path above the
-// workspace, and a file cut short are never returned, and are removed.
+// workspace, and a file cut short are never returned, and are removed; a file not named
+// as a note is left alone.
 func TestRevertNotePlantedIgnored(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	s := Open(fsys, "/h", key, Limits{})
@@ -59,9 +61,12 @@ func TestRevertNotePlantedIgnored(t *testing.T) {
 	if got := s.RevertNotes(); len(got) != 0 {
 		t.Errorf("RevertNotes = %+v, want none of the planted ones", got)
 	}
-	for _, name := range []string{"00112233aabb", "0011223344dd", "0011223344ee", "0011223344ff", "not-an-id"} {
+	for _, name := range []string{"00112233aabb", "0011223344dd", "0011223344ee", "0011223344ff"} {
 		if ok, _ := afero.Exists(fsys, path.Join("/h/reverting", name)); ok {
 			t.Errorf("%s is left in the notes' directory", name)
 		}
+	}
+	if ok, _ := afero.Exists(fsys, "/h/reverting/not-an-id"); !ok {
+		t.Error("a file not named as a note was removed")
 	}
 }

@@ -2,7 +2,6 @@ package history
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -27,14 +26,10 @@ func (s *Store) Intend(id string) error {
 	if !validID(id) {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
-	if err := s.fs.MkdirAll(s.entries(), 0o700); err != nil {
+	if err := ensureDir(s.fs, s.entries()); err != nil {
 		return err
 	}
-	f, err := s.fs.OpenFile(s.intent(id), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	return f.Close()
+	return writeWhole(s.fs, s.intent(id), nil)
 }
 
 // Intended removes the note of the entry id.

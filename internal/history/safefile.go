@@ -1,0 +1,61 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+
+	"github.com/spf13/afero"
+)
+
+// The store's directory is the user's, outside any workspace, but a file planted there
+// (by another program, or restored from a backup) must not carry the store's writes
+// elsewhere: the store makes its directories itself and replaces anything else found at
+// their names, writes each file to a fresh temporary name and renames it into place
+// (which replaces a link found there instead of writing through it), and lists its
+// directories without following a link or waiting on a FIFO (see openDir).
+
+// ensureDir makes the store's directory dir where it is missing, and replaces anything
+// else found at its name: a symbolic link, a file, a FIFO.
+func ensureDir(fsys afero.Fs, dir string) error {
+	if l, ok := fsys.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(dir)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil:
+			if err := fsys.Remove(dir); err != nil {
+				return err
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+	}
+	return fsys.MkdirAll(dir, 0o700)
+}
+
+// writeWhole writes data as the file name, whole or not at all: to a temporary name made
+// afresh (never opening a file, link or FIFO already there), then renamed over name.
+func writeWhole(fsys afero.Fs, name string, data []byte) error {
+	tmp := fmt.Sprintf("%s%s%016x", name, tmpInfix, rand.Uint64())
+	f, err := fsys.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fsys.Rename(tmp, name)
+	}
+	if err != nil {
+		fsys.Remove(tmp)
+	}
+	return err
+}
+
+// tmpInfix joins a file's name and the random part of its temporary name.
+const tmpInfix = ".tmp-"
