@@ -295,14 +295,12 @@ func unrecorded(ctx context.Context, s *history.Store, u *history.UnrecordedErro
 // markWorkspace writes which workspace a user history belongs to, once.
 func (h *History) markWorkspace() {
 	name := filepath.Join(h.dir, workspaceFile)
-	if _, err := os.Stat(name); err == nil {
+	if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		return
 	}
-	if err := os.MkdirAll(h.dir, 0o700); err == nil {
-		tmp := name + ".tmp"
-		if os.WriteFile(tmp, []byte(h.workspace), 0o600) == nil {
-			os.Rename(tmp, name)
-		}
+	fsys := afero.NewOsFs() // written as the store writes its files: never through a link
+	if history.EnsureDir(fsys, h.dir) == nil {
+		history.WriteWhole(fsys, name, []byte(h.workspace))
 	}
 }
 

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/history"
 )
 
 // workspaceFile names, in a user history's directory, the workspace it belongs to.
@@ -48,9 +52,9 @@ func sweepHistories(all, keep string, now time.Time) {
 
 // sweepHistory applies the rules of sweepHistories to the history in dir, named id.
 func sweepHistory(dir, id string, now time.Time) {
-	b, err := os.ReadFile(filepath.Join(dir, workspaceFile))
-	if err != nil || len(b) > 4096 {
-		return // being made, or not ours to judge
+	b, err := history.ReadSmall(afero.NewOsFs(), filepath.Join(dir, workspaceFile), 4096)
+	if err != nil {
+		return // being made, or not ours to judge (a link, a FIFO, a large file)
 	}
 	recorded, mark := string(b), filepath.Join(dir, goneFile)
 	found, _, err := workspaceIdentity(recorded)

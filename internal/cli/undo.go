@@ -124,7 +124,11 @@ func (cfg *config) historyOnly(root string, stdout io.Writer) int {
 	}
 	list, err := h.Entries()
 	if err != nil {
-		fmt.Fprintln(stdout, "the history cannot be read:", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "the history ") {
+			msg = "the history cannot be read: " + msg
+		}
+		fmt.Fprintln(stdout, msg)
 		return exitRejected
 	}
 	if cfg.json {

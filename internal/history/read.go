@@ -383,10 +383,10 @@ func (s *Store) setUndone(id string, undone bool, kept []byte) error {
 		}
 		return nil
 	}
-	if err := ensureDir(s.fs, s.undone()); err != nil {
+	if err := EnsureDir(s.fs, s.undone()); err != nil {
 		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
-	if err := writeWhole(s.fs, mark, kept); err != nil {
+	if err := WriteWhole(s.fs, mark, kept); err != nil {
 		return fmt.Errorf("the history cannot be updated: %w", pathless(err))
 	}
 	return nil

@@ -63,10 +63,10 @@ func (s *Store) EntriesDir() (*os.File, error) {
 	if _, ok := s.fs.(*afero.OsFs); !ok {
 		return nil, errors.ErrUnsupported
 	}
-	if err := s.fs.MkdirAll(s.entries(), 0o700); err != nil {
+	if err := EnsureDir(s.fs, s.entries()); err != nil {
 		return nil, err
 	}
-	return os.Open(s.entries())
+	return os.OpenFile(s.entries(), openDir, 0)
 }
 
 // Discard removes the kept directory of an entry that was not recorded.
@@ -82,7 +82,7 @@ func (s *Store) Discard(id string, size int64) {
 // the oldest entries past the limits, never the new one.
 func (s *Store) Record(e *Entry, contents []Content) error {
 	for _, dir := range []string{s.entries(), s.undone()} {
-		if err := s.fs.MkdirAll(dir, 0o700); err != nil {
+		if err := EnsureDir(s.fs, dir); err != nil {
 			return fmt.Errorf("the history cannot be created: %w", pathless(err))
 		}
 	}

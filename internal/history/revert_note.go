@@ -67,11 +67,11 @@ func (s *Store) NoteRevert(n *RevertNote) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureDir(s.fs, s.reverting()); err != nil {
+	if err := EnsureDir(s.fs, s.reverting()); err != nil {
 		return err
 	}
 	data := append([]byte(hex.EncodeToString(s.noteMAC(body))+"\n"), body...)
-	return writeWhole(s.fs, path.Join(s.reverting(), n.ID), data)
+	return WriteWhole(s.fs, path.Join(s.reverting(), n.ID), data)
 }
 
 // DropRevertNote removes the note of the entry id, if there is one.

@@ -26,10 +26,10 @@ func (s *Store) Intend(id string) error {
 	if !validID(id) {
 		return fmt.Errorf("history: %q is not an entry id", id)
 	}
-	if err := ensureDir(s.fs, s.entries()); err != nil {
+	if err := EnsureDir(s.fs, s.entries()); err != nil {
 		return err
 	}
-	return writeWhole(s.fs, s.intent(id), nil)
+	return WriteWhole(s.fs, s.intent(id), nil)
 }
 
 // Intended removes the note of the entry id.
