@@ -107,8 +107,8 @@ func settledNote(n history.RevertNote) string {
 	if n.Undo {
 		verb, next = "undo", "redo applies it again"
 	}
-	return fmt.Sprintf("the %s of the change %s had finished when its process was stopped, before the history "+
-		"said so; the history now does: %s", verb, n.ID, next)
+	return fmt.Sprintf("the %s of the change %s had finished before the history could say so (its process was "+
+		"stopped, or the history could not be written); the history now does: %s", verb, n.ID, next)
 }
 
 // settleUnlocked is settleReverts without the workspace's lock, as an undo or a redo

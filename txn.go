@@ -181,7 +181,10 @@ func shellQuote(s string) string {
 // journal it had created are removed, so the tree is as it was before that commit. A
 // path changed by someone else since the interrupted commit wrote it is left as it is
 // and reported in Recovery.Left. With no interrupted commit it does nothing and reports
-// Found false.
+// Found false. With a history in the options, it also settles an undo or a redo that
+// finished before the history could say so (its process stopped, or the history not
+// writable then): the history is marked from what the files hold, and the result says
+// so.
 //
 // Only a journal this user's applypatch wrote is acted on (see Options.JournalKey); any
 // other is left where it is and reported in Recovery.Untrusted. Recovery reads and
