@@ -24,15 +24,6 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // End marker, unknown headers, lines outside a section, and two operations on one path. A
 // payload is UTF-8 text: a byte that is not UTF-8, or a NUL, is refused, its line named.
 func Parse(payload string) (*Patch, error) {
-	p, err := parse(payload)
-	if err != nil {
-		quoteAsSent(payload, err)
-	}
-	return p, err
-}
-
-// parse is Parse, its errors quoting the lines as the envelope gives them.
-func parse(payload string) (*Patch, error) {
 	body, end, err := envelope.Open(payload)
 	if err != nil {
 		var e *envelope.Error
@@ -84,9 +75,9 @@ func (p *parser) peek() envelope.Line { return p.lines[p.i] }
 // whatever the section expected, the fault is that the payload holds more than one patch.
 func (p *parser) errf(l envelope.Line, format string, args ...any) error {
 	if msg, ok := markerInside[strings.TrimSpace(l.Text)]; ok && len(p.lines) > 0 && l.N <= p.lines[len(p.lines)-1].N {
-		return &ParseError{Line: l.N, Text: l.Text, Msg: msg}
+		return &ParseError{Line: l.N, Text: l.Quote(), Msg: msg}
 	}
-	return &ParseError{Line: l.N, Text: l.Text, Msg: fmt.Sprintf(format, args...)}
+	return &ParseError{Line: l.N, Text: l.Quote(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // markerInside says what an envelope marker found between the envelope's own markers
@@ -105,7 +96,7 @@ func checkText(body []envelope.Line) error {
 			continue
 		}
 		if f := findTextFault(l.Text); f != nil {
-			return &ParseError{Line: l.N, Text: l.Text, Msg: f.String()}
+			return &ParseError{Line: l.N, Text: l.Quote(), Msg: f.String()}
 		}
 	}
 	return nil
@@ -361,23 +352,4 @@ func argumentError(msg string) *ParseError { return &ParseError{Msg: msg, args: 
 func overLimit(what string, got, limit int, args bool) *ParseError {
 	return &ParseError{Msg: fmt.Sprintf("%s, over the limit of %s; split the change into smaller patches",
 		fmt.Sprintf(what, show.Thousands(got)), show.Thousands(limit)), args: args}
-}
-
-// quoteAsSent puts back, in a parse error, the line as the payload has it, where the
-// envelope took away the indentation every line of the patch shared: an error quotes
-// the payload's own line.
-func quoteAsSent(payload string, err error) {
-	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line <= 0 {
-		return
-	}
-	rest := payload
-	var line string
-	for range pe.Line {
-		line, rest, _ = strings.Cut(rest, "\n")
-	}
-	line = strings.TrimSuffix(line, "\r")
-	if indent, ok := strings.CutSuffix(line, pe.Text); ok && indent != "" && strings.TrimLeft(indent, " \t") == "" {
-		pe.Text = line
-	}
 }

@@ -27,7 +27,13 @@ const (
 type Line struct {
 	N    int
 	Text string
+	// Indent is the indentation the envelope took away from the line (see dedent), which
+	// an error quoting the line puts back.
+	Indent string
 }
+
+// Quote is the line as the payload has it, for an error to quote.
+func (l Line) Quote() string { return l.Indent + l.Text }
 
 // split splits on LF, dropping the CRs before each LF (see Ends). A lone CR inside a
 // line is not a line break in a payload.
@@ -149,9 +155,9 @@ func dedent(lines []Line) []Line {
 	}
 	out := make([]Line, len(lines))
 	for i, l := range lines {
-		out[i] = Line{N: l.N, Text: strings.TrimPrefix(l.Text, indent)}
+		out[i] = Line{N: l.N, Text: strings.TrimPrefix(l.Text, indent), Indent: indent}
 		if strings.TrimSpace(out[i].Text) == "" && !strings.HasPrefix(l.Text, indent) {
-			out[i].Text = "" // a blank line shorter than the indentation
+			out[i].Text, out[i].Indent = "", l.Text // a blank line shorter than the indentation
 		}
 	}
 	return out
