@@ -2,6 +2,7 @@ package applypatch
 
 import (
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/afero"
 
@@ -52,7 +53,13 @@ func foundState(b filestate.Baseline) *history.PathState {
 	case b.Dir || b.IsLink() || b.Bytes == nil && b.Hash != "":
 		return nil
 	}
-	return &history.PathState{Exists: true, Len: int64(len(b.Bytes)), CRC: history.Checksum(b.Bytes), Mode: keptMode(b.Mode)}
+	st := stateOf(b.Bytes, b.Mode)
+	return &st
+}
+
+// stateOf is the state of a file of the bytes b and the mode.
+func stateOf(b []byte, mode fs.FileMode) history.PathState {
+	return history.PathState{Exists: true, Len: int64(len(b)), CRC: history.Checksum(b), Mode: keptMode(mode)}
 }
 
 // dropRevertNote removes the note noteRevert wrote, once the entry is marked or the
@@ -81,9 +88,14 @@ func settleReverts(f *fence.Fence, opts *Options) []string {
 	if err != nil {
 		return nil
 	}
+	return settleNotes(f, opts, s, s.RevertNotes())
+}
+
+// settleNotes is settleReverts of the notes listed.
+func settleNotes(f *fence.Fence, opts *Options, s *history.Store, notes []history.RevertNote) []string {
 	limit := opts.Limits.withDefaults().FileBytes
 	var told []string
-	for _, n := range s.RevertNotes() {
+	for _, n := range notes {
 		if n.Workspace != f.Real() {
 			continue
 		}
@@ -118,7 +130,12 @@ func settleUnlocked(fsys afero.Fs, opts *Options) {
 	if opts == nil || opts.History == nil {
 		return
 	}
-	if s, err := opts.History.opened(); err != nil || len(s.RevertNotes()) == 0 {
+	s, err := opts.History.opened()
+	if err != nil {
+		return
+	}
+	notes := s.RevertNotes()
+	if len(notes) == 0 {
 		return
 	}
 	f, err := newFence(fsys, opts)
@@ -126,7 +143,7 @@ func settleUnlocked(fsys afero.Fs, opts *Options) {
 		return
 	}
 	if key, err := txn.Key(fsys, txnConfigOf(opts)); err == nil && !txn.Pending(f, key).Pending {
-		settleReverts(f, opts)
+		settleNotes(f, opts, s, notes)
 	}
 }
 
@@ -150,16 +167,12 @@ func wasFinal(f *fence.Fence, limit int64, paths []history.PathNote) bool {
 // stateAt is what the path holds, read through the fence, and whether it could be read:
 // no file, or a file's length, checksum and permission bits.
 func stateAt(f *fence.Fence, limit int64, p string) (history.PathState, bool) {
-	r, err := f.Classify(p, false)
-	if err != nil {
-		return history.PathState{}, false
-	}
-	b, err := filestate.Capture(f.Files(), r.Name, p, limit, filestate.Stamps{})
+	b, err := captureAt(f, limit, p)
 	switch {
 	case err != nil || b.Dir:
 		return history.PathState{}, false
 	case !b.Exists:
 		return history.PathState{}, true
 	}
-	return history.PathState{Exists: true, Len: int64(len(b.Bytes)), CRC: history.Checksum(b.Bytes), Mode: keptMode(b.Mode)}, true
+	return stateOf(b.Bytes, b.Mode), true
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/applypatch/applypatch/internal/dryrun"
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/prefault"
@@ -317,6 +318,16 @@ var errReverted = errors.New("every path already holds what the revert would lea
 // A holder reports whether a workspace path holds exactly want (nil: that it is absent).
 type holder func(path string, want []byte) bool
 
+// captureAt reads what the path holds now, through the fence f, as a baseline of at most
+// limit bytes.
+func captureAt(f *fence.Fence, limit int64, path string) (filestate.Baseline, error) {
+	r, err := f.Classify(path, false)
+	if err != nil {
+		return filestate.Baseline{}, err
+	}
+	return filestate.Capture(f.Files(), r.Name, path, limit, filestate.Stamps{})
+}
+
 // holderOf reads paths through the workspace's fence to tell a holder; a path that cannot
 // be read holds nothing known.
 func holderOf(fsys afero.Fs, opts *Options) holder {
@@ -325,11 +336,7 @@ func holderOf(fsys afero.Fs, opts *Options) holder {
 		if err != nil {
 			return false
 		}
-		r, err := f.Classify(path, false)
-		if err != nil {
-			return false
-		}
-		b, err := filestate.Capture(f.Files(), r.Name, path, opts.Limits.withDefaults().FileBytes, filestate.Stamps{})
+		b, err := captureAt(f, opts.Limits.withDefaults().FileBytes, path)
 		switch {
 		case err != nil:
 			return false

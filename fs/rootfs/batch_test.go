@@ -283,7 +283,7 @@ func heldBatch(t *testing.T, e env) (fsys *Fs, unlock func()) {
 // itself removes a kept directory (as recovery removes the directories an interrupted
 // commit made, and an undo those its change made) or renames one, and makes one of that
 // name again: the files written next land in the new directory, not in the removed one
-// through its old descriptor, which has nowhere to put them.
+// through its old descriptor, which has nowhere to put them (X11, U2).
 func TestBatchHeldDirectoryRemovedAndMadeAgain(t *testing.T) {
 	e := newEnv(t)
 	fsys, _ := heldBatch(t, e)

@@ -355,17 +355,9 @@ const maxMark = 1 << 20
 // they were (see MarkUndone): only names of e's files, and none where the mark cannot
 // be read or makes no sense, as for an undo that reverted every file.
 func (s *Store) KeptBack(e *Entry) []string {
-	f, err := s.fs.OpenFile(path.Join(s.undone(), e.ID), openKept, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxMark+1))
+	data, err := ReadSmall(s.fs, path.Join(s.undone(), e.ID), maxMark)
 	var names []string
-	if err != nil || len(data) == 0 || len(data) > maxMark || json.Unmarshal(data, &names) != nil {
+	if err != nil || len(data) == 0 || json.Unmarshal(data, &names) != nil {
 		return nil
 	}
 	return slices.DeleteFunc(names, func(n string) bool {

@@ -115,16 +115,8 @@ func (s *Store) RevertNotes() []RevertNote {
 // names.
 func (s *Store) readNote(name string, fi fs.DirEntry) (RevertNote, bool) {
 	var n RevertNote
-	if !fi.Type().IsRegular() {
-		return n, false
-	}
-	f, err := s.fs.OpenFile(name, openKept, 0)
+	data, err := ReadSmall(s.fs, name, noteLimit)
 	if err != nil {
-		return n, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, noteLimit+1))
-	if err != nil || len(data) > noteLimit {
 		return n, false
 	}
 	sum, body, ok := bytes.Cut(data, []byte("\n"))
