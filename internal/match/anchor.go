@@ -3,6 +3,7 @@ package match
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/applypatch/applypatch/internal/show"
 )
@@ -180,8 +181,36 @@ func (pl *Placer) anchors(h Hunk) (scope, *Miss) {
 // anchorIn finds the lines anchor a names within the scope of the anchor above it: a
 // whole line or a line's prefix, at the first pass of the ladder that names any.
 // Those at or after the order cursor win, then those that are the anchor itself
-// over those that only start with it. Several lines may remain: the hunk decides.
+// over those that only start with it. Several lines may remain: the hunk decides. An
+// anchor that names no line is looked for once more without a closing "@@" (the V4A
+// spelling "@@ TEXT @@").
 func (pl *Placer) anchorIn(a string, parent scope) (scope, *Miss) {
+	sc, err := pl.anchorAt(a, parent)
+	if err != nil && err.Reason == AnchorNotFound {
+		if text, ok := closed(a); ok { // the V4A spelling "@@ TEXT @@"
+			if sc, err2 := pl.anchorAt(text, parent); err2 == nil || err2.Reason != AnchorNotFound {
+				return sc, err2
+			}
+		}
+	}
+	return sc, err
+}
+
+// closed returns the text of an anchor spelt "@@ TEXT @@", as some V4A writers do: a
+// blank, then "@@" closing a non-blank text, trailing blanks aside.
+func closed(a string) (string, bool) {
+	a = strings.TrimRight(a, " \t")
+	text, ok := strings.CutSuffix(a, "@@")
+	if !ok || !strings.HasSuffix(text, " ") && !strings.HasSuffix(text, "\t") {
+		return "", false
+	}
+	text = strings.TrimRight(text, " \t")
+	return text, strings.TrimSpace(text) != ""
+}
+
+// anchorAt finds the lines anchor text a names, as anchorIn does, without its reading of
+// a closing "@@".
+func (pl *Placer) anchorAt(a string, parent scope) (scope, *Miss) {
 	for _, p := range passes {
 		want := normalize[p](a)
 		if want == "" { // an anchor of blanks names no line at this pass

@@ -129,3 +129,24 @@ func TestOpens(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedAnchor: only a non-blank text followed by a blank and "@@" is an anchor spelt
+// "@@ TEXT @@" (M6); "@@" alone, glued to the text or closing nothing is not.
+func TestClosedAnchor(t *testing.T) {
+	for a, want := range map[string]string{
+		"PRIMARY = { @@": "PRIMARY = {",
+		"class A @@  ":   "class A",
+		"def f():\t@@":   "def f():",
+		"x @@ @@":        "x @@",
+		"@@":             "",
+		" @@":            "",
+		"a@@":            "",
+		"a @@x":          "",
+		"func main() {}": "",
+	} {
+		got, ok := closed(a)
+		if ok != (want != "") || got != want {
+			t.Errorf("closed(%q) = %q, %v; want %q", a, got, ok, want)
+		}
+	}
+}
