@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/show"
 )
 
@@ -315,3 +316,10 @@ func (r ConflictReason) String() string { return reasonName(conflictReasonNames,
 
 // String returns the constant's name, such as "MatchAmbiguous".
 func (r MatchReason) String() string { return reasonName(matchReasonNames, "MatchReason", r) }
+
+// ErrWorkspaceMoved refuses a call whose Options.WorkspaceFs is no longer the directory
+// Options.Workspace leads to: the host opened the directory once (with fs/rootfs, say),
+// and it was moved, removed or replaced since, so that its writes would land in a
+// directory that is not the workspace any more. Nothing is written. A long-running host
+// opens the workspace for each call, or opens it again when it gets this error.
+var ErrWorkspaceMoved = fence.ErrMoved

@@ -275,6 +275,9 @@ func pendingFor(fsys afero.Fs, opts *Options) *Recovery {
 // record: that note, the newest, is forgotten, so that no undo says the change is
 // missing from the history.
 func recoverJournal(f *fence.Fence, key []byte, opts *Options) (*Recovery, error) {
+	if err := f.Moved(); err != nil { // checked again under the lock, before any write
+		return nil, err
+	}
 	rec, err := txn.Recover(f, key)
 	if rec != nil && rec.RolledBack > 0 && opts != nil && opts.History != nil {
 		if s, serr := opts.History.opened(); serr == nil {

@@ -69,6 +69,8 @@ type Fence struct {
 	// files carries reads and writes: the host's Fs, or a splitfs.FS over the
 	// configuration's WorkspaceFs.
 	files afero.Fs
+	// fsys is the host's Fs, which resolves names; wfs is the configuration's WorkspaceFs.
+	fsys, wfs afero.Fs
 }
 
 // New checks the configuration's patterns and resolves the workspace root.
@@ -102,6 +104,10 @@ func New(fsys afero.Fs, c Config) (*Fence, error) {
 	}
 	if c.WorkspaceFs != nil {
 		f.files = splitfs.New(fsys, c.WorkspaceFs, f.real)
+		f.fsys, f.wfs = fsys, c.WorkspaceFs
+		if err := f.Moved(); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
