@@ -62,11 +62,9 @@ func main() {
 	if err != nil {
 		os.Exit(2)
 	}
-	closeWorkspace, err := confine(cfg)
-	if err != nil {
+	if err := confine(cfg); err != nil {
 		log.Fatal(err)
 	}
-	defer closeWorkspace()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	if err := recoverWorkspace(cfg); err != nil {
@@ -85,7 +83,12 @@ func main() {
 func recoverWorkspace(cfg *Config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r, err := applypatch.Recover(ctx, cfg.FS, &applypatch.Options{Workspace: cfg.Workspace, WorkspaceFs: cfg.WorkspaceFs})
+	root, err := rootfs.Open(cfg.Workspace)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	r, err := applypatch.Recover(ctx, cfg.FS, &applypatch.Options{Workspace: cfg.Workspace, WorkspaceFs: root})
 	if err != nil {
 		return err
 	}
@@ -167,16 +170,18 @@ func userHistory(root string, stderr io.Writer) *applypatch.History {
 	return h
 }
 
-// confine makes the workspace's reads and writes go through an os.Root, while paths are
-// resolved on the OS filesystem, so that no symbolic link swapped in at the last moment
-// can lead a write out of the workspace.
-func confine(cfg *Config) (closeFn func() error, err error) {
+// confine makes each call's reads and writes inside the workspace go through an os.Root
+// opened for that call, while paths are resolved on the OS filesystem, so that no
+// symbolic link swapped in at the last moment can lead a write out of the workspace, and
+// no directory opened once outlives the workspace it was. It checks that the workspace
+// opens now.
+func confine(cfg *Config) error {
 	root, err := rootfs.Open(cfg.Workspace)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cfg.WorkspaceFs = root
-	return root.Close, nil
+	cfg.Confine = true
+	return root.Close()
 }
 
 // usageError tells a usage error on the flag set's output, with the usage, and returns it.

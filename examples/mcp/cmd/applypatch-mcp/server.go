@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/applypatch/applypatch"
+	"github.com/applypatch/applypatch/fs/rootfs"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/afero"
 )
@@ -21,6 +22,12 @@ type Config struct {
 	FS          afero.Fs
 	Workspace   string
 	WorkspaceFs afero.Fs
+	// Confine, when set, opens Workspace as an os.Root (package fs/rootfs) for each call,
+	// which then carries the call's reads and writes inside the workspace and is closed
+	// when the call ends, in place of WorkspaceFs. A server lives long: the workspace it
+	// serves is the directory Workspace leads to at each call, never one opened before and
+	// moved, removed or replaced since.
+	Confine bool
 	// Mode is the approval mode. In applypatch.ModeAsk mode every call is shown to the person
 	// through MCP elicitation before anything is written.
 	Mode applypatch.Mode
@@ -85,7 +92,12 @@ func (s *server) applyPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 	if !ok {
 		return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
 	}
-	tool := &applypatch.Tool{FS: s.cfg.FS, Options: s.options(mode)}
+	opts, done, err := s.options(mode)
+	if err != nil {
+		return toolResult(applypatch.ErrorResult(err)), nil
+	}
+	defer done()
+	tool := &applypatch.Tool{FS: s.cfg.FS, Options: opts}
 	if mode == applypatch.ModeAsk {
 		return s.review(ctx, tool, req)
 	}
@@ -104,11 +116,27 @@ func (s *server) mode(req *mcp.CallToolRequest) (mode applypatch.Mode, ok bool) 
 }
 
 // options are the library's options of a call in mode: the workspace, the authority the
-// flags give, the payload limit and the history that records what is written.
-func (s *server) options(mode applypatch.Mode) applypatch.Options {
-	return applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode,
+// flags give, the payload limit and the history that records what is written. done
+// closes what the call opened: the workspace's os.Root, when the server confines each
+// call.
+func (s *server) options(mode applypatch.Mode) (opts applypatch.Options, done func(), err error) {
+	opts = applypatch.Options{Workspace: s.cfg.Workspace, WorkspaceFs: s.cfg.WorkspaceFs, Mode: mode,
 		Authorizer: s.authorizer(), Limits: applypatch.Limits{Payload: payloadLimit}, History: s.cfg.History}
+	if !s.cfg.Confine {
+		return opts, func() {}, nil
+	}
+	root, err := rootfs.Open(s.cfg.Workspace)
+	if err != nil {
+		return opts, nil, errWorkspaceGone
+	}
+	opts.WorkspaceFs = root
+	return opts, func() { root.Close() }, nil
 }
+
+// errWorkspaceGone refuses a call whose workspace directory cannot be opened.
+var errWorkspaceGone = errors.New("the workspace directory cannot be opened (it was removed, moved or " +
+	"is no longer a directory); nothing was written. Tell the user, who may restore it or restart the " +
+	"server on another directory")
 
 // haltable returns ctx, cancelled as well when the server halts.
 func (s *server) haltable(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -192,11 +193,9 @@ func TestOSWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeWorkspace, err := confine(cfg)
-	if err != nil {
+	if err := confine(cfg); err != nil {
 		t.Fatal(err)
 	}
-	defer closeWorkspace()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
 	if err != nil {
@@ -237,6 +236,72 @@ func TestOSWorkspace(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "main.go,out" {
 		t.Errorf("the workspace holds %v: the history wrote inside it", names)
+	}
+}
+
+// TestOSWorkspaceMoved: the server serves the directory its -C names at each call. A
+// workspace moved away and made again, or replaced by a link to another directory, between
+// two calls gets the next call's writes, and the moved one none; a removed one refuses the
+// call with nothing written (X17).
+func TestOSWorkspaceMoved(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	base := t.TempDir()
+	dir := filepath.Join(base, "ws")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := confine(cfg); err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	add := func(name string) (string, *mcp.CallToolResult) {
+		return call(t, cs, map[string]any{"patchText": "*** Begin Patch\n*** Add File: " + name + "\n+x\n*** End Patch"})
+	}
+	if text, res := add("first.txt"); res.IsError {
+		t.Fatalf("first call: %q", text)
+	}
+	for i, replace := range []func(old string){
+		func(old string) { os.Mkdir(dir, 0o755) },
+		func(old string) { os.Mkdir(dir+".other", 0o755); os.Symlink("ws.other", dir) },
+	} {
+		old := fmt.Sprintf("%s.old%d", dir, i)
+		if err := os.Rename(dir, old); err != nil {
+			t.Fatal(err)
+		}
+		replace(old)
+		name := fmt.Sprintf("next%d.txt", i)
+		if text, res := add(name); res.IsError {
+			t.Fatalf("after the workspace was replaced (%d): %q", i, text)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s is not in the workspace -C names now: %v", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(old, name)); err == nil {
+			t.Errorf("%s was written in the directory the workspace was before", name)
+		}
+	}
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	text, res := add("gone.txt")
+	if !res.IsError || !strings.Contains(text, "the workspace directory cannot be opened") || strings.Contains(text, base) {
+		t.Errorf("with the workspace removed: %q", text)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(base, "*", "gone.txt")); len(matches) > 0 {
+		t.Errorf("written with the workspace removed: %v", matches)
 	}
 }
 

@@ -96,7 +96,11 @@ func (s *server) undoPatch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if !ok {
 		return toolResult(applypatch.ErrorResult(errCannotAsk)), nil
 	}
-	opts := s.options(mode)
+	opts, done, err := s.options(mode)
+	if err != nil {
+		return toolResult(applypatch.ErrorResult(err)), nil
+	}
+	defer done()
 	if mode == applypatch.ModeAsk {
 		return s.reviewUndo(ctx, req, args.Redo, opts), nil
 	}
