@@ -113,10 +113,11 @@ func (s *Stream) endsHunk(text string) bool {
 	return updateMarker(last) == "" // a hunk line, not an "@@" line of the same chain or a marker
 }
 
-// hasHunk reports whether the section in progress has a line of a hunk before its last
-// two: a line that is neither a marker nor blank.
+// hasHunk reports whether the section in progress has a line of a hunk between its
+// header and its last two: a line that is neither a marker nor blank. The header is
+// none, indented or not.
 func (s *Stream) hasHunk() bool {
-	for _, l := range s.section[:len(s.section)-2] {
+	for _, l := range s.section[1:max(1, len(s.section)-2)] {
 		if updateMarker(l.Text) == "" && strings.TrimSpace(l.Text) != "" {
 			return true
 		}

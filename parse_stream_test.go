@@ -104,3 +104,23 @@ func TestStreamWorkBounded(t *testing.T) {
 		t.Fatalf("Close = %v", err)
 	}
 }
+
+// TestStreamIndentedHeaderDiffFileLines: H8. The "--- a/x" and "+++ b/x" lines of a
+// unified diff under an indented Update header are file header lines, in the view along
+// the way as in the whole parse: the header line is not a hunk line.
+func TestStreamIndentedHeaderDiffFileLines(t *testing.T) {
+	payload := "*** Begin Patch\n  *** Update File: n.txt\n--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -5 +5 @@\n e\n-f\n+F\n*** End Patch\n"
+	want, err := Parse(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Stream
+	for i := range len(payload) {
+		s.Write([]byte{payload[i]})
+		if got := s.Patch(); got != nil {
+			if msg := prefixOf(got, want); msg != "" {
+				t.Fatalf("after %d bytes: %s", i+1, msg)
+			}
+		}
+	}
+}
