@@ -27,7 +27,9 @@ type batchCall struct {
 //
 // When the change fails, the call that caused it gets the error's text and status
 // "failed"; every other call is told, also with "failed", that it was not applied because
-// of that call, so the model resends the whole response fixed. An apply_patch_call's
+// of that call, so the model resends the whole response fixed. A call that names a file
+// a call before it names (but for a Delete then an Add, which rewrite it), or repeats its
+// call_id, is the call that fails. An apply_patch_call's
 // "caller" is echoed on its output, as the API asks.
 func (t *Tool) Respond(ctx context.Context, items []json.RawMessage) ([]json.RawMessage, *Result, error) {
 	calls := make([]*batchCall, len(items))
@@ -108,8 +110,49 @@ func (c *batchCall) named() *batchCall {
 	return c
 }
 
+// claimPaths refuses, as its own error, each call that repeats the call_id of a call
+// before it, or names a path a call before it names (a Delete then an Add of one path
+// aside, which rewrite it): the response's one patch would refuse the second naming
+// without saying which call made it.
+func claimPaths(calls []*batchCall) {
+	claims, ids := pathClaims{}, map[string]int{}
+	for i, c := range calls {
+		if c.err != nil {
+			continue
+		}
+		if id := callID(c.out); id != "" {
+			if prev, dup := ids[id]; dup {
+				c.err = argumentError(fmt.Sprintf("the call_id %q is the id of call #%d of this response too; "+
+					"each call of a response has its own id", id, prev+1))
+				continue
+			}
+			ids[id] = i
+		}
+		for _, op := range c.ops {
+			for k, name := range []string{op.Path, op.MoveTo} {
+				if name == "" {
+					continue
+				}
+				if prev, _, ok := claims.claim(name, i, op.Kind, k == 1); !ok && prev != i {
+					c.err = &ParseError{Msg: fmt.Sprintf("the path %s is already touched by %s of this response; "+
+						"put all changes to one file in one call", show.Path(name), callName(calls[prev], prev))}
+				}
+			}
+		}
+	}
+}
+
+// callName names a call by its call_id, else by its place in the response.
+func callName(c *batchCall, i int) string {
+	if id := callID(c.out); id != "" {
+		return "call " + id
+	}
+	return fmt.Sprintf("call #%d", i+1)
+}
+
 // respond runs the calls' operations as one patch, unless a call was refused already.
 func (t *Tool) respond(ctx context.Context, calls []*batchCall) (*Result, error) {
+	claimPaths(calls)
 	var errs []error
 	var ops []Operation
 	for _, c := range calls {
@@ -210,14 +253,11 @@ func callList(calls []*batchCall, failed map[int]bool) string {
 		if !failed[i] {
 			continue
 		}
-		id := callID(c.out)
-		if id == "" {
-			id = fmt.Sprintf("#%d", i+1)
-		}
+		name := callName(c, i)
 		if len(c.paths) > 0 {
-			id += " (" + strings.Join(show.Paths(c.paths), ", ") + ")"
+			name += " (" + strings.Join(show.Paths(c.paths), ", ") + ")"
 		}
-		names = append(names, "call "+id)
+		names = append(names, name)
 	}
 	return strings.Join(names, ", ") + " failed"
 }

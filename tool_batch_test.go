@@ -54,7 +54,22 @@ func TestRespondOneChange(t *testing.T) {
 			output: []string{"Applied patch: 2 changes", "Applied patch: 2 changes"}},
 		{name: "two calls on one file", items: []json.RawMessage{good[0], batchItem(t, "call_5", "delete_file", "a.txt", "")},
 			status: []string{"failed", "failed"},
-			output: []string{"Error: invalid patch: operation 2 (delete a.txt): the path a.txt is already touched by operation 1", "Error: invalid patch: operation 2"}},
+			output: []string{"Error: not applied: the calls of one response apply together or not at all, and call call_5 (a.txt) failed;",
+				"Error: invalid patch: the path a.txt is already touched by call call_1 of this response; put all changes to one file in one call"}},
+		{name: "a freeform call on a built-in call's file", items: []json.RawMessage{good[0],
+			json.RawMessage(`{"type": "custom_tool_call", "call_id": "call_6", "name": "apply_patch", "input": "*** Begin Patch\n*** Update File: ./a.txt\n@@\n-one\n+ONE\n*** End Patch\n"}`)},
+			status: []string{"failed", ""},
+			output: []string{"Error: not applied: the calls of one response apply together or not at all, and call call_6 (./a.txt) failed;",
+				"Error: invalid patch: the path ./a.txt is already touched by call call_1 of this response"}},
+		{name: "a Delete then an Add of one path in two calls", items: []json.RawMessage{
+			batchItem(t, "call_7", "delete_file", "a.txt", ""), batchItem(t, "call_8", "create_file", "a.txt", "+new\n")},
+			after:  map[string]string{"/ws/a.txt": "new\n", "/ws/b.txt": "three\nfour\n"},
+			status: []string{"completed", "completed"},
+			output: []string{"Applied patch: 1 change", "Applied patch: 1 change"}},
+		{name: "two calls with one id", items: []json.RawMessage{good[0], batchItem(t, "call_1", "update_file", "b.txt", "@@\n-four\n+FOUR\n")},
+			status: []string{"failed", "failed"},
+			output: []string{"Error: not applied: the calls of one response apply together or not at all, and call call_1 (b.txt) failed;",
+				`Error: invalid arguments: the call_id "call_1" is the id of call #1 of this response too; each call of a response has its own id`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
