@@ -56,7 +56,12 @@ type prefixed struct {
 func newLineIndex(t *lines.Text, hunks []Hunk) *lineIndex {
 	x := &lineIndex{t: t, hunks: hunks}
 	for i := range hunks {
-		x.anchors = append(x.anchors, hunks[i].Chain()...)
+		for _, a := range hunks[i].Chain() {
+			x.anchors = append(x.anchors, a)
+			if text, ok := closed(a); ok { // looked for too when the anchor names no line
+				x.anchors = append(x.anchors, text)
+			}
+		}
 	}
 	return x
 }
