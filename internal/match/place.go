@@ -82,6 +82,10 @@ type Placer struct {
 	idx    *lineIndex
 	blocks blocks
 	cursor int
+	// changed is where the last hunk placed changed the text, in half lines (see
+	// changeSpan), or -1 when no hunk changed it yet or a locator came after; from it
+	// each hunk's cursor follows (see cursorFor).
+	changed int
 	// anchorsBehind is set while anchors are looked for without the order cursor.
 	anchorsBehind bool
 	// old holds the old lines of the hunk being placed: one slice for every hunk, so
@@ -117,12 +121,13 @@ func IndexLines(t *lines.Text, hunks []Hunk, name string) *Placer {
 
 // placerOf prepares to place hunks with an index of their text.
 func placerOf(idx *lineIndex) *Placer {
-	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}, locator: -1}
+	return &Placer{t: idx.t, idx: idx, blocks: blocks{t: idx.t}, locator: -1, changed: -1}
 }
 
 // Place finds the one place for h. On success the cursor moves past it; on failure it
 // stays, so later hunks are still tried and every failure can be reported at once.
 func (pl *Placer) Place(h Hunk) (Place, *Miss) {
+	pl.cursor = pl.cursorFor(h)
 	sc, err := pl.anchors(h)
 	if err != nil {
 		return Place{}, err
@@ -160,11 +165,55 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 		return Place{}, err
 	}
 	got.Pass = max(got.Pass, sc.pass)
-	pl.cursor = got.Start + got.Len
+	pl.cursor, pl.changed = got.Start+got.Len, -1
+	if _, last, ok := changeSpan(h); ok {
+		pl.changed = 2*got.Start + last
+	}
 	if locates(h) {
 		pl.locator = got.Start + got.Len - 1
 	}
 	return got, nil
+}
+
+// cursorFor is the order cursor of M3 for h: the first start at which h's first change
+// comes after the last change of the hunk placed before it, so that two hunks may share
+// context (the lines after one hunk's change may lead the next) but never reorder their
+// changes. After a locator, or a hunk that changed nothing, it is the line after that
+// hunk's lines.
+func (pl *Placer) cursorFor(h Hunk) int {
+	first, _, ok := changeSpan(h)
+	if pl.changed < 0 || !ok {
+		return pl.cursor
+	}
+	// A start c puts h's first change at 2c+first half lines, which must exceed changed.
+	return max(0, floorHalf(pl.changed-first)+1)
+}
+
+// floorHalf is n/2 rounded down, for negative n too.
+func floorHalf(n int) int { return n >> 1 }
+
+// changeSpan says where a hunk's first and last changes lie, counted in half lines from
+// its start: removing the hunk's old line i is 2i+1, inserting before its old line i is
+// 2i. ok is false for a hunk without changes.
+func changeSpan(h Hunk) (first, last int, ok bool) {
+	at := 0 // the old line the hunk has reached
+	for i := range h.Len() {
+		k, _ := h.LineAt(i)
+		pos := 2 * at
+		switch k {
+		case Context:
+			at++
+			continue
+		case Remove:
+			pos = 2*at + 1
+			at++
+		}
+		if !ok {
+			first, ok = pos, true
+		}
+		last = pos
+	}
+	return first, last, ok
 }
 
 // locatorScope is the scope a locator gives the hunk after it: its last line, as if an
@@ -295,7 +344,7 @@ func (pl *Placer) insertion(h Hunk, sc scope) (Place, *Miss) {
 	if err != nil {
 		return Place{}, err
 	}
-	pl.cursor = at
+	pl.cursor, pl.changed = at, 2*at
 	return Place{Start: at, Pass: sc.pass}, nil
 }
 
@@ -342,10 +391,10 @@ func (pl *Placer) blankContext(h Hunk, old []string, sc scope, got Place, err *M
 // PlaceAt places h and reports whether it landed at start; if not, the cursor is left
 // where it was.
 func (pl *Placer) PlaceAt(h Hunk, start int) (Place, bool) {
-	cursor := pl.cursor
+	cursor, changed := pl.cursor, pl.changed
 	got, err := pl.Place(h)
 	if err != nil || got.Start != start {
-		pl.cursor = cursor
+		pl.cursor, pl.changed = cursor, changed
 		return Place{}, false
 	}
 	return got, true
