@@ -236,7 +236,7 @@ func locates(h Hunk) bool {
 
 // locate searches for the hunk's old lines, and when they are missing, once more without
 // the empty context lines that end the hunk: a hunk that then has none is the insertion
-// of its '+' lines.
+// of its '+' lines. It does not retry a hunk that looks applied already.
 func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
 	got, err := pl.search(h, old, sc)
 	if err == nil || !err.missing() {
@@ -248,6 +248,10 @@ func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
 	switch {
 	case trimmed == 0 || trimmed == len(old) && len(old) == h.Len():
 		return got, err // no blank line to drop, or nothing but blank lines
+	case pl.appliedAt(h) > 0:
+		// The file holds what the whole hunk leaves, blank lines and all: it looks applied
+		// already, and without them its old lines could name another place.
+		return got, err
 	case trimmed == len(old):
 		got2, err2 = pl.insertion(h, sc)
 	default:
