@@ -92,7 +92,7 @@ var markerInside = map[string]string{
 // more.
 func checkText(body []envelope.Line) error {
 	for _, l := range body {
-		if _, _, ok := header(strings.TrimSpace(l.Text)); ok {
+		if _, _, ok := header(l.Text); ok { // its path is checked as a path; indented, it may be a context line
 			continue
 		}
 		if f := findTextFault(l.Text); f != nil {
