@@ -317,9 +317,10 @@ func (r ConflictReason) String() string { return reasonName(conflictReasonNames,
 // String returns the constant's name, such as "MatchAmbiguous".
 func (r MatchReason) String() string { return reasonName(matchReasonNames, "MatchReason", r) }
 
-// ErrWorkspaceMoved refuses a call whose Options.WorkspaceFs is no longer the directory
-// Options.Workspace leads to: the host opened the directory once (with fs/rootfs, say),
-// and it was moved, removed or replaced since, so that its writes would land in a
-// directory that is not the workspace any more. Nothing is written. A long-running host
-// opens the workspace for each call, or opens it again when it gets this error.
+// ErrWorkspaceMoved refuses a call whose Options.WorkspaceFs is not the directory
+// Options.Workspace leads to: the host opened the directory (with fs/rootfs, say) and it
+// was moved, removed or replaced since, or it opened another directory than the name
+// leads to, so that the call's writes would land in a directory that is not the
+// workspace. Nothing is written. A long-running host opens the workspace for each call,
+// or opens it again when it gets this error.
 var ErrWorkspaceMoved = fence.ErrMoved

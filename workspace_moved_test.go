@@ -73,7 +73,7 @@ func TestWorkspaceMovedRefused(t *testing.T) {
 				if !errors.Is(err, ErrWorkspaceMoved) {
 					t.Fatalf("err = %v, want ErrWorkspaceMoved", err)
 				}
-				if !strings.Contains(err.Error(), "open the workspace again") {
+				if !strings.Contains(err.Error(), "must open the workspace again") {
 					t.Errorf("the error does not say what to do: %v", err)
 				}
 				for _, dir := range []string{ws + ".old", ws} {
@@ -95,6 +95,32 @@ func TestWorkspaceMovedRefused(t *testing.T) {
 					t.Fatalf("after opening the workspace again: %v", err)
 				}
 			})
+		}
+	}
+}
+
+// TestWorkspaceNameReadTwoWays: a workspace named through a link then "..", which the
+// kernel follows to the link's parent while the fence cleans the name lexically, names
+// two directories: the call is refused rather than fence one and write in the other.
+func TestWorkspaceNameReadTwoWays(t *testing.T) {
+	base := t.TempDir()
+	for _, dir := range []string{"ws", "deep/d", "deep/ws"} {
+		must(t, os.MkdirAll(filepath.Join(base, dir), 0o755))
+	}
+	must(t, os.Symlink("deep/d", filepath.Join(base, "l2")))
+	t.Chdir(base)
+	name := "l2/../ws"
+	root, err := rootfs.Open(name) // deep/ws, as the kernel reads the name
+	must(t, err)
+	defer root.Close()
+	_, err = Apply(context.Background(), afero.NewOsFs(), payload("*** Add File: new.txt", "+x"),
+		&Options{Workspace: name, WorkspaceFs: root})
+	if !errors.Is(err, ErrWorkspaceMoved) || !strings.Contains(err.Error(), "opened another directory") {
+		t.Fatalf("err = %v, want ErrWorkspaceMoved", err)
+	}
+	for _, dir := range []string{"ws", "deep/ws"} {
+		if _, err := os.Lstat(filepath.Join(base, dir, "new.txt")); err == nil {
+			t.Errorf("%s/new.txt was written", dir)
 		}
 	}
 }

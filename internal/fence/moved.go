@@ -2,13 +2,13 @@ package fence
 
 import "errors"
 
-// ErrMoved refuses a call whose workspace filesystem is no longer the directory the
-// workspace's name leads to: the host opened the directory once (an os.Root, say), and
-// it was moved, removed or replaced since, so its writes would land in a directory that
-// is not the workspace any more.
-var ErrMoved = errors.New("the workspace directory was moved, removed or replaced since the host opened it, " +
-	"so its files would be written elsewhere; nothing was written. The host must open the workspace again " +
-	"(restart the tool or the server), then retry")
+// ErrMoved refuses a call whose workspace filesystem is not the directory the
+// workspace's name leads to: the host opened the directory (an os.Root, say) and it was
+// moved, removed or replaced since, or the host opened another directory than the name
+// leads to, so the call's writes would land where the fence does not look.
+var ErrMoved = errors.New("the workspace directory was moved, removed or replaced while the tool had it open " +
+	"(or the tool opened another directory than the workspace's name leads to); nothing was written. " +
+	"Retry once; if this error comes back, the tool must open the workspace again: tell the user to restart it")
 
 // Moved reports, as ErrMoved, whether the configuration's WorkspaceFs is another
 // directory than the one the workspace's name leads to now, where the two filesystems
