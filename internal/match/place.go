@@ -258,8 +258,10 @@ func (pl *Placer) locate(h Hunk, old []string, sc scope) (Place, *Miss) {
 		got2, err2 = pl.search(h, old[:len(old)-trimmed], sc)
 	}
 	if err2 != nil {
-		if err.Reason == NotFound && err2.Reason == AboveAnchor {
-			return got2, err2 // the lines occur without the blank lines, only not below the anchor: say so
+		if err.Reason == NotFound && (err2.Reason == AboveAnchor || err2.Reason == Ambiguous) {
+			// The lines occur without the blank lines, only not below the anchor, or at
+			// several places: say so, rather than that they are missing.
+			return got2, err2
 		}
 		return got, err
 	}
