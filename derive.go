@@ -270,21 +270,31 @@ func regionsInto(regs []region, hunks []placedHunk) []region {
 	return regs
 }
 
-// overlapping reports two regions that change the same lines, or an insertion inside
-// another hunk's change (no guess at what the model meant).
+// overlapping reports two regions that change the same lines, an insertion inside
+// another hunk's change, or two insertions that context lines put at one place, which
+// nothing orders (a hunk repeated by mistake would insert its lines twice): no guess at
+// what the model meant. Insertions that line hints alone place keep the payload's order.
 func overlapping(regs []region) *MatchError {
 	for i := 1; i < len(regs); i++ {
 		a, b := regs[i-1], regs[i]
-		if b.start < a.end {
+		inserts := a.start == a.end && b.start == b.end && a.start == b.start && (a.context() || b.context())
+		if b.start < a.end || inserts {
 			if b.h.Revised && !a.h.Revised { // name the hunk the person kept, not the one they derived
 				a, b = b, a
 			}
+			end := max(a.end, a.start+1)
+			if inserts {
+				end = a.start
+			}
 			return &MatchError{Hunk: b.h.num, PayloadLine: b.h.Line, Reason: MatchOverlap,
-				Other: a.h.num, Start: a.start + 1, End: max(a.end, a.start+1)}
+				Other: a.h.num, Start: a.start + 1, End: end}
 		}
 	}
 	return nil
 }
+
+// context reports whether the region's hunk has context lines.
+func (r region) context() bool { return len(r.ops) < len(r.h.Lines)-r.h.Place.Trimmed }
 
 // leadingContext counts the context lines that start a hunk; all of them when it has
 // no change.

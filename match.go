@@ -179,7 +179,7 @@ const (
 	// MatchAmbiguous: the lines, or the hunk's anchor, occur at more than one place that
 	// no rule can choose between.
 	MatchAmbiguous
-	// MatchOverlap: two selected hunks change the same lines.
+	// MatchOverlap: two selected hunks change the same lines, or insert lines at one place.
 	MatchOverlap
 )
 
@@ -233,7 +233,8 @@ type MatchError struct {
 	// review: the error then speaks to the reviewer, not the model.
 	Revision bool
 	// Other, Start and End are, for a MatchOverlap, the number of the other hunk and the
-	// 1-based first and last file lines this hunk changes.
+	// 1-based first and last file lines this hunk changes; End is Start-1 when both hunks
+	// only insert lines, at one place, before line Start.
 	Other, Start, End int
 	// FileLines is, for a MatchNotFound whose "@@ N" line hint lies past the end of
 	// the file, the number of lines of the file.
