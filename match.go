@@ -165,7 +165,7 @@ func matchError(m *match.Miss) *MatchError {
 		Lines: m.Lines, More: m.More, moreCapped: m.MoreCapped, AnchorLine: m.AnchorLine,
 		HunkLines: m.HunkLines, hunkMore: m.HunkMore, hunkCapped: m.HunkCapped, FileLines: m.FileLines,
 		pass: m.Pass, appliedAt: m.AppliedAt, near: m.Near, occurs: m.Occurs, insertAt: m.InsertAt,
-		unexplained: m.Unexplained}
+		unexplained: m.Unexplained, blockEnd: m.BlockEnd}
 }
 
 // MatchReason says why a hunk could not be placed.
@@ -193,6 +193,7 @@ var coarse = map[match.Reason]MatchReason{
 	match.HintPastEnd:     MatchNotFound,
 	match.AboveAnchor:     MatchNotFound,
 	match.OnAnchor:        MatchAmbiguous,
+	match.OutsideBlock:    MatchNotFound,
 	match.BlankContext:    MatchAmbiguous,
 }
 
@@ -252,6 +253,9 @@ type MatchError struct {
 	// unexplained is set on a MatchNotFound not searched for its closest region: many
 	// hunks of the file missed before it.
 	unexplained bool
+	// blockEnd is, for a hunk found only past the body its anchor opens, the last line
+	// of that body.
+	blockEnd int
 	// insertAt is, for a hunk whose only context is the empty lines that end it, the
 	// 1-based line it goes before when they are read as a separator.
 	insertAt int

@@ -42,6 +42,12 @@ func (e *MatchError) reason() string {
 		return fmt.Sprintf("the hunk's lines occur only at %s %s, not below the anchor '@@ %s' (line %d); "+
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
+	case match.OutsideBlock:
+		return fmt.Sprintf("the anchor '@@ %s' (line %d) opens a body that ends at line %d, and the hunk's lines "+
+			"are not inside it: they occur only further down, at line %d, which the anchor does not name. The body "+
+			"may have changed since the patch was written: re-read it and resend the hunk with its lines as they are "+
+			"now; if the change belongs at line %d, name a line above it as the anchor instead.",
+			e.Anchor, e.AnchorLine, e.blockEnd, e.Lines[0], e.Lines[0])
 	case match.OnAnchor:
 		return fmt.Sprintf("the hunk's first line repeats the anchor '@@ %s': its lines start on the anchor's own "+
 			"%s %s, and occur again below it, at line %d; the anchor must name a line above the hunk, so drop "+

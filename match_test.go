@@ -16,7 +16,7 @@ var missFields = map[string]string{
 	"Lines": "Lines", "More": "More", "MoreCapped": "moreCapped", "AnchorLine": "AnchorLine",
 	"HunkLines": "HunkLines", "HunkMore": "hunkMore", "HunkCapped": "hunkCapped",
 	"FileLines": "FileLines", "Pass": "pass", "AppliedAt": "appliedAt", "Near": "near",
-	"Occurs": "occurs", "InsertAt": "insertAt", "Unexplained": "unexplained",
+	"Occurs": "occurs", "InsertAt": "insertAt", "Unexplained": "unexplained", "BlockEnd": "blockEnd",
 }
 
 // TestMissMapsToMatchError: the matcher's facts cross into the public error one to one.
@@ -26,7 +26,7 @@ var missFields = map[string]string{
 // on the way.
 func TestMissMapsToMatchError(t *testing.T) {
 	reached := map[MatchReason]bool{}
-	for r := match.NotFound; r <= match.AboveAnchor; r++ {
+	for r := match.NotFound; r <= match.BlankContext; r++ {
 		c, ok := coarse[r]
 		if !ok {
 			t.Errorf("match.Reason %d has no exported reason", r)
@@ -41,7 +41,7 @@ func TestMissMapsToMatchError(t *testing.T) {
 	m := &match.Miss{Reason: match.AnchorAmbiguous, Anchor: "a", Outer: "o", Hint: 1, Lines: []int{2}, More: 3,
 		MoreCapped: true, AnchorLine: 4, HunkLines: []int{5}, HunkMore: 6, HunkCapped: true, FileLines: 7,
 		Pass: match.Punctuation, AppliedAt: 8, Near: &match.NearMiss{Start: 9}, Occurs: true, InsertAt: 10,
-		Unexplained: true}
+		Unexplained: true, BlockEnd: 11}
 	e := reflect.ValueOf(matchError(m)).Elem()
 	mv := reflect.ValueOf(m).Elem()
 	for i := range mv.NumField() {

@@ -218,6 +218,7 @@ func (pl *Placer) anchorAt(a string, parent scope) (scope, *Miss) {
 		}
 		named := pl.idx.forAnchors(p).withPrefix(want)
 		cands, t := parent.narrow(named)
+		cands = pl.insideParent(cands, parent)
 		if len(cands) == 0 {
 			continue
 		}
@@ -249,6 +250,17 @@ func (pl *Placer) anchorAt(a string, parent scope) (scope, *Miss) {
 		err.Lines = show.OneBased(parent.lines())
 	}
 	return scope{}, err
+}
+
+// insideParent drops the lines an anchor names that lie in the body of another line
+// past the block of the one line the anchor above it names, when that line opens a body:
+// "@@ class A" then "@@ def close" looks for close in A, not in a later class.
+func (pl *Placer) insideParent(cands []int, parent scope) []int {
+	if !parent.anchored() || !parent.unique() || !pl.blocks.opens(parent.first()) {
+		return cands
+	}
+	end := parent.at[0].block
+	return slices.DeleteFunc(cands, func(c int) bool { return pl.inOtherBody(c, end) })
 }
 
 // wholeLines keeps the candidates whose whole line, normalised for pass p, is want.

@@ -17,6 +17,29 @@ type blocks struct {
 	t        *lines.Text
 	markdown bool
 	end      []int32 // end[i] is the last line of line i's block; i when it has none
+	parent   []int32 // parent[i] is the nearest line above i whose block holds it, or -1
+}
+
+// enclosing returns the nearest line above at whose block holds it, or -1.
+func (b *blocks) enclosing(at int) int {
+	if b.parent == nil {
+		b.blockEnd(0)
+		b.parent = make([]int32, len(b.end))
+		var open []int32 // the lines whose blocks are still open, innermost on top
+		for i := range b.end {
+			for len(open) > 0 && int(b.end[open[len(open)-1]]) < i {
+				open = open[:len(open)-1]
+			}
+			b.parent[i] = -1
+			if len(open) > 0 {
+				b.parent[i] = open[len(open)-1]
+			}
+			if int(b.end[i]) > i {
+				open = append(open, int32(i))
+			}
+		}
+	}
+	return int(b.parent[at])
 }
 
 // blockEnd returns the last line (0-based, inclusive) of the block line at opens.

@@ -25,6 +25,11 @@ const (
 	// (Lines), as well as lower down (HunkLines): a hunk must lie strictly below its
 	// anchor, yet the place below is not the one the hunk names. A kind of Ambiguous.
 	OnAnchor
+	// OutsideBlock: the hunk's anchor names one line, which opens a body (a class, a
+	// function, a section), and the hunk's lines occur below it but only outside that
+	// body (Lines), which ends at BlockEnd: the anchor says the hunk lies inside, so the
+	// body was likely edited since the patch was written. A kind of NotFound.
+	OutsideBlock
 	// BlankContext: the hunk's only context is the empty lines that end it, which may
 	// be the lines it is inserted above (at Lines) or the blank line a model leaves
 	// before the next marker (the hunk then goes before line InsertAt); the two give
@@ -50,8 +55,10 @@ type Miss struct {
 	Lines      []int
 	More       int
 	MoreCapped bool
-	// AnchorLine is, for AboveAnchor, the line the anchor named.
+	// AnchorLine is, for AboveAnchor and OutsideBlock, the line the anchor named.
 	AnchorLine int
+	// BlockEnd is, for OutsideBlock, the last line of the body the anchor line opens.
+	BlockEnd int
 	// HunkLines are, for an AnchorAmbiguous that the hunk's lines could not settle, the
 	// first few places those lines occur, and for OnAnchor the place below the anchor;
 	// HunkMore and HunkCapped count the rest as More and MoreCapped do.

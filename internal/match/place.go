@@ -157,6 +157,9 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	if err == nil {
 		err = pl.onAnchor(h, old, sc, got)
 	}
+	if err == nil {
+		err = pl.outsideBlock(h, sc, got)
+	}
 	if err == nil || err.Reason == Ambiguous {
 		err = pl.blankContext(h, old, sc, got, err)
 	}
@@ -214,6 +217,42 @@ func changeSpan(h Hunk) (first, last int, ok bool) {
 		last = pos
 	}
 	return first, last, ok
+}
+
+// outsideBlock refuses a hunk placed below the one line its anchor names, when that
+// line opens a body and the hunk starts inside the body of another line past it: an
+// anchor such as "@@ class B:" says the hunk lies inside B, so lines found only in a
+// later class mean B was edited since, and the hunk is not moved to the copy. A hunk
+// that starts just past the anchor's body, in no other body (between two functions),
+// stays placed.
+func (pl *Placer) outsideBlock(h Hunk, sc scope, got Place) *Miss {
+	if !sc.anchored() || !sc.unique() || got.Len == 0 {
+		return nil
+	}
+	a, end := sc.first(), sc.at[0].block
+	if got.Start <= end || !pl.blocks.opens(a) {
+		return nil
+	}
+	if !pl.inOtherBody(got.Start, end) {
+		return nil
+	}
+	chain := h.Chain()
+	return &Miss{Reason: OutsideBlock, Anchor: chain[len(chain)-1], Lines: []int{got.Start + 1}, AnchorLine: a + 1,
+		BlockEnd: sc.at[0].block + 1}
+}
+
+// inOtherBody reports whether line c lies past end, the last line of an anchor's block,
+// inside the body of a line at or past end.
+func (pl *Placer) inOtherBody(c, end int) bool {
+	if c <= end {
+		return false
+	}
+	for p := pl.blocks.enclosing(c); p >= end; p = pl.blocks.enclosing(p) {
+		if pl.blocks.opens(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // locatorScope is the scope a locator gives the hunk after it: its last line, as if an
