@@ -271,13 +271,14 @@ func regionsInto(regs []region, hunks []placedHunk) []region {
 }
 
 // overlapping reports two regions that change the same lines, an insertion inside
-// another hunk's change, or two insertions that context lines put at one place, which
-// nothing orders (a hunk repeated by mistake would insert its lines twice): no guess at
-// what the model meant. Insertions that line hints alone place keep the payload's order.
+// another hunk's change, or two hunks inserting the same lines at one place, which is a
+// hunk repeated by mistake (placed against the file as it was, both copies land there):
+// no guess at what the model meant. Other insertions at one place keep the payload's
+// order.
 func overlapping(regs []region) *MatchError {
 	for i := 1; i < len(regs); i++ {
 		a, b := regs[i-1], regs[i]
-		inserts := a.start == a.end && b.start == b.end && a.start == b.start && (a.context() || b.context())
+		inserts := a.start == a.end && b.start == b.end && a.start == b.start && slices.Equal(a.ops, b.ops)
 		if b.start < a.end || inserts {
 			if b.h.Revised && !a.h.Revised { // name the hunk the person kept, not the one they derived
 				a, b = b, a
@@ -292,9 +293,6 @@ func overlapping(regs []region) *MatchError {
 	}
 	return nil
 }
-
-// context reports whether the region's hunk has context lines.
-func (r region) context() bool { return len(r.ops) < len(r.h.Lines)-r.h.Place.Trimmed }
 
 // leadingContext counts the context lines that start a hunk; all of them when it has
 // no change.

@@ -42,8 +42,10 @@ func TestApplyOverlap(t *testing.T) {
 			body: "@@ 2\n+one\n@@ 2\n+two\n", after: "a\none\ntwo\nb\n"},
 		{name: "a hunk of context and insertion repeated", file: "a\nb\nc\nd\n",
 			body: "@@\n b\n+X\n c\n@@\n b\n+X\n c\n", hunk: 2, other: 1},
-		{name: "two insertions that context puts at one place", file: "a\nb\nc\nd\n",
-			body: "@@\n b\n+X\n c\n@@\n+Y\n c\n d\n", hunk: 2, other: 1},
+		{name: "two insertions that context puts at one place keep payload order", file: "a\nb\nc\nd\n",
+			body: "@@\n b\n+X\n c\n@@\n+Y\n c\n d\n", after: "a\nb\nX\nY\nc\nd\n"},
+		{name: "an insertion repeated by line hints", file: "a\nb\n",
+			body: "@@ 2\n+one\n@@ 2\n+one\n", hunk: 2, other: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse(updateBody(tc.body))

@@ -179,7 +179,8 @@ const (
 	// MatchAmbiguous: the lines, or the hunk's anchor, occur at more than one place that
 	// no rule can choose between.
 	MatchAmbiguous
-	// MatchOverlap: two selected hunks change the same lines, or insert lines at one place.
+	// MatchOverlap: two selected hunks change the same lines, or insert the same lines at
+	// one place.
 	MatchOverlap
 )
 
@@ -235,7 +236,7 @@ type MatchError struct {
 	Revision bool
 	// Other, Start and End are, for a MatchOverlap, the number of the other hunk and the
 	// 1-based first and last file lines this hunk changes; End is Start-1 when both hunks
-	// only insert lines, at one place, before line Start.
+	// insert the same lines at one place, before line Start.
 	Other, Start, End int
 	// FileLines is, for a MatchNotFound whose "@@ N" line hint lies past the end of
 	// the file, the number of lines of the file.

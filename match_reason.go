@@ -108,8 +108,8 @@ func (e *MatchError) reason() string {
 				"lines %d to %d again); deselect it, or revise the file again.", e.Start, e.End)
 		}
 		if e.End < e.Start {
-			return fmt.Sprintf("the hunk inserts its lines at the place where hunk %d inserts too (before line %d), "+
-				"so their order is unknown; merge the two hunks into one, or drop one if it repeats the other.", e.Other, e.Start)
+			return fmt.Sprintf("the hunk inserts the lines hunk %d inserts, at the same place (before line %d): "+
+				"it repeats that hunk; drop one of the two.", e.Other, e.Start)
 		}
 		return fmt.Sprintf("the hunk changes lines that hunk %d also changes (it changes lines %d to %d); "+
 			"merge the two hunks into one, or give each its own lines.", e.Other, e.Start, e.End)
