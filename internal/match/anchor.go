@@ -14,6 +14,7 @@ import (
 type scope struct {
 	at   []anchorLine // ascending by line
 	pass Pass         // the loosest pass any anchor of the chain needed
+	text string       // the text of the chain's last anchor, as it was looked for
 	// reach[i] is the furthest block end of at[:i+1]: blocks nest or are disjoint, so a
 	// line lies in some block exactly when the reach of the anchor lines above it gets
 	// to it.
@@ -231,7 +232,7 @@ func (pl *Placer) anchorAt(a string, parent scope) (scope, *Miss) {
 		if whole := pl.wholeLines(cands, want, p); len(whole) > 0 {
 			cands = whole
 		}
-		sc := scope{pass: max(parent.pass, p)}
+		sc := scope{pass: max(parent.pass, p), text: a}
 		for _, c := range cands {
 			section := pl.t.Count()
 			if i := sort.SearchInts(named, c+1); i < len(named) {
@@ -252,15 +253,15 @@ func (pl *Placer) anchorAt(a string, parent scope) (scope, *Miss) {
 	return scope{}, err
 }
 
-// insideParent drops the lines an anchor names that lie in the body of another line
-// past the block of the one line the anchor above it names, when that line opens a body:
-// "@@ class A" then "@@ def close" looks for close in A, not in a later class.
+// insideParent drops the lines an anchor names that lie past the body of the one line
+// the anchor above it names, in the body of a later line that anchor's text names too:
+// "@@ class A" then "@@ def close" does not look for close in a later class A.
 func (pl *Placer) insideParent(cands []int, parent scope) []int {
 	if !parent.anchored() || !parent.unique() || !pl.blocks.opens(parent.first()) {
 		return cands
 	}
 	end := parent.at[0].block
-	return slices.DeleteFunc(cands, func(c int) bool { return pl.inOtherBody(c, end) })
+	return slices.DeleteFunc(cands, func(c int) bool { return pl.inCopy(c, end, parent) })
 }
 
 // wholeLines keeps the candidates whose whole line, normalised for pass p, is want.

@@ -11,6 +11,7 @@ package match
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/show"
@@ -220,20 +221,17 @@ func changeSpan(h Hunk) (first, last int, ok bool) {
 }
 
 // outsideBlock refuses a hunk placed below the one line its anchor names, when that
-// line opens a body and the hunk starts inside the body of another line past it: an
-// anchor such as "@@ class B:" says the hunk lies inside B, so lines found only in a
-// later class mean B was edited since, and the hunk is not moved to the copy. A hunk
-// that starts just past the anchor's body, in no other body (between two functions),
-// stays placed.
+// line opens a body and the hunk starts past it, inside the body of a later line that
+// the anchor's text names too: "@@ class B:" then "@@ def f" says the hunk lies in B's
+// f, so lines found only in a later class's f mean B's was edited since, and the hunk
+// is not moved to that copy. A hunk past the anchor's body in the body of a line the
+// anchor does not name (the function below the one an anchor names) stays placed.
 func (pl *Placer) outsideBlock(h Hunk, sc scope, got Place) *Miss {
 	if !sc.anchored() || !sc.unique() || got.Len == 0 {
 		return nil
 	}
 	a, end := sc.first(), sc.at[0].block
-	if got.Start <= end || !pl.blocks.opens(a) {
-		return nil
-	}
-	if !pl.inOtherBody(got.Start, end) {
+	if got.Start <= end || !pl.blocks.opens(a) || !pl.inCopy(got.Start, end, sc) {
 		return nil
 	}
 	chain := h.Chain()
@@ -241,14 +239,16 @@ func (pl *Placer) outsideBlock(h Hunk, sc scope, got Place) *Miss {
 		BlockEnd: sc.at[0].block + 1}
 }
 
-// inOtherBody reports whether line c lies past end, the last line of an anchor's block,
-// inside the body of a line at or past end.
-func (pl *Placer) inOtherBody(c, end int) bool {
+// inCopy reports whether line c lies past end, the last line of the body of the line
+// scope sc's anchor names, inside the body of a later line that the anchor's text names
+// too, at the anchor's pass: a copy of the anchored body.
+func (pl *Placer) inCopy(c, end int, sc scope) bool {
 	if c <= end {
 		return false
 	}
+	want := normalize[sc.pass](sc.text)
 	for p := pl.blocks.enclosing(c); p >= end; p = pl.blocks.enclosing(p) {
-		if pl.blocks.opens(p) {
+		if p > end && strings.HasPrefix(normalize[sc.pass](pl.t.Line(p)), want) {
 			return true
 		}
 	}
