@@ -44,9 +44,9 @@ func (e *MatchError) reason() string {
 			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case match.OutsideBlock:
 		return fmt.Sprintf("the anchor '@@ %s' (line %d) opens a body that ends at line %d, and the hunk's lines "+
-			"are not inside it: they occur only further down, at line %d, which the anchor does not name. The body "+
+			"are not inside it: they occur only further down, at line %d, in a later copy of that body. The body "+
 			"may have changed since the patch was written: re-read it and resend the hunk with its lines as they are "+
-			"now; if the change belongs at line %d, name a line above it as the anchor instead.",
+			"now; if the change belongs at line %d, name the line that encloses it there as the anchor instead.",
 			e.Anchor, e.AnchorLine, e.blockEnd, e.Lines[0], e.Lines[0])
 	case match.OnAnchor:
 		return fmt.Sprintf("the hunk's first line repeats the anchor '@@ %s': its lines start on the anchor's own "+

@@ -26,9 +26,10 @@ const (
 	// anchor, yet the place below is not the one the hunk names. A kind of Ambiguous.
 	OnAnchor
 	// OutsideBlock: the hunk's anchor names one line, which opens a body (a class, a
-	// function, a section), and the hunk's lines occur below it but only outside that
-	// body (Lines), which ends at BlockEnd: the anchor says the hunk lies inside, so the
-	// body was likely edited since the patch was written. A kind of NotFound.
+	// function, a section) that ends at BlockEnd, and the hunk's lines occur only past
+	// it, in the body of a later line the anchor's text names too (Lines): a copy of the
+	// anchored body. The anchor says the hunk lies in its own body, so that body was
+	// likely edited since the patch was written. A kind of NotFound.
 	OutsideBlock
 	// BlankContext: the hunk's only context is the empty lines that end it, which may
 	// be the lines it is inserted above (at Lines) or the blank line a model leaves
