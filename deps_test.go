@@ -38,13 +38,13 @@ var allowedImports = map[string][]string{
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
 	"internal/splitfs":  {"internal/cleanpath", "internal/noreplace"},
 	// Level 2.
-	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs"},
+	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs", "internal/sysstat"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
 	"internal/history":   {"internal/eintr", "internal/fserr"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
-		"internal/wslock"},
+		"internal/sysstat", "internal/wslock"},
 	// The facade.
 	"": {"internal/cleanpath", "internal/diff", "internal/dryrun", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
 		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},

@@ -7,9 +7,11 @@ import (
 	"github.com/applypatch/applypatch/internal/lines"
 )
 
-// TestApplyOverlap checks the rule for hunks that meet: they may share context lines
-// (one hunk's trailing context is the next one's leading context), but two hunks never
-// change, or insert into, the same lines; that is an Overlap naming the earlier hunk.
+// TestApplyOverlap checks the rule for hunks that meet (M2, M3): they may share context
+// lines (one hunk's trailing context is the next one's leading context), but two hunks
+// never change, or insert into, the same lines, nor insert the same lines at one place (a
+// repeat); that is an Overlap naming the earlier hunk. Other insertions at one place keep
+// the payload's order.
 func TestApplyOverlap(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, body string

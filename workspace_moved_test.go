@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/fs/rootfs"
+	"github.com/applypatch/applypatch/internal/linktree"
 )
 
 // movedWorkspaces are the ways a long-running host's workspace can stop being the
@@ -101,13 +102,10 @@ func TestWorkspaceMovedRefused(t *testing.T) {
 
 // TestWorkspaceNameReadTwoWays: a workspace named through a link then "..", which the
 // kernel follows to the link's parent while the fence cleans the name lexically, names
-// two directories: the call is refused rather than fence one and write in the other.
+// two directories: the call is refused rather than fence one and write in the other
+// (X17, F1).
 func TestWorkspaceNameReadTwoWays(t *testing.T) {
-	base := t.TempDir()
-	for _, dir := range []string{"ws", "deep/d", "deep/ws"} {
-		must(t, os.MkdirAll(filepath.Join(base, dir), 0o755))
-	}
-	must(t, os.Symlink("deep/d", filepath.Join(base, "l2")))
+	base := linktree.Build(t, "ws/", "deep/d/", "deep/ws/", "l2 -> deep/d")
 	t.Chdir(base)
 	name := "l2/../ws"
 	root, err := rootfs.Open(name) // deep/ws, as the kernel reads the name

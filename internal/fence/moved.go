@@ -1,6 +1,10 @@
 package fence
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/applypatch/applypatch/internal/sysstat"
+)
 
 // ErrMoved refuses a call whose workspace filesystem is not the directory the
 // workspace's name leads to: the host opened the directory (an os.Root, say) and it was
@@ -12,8 +16,8 @@ var ErrMoved = errors.New("the workspace directory was moved, removed or replace
 
 // Moved reports, as ErrMoved, whether the configuration's WorkspaceFs is another
 // directory than the one the workspace's name leads to now, where the two filesystems
-// tell a directory's identity (the operating system's do); a workspace that no longer
-// exists has moved too. Without a WorkspaceFs there is nothing to compare.
+// tell a directory's identity (the operating system's do), or the name leads nowhere
+// any more. Without a WorkspaceFs there is nothing to compare.
 func (f *Fence) Moved() error {
 	if f.wfs == nil {
 		return nil
@@ -22,17 +26,8 @@ func (f *Fence) Moved() error {
 	if err != nil {
 		return nil // the calls through it fail, and say why
 	}
-	named, err := f.fsys.Stat(f.real)
-	if err != nil {
-		if _, ok := identity(opened); ok {
-			return ErrMoved
-		}
-		return nil
-	}
-	if a, ok := identity(opened); ok {
-		if b, ok := identity(named); ok && a != b {
-			return ErrMoved
-		}
+	if named, err := f.fsys.Stat(f.real); err != nil || sysstat.OtherFile(opened, named) {
+		return ErrMoved
 	}
 	return nil
 }

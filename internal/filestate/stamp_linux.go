@@ -36,11 +36,3 @@ func sameButLinked(a, b fs.FileInfo) bool {
 	return ok && ok2 && x.Dev == y.Dev && x.Ino == y.Ino && x.Size == y.Size && x.Mode == y.Mode &&
 		x.Uid == y.Uid && x.Gid == y.Gid && y.Nlink == x.Nlink+1 && x.Mtim == y.Mtim
 }
-
-// OtherFile reports whether two infos, both with an identity, show different files
-// (another device or inode).
-func OtherFile(a, b fs.FileInfo) bool {
-	x, ok := a.Sys().(*syscall.Stat_t)
-	y, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok && ok2 && (x.Dev != y.Dev || x.Ino != y.Ino)
-}

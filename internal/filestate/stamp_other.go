@@ -15,6 +15,3 @@ func ChangeTime(fs.FileInfo) (time.Time, bool) { return time.Time{}, false }
 
 // sameButLinked cannot tell on this system.
 func sameButLinked(a, b fs.FileInfo) bool { return false }
-
-// OtherFile cannot tell on this system.
-func OtherFile(a, b fs.FileInfo) bool { return false }

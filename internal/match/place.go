@@ -128,7 +128,8 @@ func placerOf(idx *lineIndex) *Placer {
 // Place finds the one place for h. On success the cursor moves past it; on failure it
 // stays, so later hunks are still tried and every failure can be reported at once.
 func (pl *Placer) Place(h Hunk) (Place, *Miss) {
-	pl.cursor = pl.cursorFor(h)
+	first, last, changes := changeSpan(h)
+	pl.cursor = pl.cursorFor(first, changes)
 	sc, err := pl.anchors(h)
 	if err != nil {
 		return Place{}, err
@@ -170,7 +171,7 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	}
 	got.Pass = max(got.Pass, sc.pass)
 	pl.cursor, pl.changed = got.Start+got.Len, -1
-	if _, last, ok := changeSpan(h); ok {
+	if changes {
 		pl.changed = 2*got.Start + last
 	}
 	if locates(h) {
@@ -179,14 +180,14 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 	return got, nil
 }
 
-// cursorFor is the order cursor of M3 for h: the first start at which h's first change
-// comes after the last change of the hunk placed before it, so that two hunks may share
-// context (the lines after one hunk's change may lead the next) but never reorder their
-// changes. After a locator, or a hunk that changed nothing, it is the line after that
-// hunk's lines.
-func (pl *Placer) cursorFor(h Hunk) int {
-	first, _, ok := changeSpan(h)
-	if pl.changed < 0 || !ok {
+// cursorFor is the order cursor of M3 for a hunk whose first change lies first half
+// lines into it (see changeSpan), when it changes anything: the first start at which
+// that change comes after the last change of the hunk placed before it, so that two
+// hunks may share context (the lines after one hunk's change may lead the next) but
+// never reorder their changes. After a locator, or for a hunk that changes nothing, it
+// is the line after the hunk placed before.
+func (pl *Placer) cursorFor(first int, changes bool) int {
+	if pl.changed < 0 || !changes {
 		return pl.cursor
 	}
 	// A start c puts h's first change at 2c+first half lines, which must exceed changed.
@@ -236,19 +237,16 @@ func (pl *Placer) outsideBlock(h Hunk, sc scope, got Place) *Miss {
 	}
 	chain := h.Chain()
 	return &Miss{Reason: OutsideBlock, Anchor: chain[len(chain)-1], Lines: []int{got.Start + 1}, AnchorLine: a + 1,
-		BlockEnd: sc.at[0].block + 1}
+		BlockEnd: end + 1}
 }
 
 // inCopy reports whether line c lies past end, the last line of the body of the line
 // scope sc's anchor names, inside the body of a later line that the anchor's text names
 // too, at the anchor's pass: a copy of the anchored body.
 func (pl *Placer) inCopy(c, end int, sc scope) bool {
-	if c <= end {
-		return false
-	}
 	want := normalize[sc.pass](sc.text)
-	for p := pl.blocks.enclosing(c); p >= end; p = pl.blocks.enclosing(p) {
-		if p > end && strings.HasPrefix(normalize[sc.pass](pl.t.Line(p)), want) {
+	for p := pl.blocks.enclosing(c); p > end; p = pl.blocks.enclosing(p) {
+		if strings.HasPrefix(normalize[sc.pass](pl.t.Line(p)), want) {
 			return true
 		}
 	}

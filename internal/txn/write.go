@@ -18,6 +18,7 @@ import (
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/fserr"
 	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/sysstat"
 )
 
 // exec runs one step after checking, once more, the context, the fence, the owner,
@@ -53,7 +54,7 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 	if cur.Err != nil {
 		return tx.unreadable(st, cur.Err)
 	}
-	if seen != nil && cur.Info != nil && filestate.OtherFile(seen, cur.Info) {
+	if seen != nil && cur.Info != nil && sysstat.OtherFile(seen, cur.Info) {
 		// The fence's walk of the path found another file than the one just read through
 		// the directory the commit keeps open: that directory was swapped away.
 		return &Conflict{Reason: Changed, Paths: []string{st.Path}}
@@ -237,7 +238,7 @@ func (tx *txn) stillAsRead(d *done) func() error {
 		if err != nil && !absent(err) {
 			return err // not known to be changed: the commit fails as a failed look does
 		}
-		if err != nil || filestate.OtherFile(fi, before) || fi.Size() != before.Size() || !fi.ModTime().Equal(before.ModTime()) ||
+		if err != nil || sysstat.OtherFile(fi, before) || fi.Size() != before.Size() || !fi.ModTime().Equal(before.ModTime()) ||
 			fi.Mode() != before.Mode() {
 			return &Conflict{Reason: Changed, Paths: []string{st.Path}}
 		}

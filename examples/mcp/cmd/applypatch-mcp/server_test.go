@@ -37,6 +37,27 @@ func connect(t *testing.T, cfg Config, client *mcp.ClientOptions, protocol strin
 	}
 	cfg.Workspace = "/ws"
 	afero.WriteFile(cfg.FS, "/ws/main.go", []byte(baseMain), 0o644)
+	return session(t, cfg, client, protocol), cfg.FS
+}
+
+// connectOS connects a client to a server that main configures from flags on the
+// directory dir, confined as main confines it.
+func connectOS(t *testing.T, dir string) *mcp.ClientSession {
+	t.Helper()
+	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := confine(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return session(t, *cfg, nil, "")
+}
+
+// session connects a client to a server on cfg over in-memory transports, closed when the
+// test ends.
+func session(t *testing.T, cfg Config, client *mcp.ClientOptions, protocol string) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := NewServer(cfg).Connect(ctx, st, nil)
@@ -49,7 +70,7 @@ func connect(t *testing.T, cfg Config, client *mcp.ClientOptions, protocol strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return cs, cfg.FS
+	return cs
 }
 
 // call calls apply_patch with args and returns its text.
@@ -189,23 +210,7 @@ func TestOSWorkspace(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := confine(cfg); err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
+	cs := connectOS(t, dir)
 
 	if text, _ := call(t, cs, map[string]any{"patchText": update}); text != "Applied patch: 1 change\nApplied: main.go hunk 1" {
 		t.Errorf("update: %q", text)
@@ -250,23 +255,7 @@ func TestOSWorkspaceMoved(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := parseFlags([]string{"-C", dir, "-mode", "edits"}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := confine(cfg); err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := NewServer(*cfg).Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
+	cs := connectOS(t, dir)
 	add := func(name string) (string, *mcp.CallToolResult) {
 		return call(t, cs, map[string]any{"patchText": "*** Begin Patch\n*** Add File: " + name + "\n+x\n*** End Patch"})
 	}
