@@ -4,7 +4,6 @@ package pathwalk
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,8 +19,12 @@ const MaxLinks = 40
 
 // ErrLinkLoop is the cause of a path that passes through more than [MaxLinks] symbolic
 // links: a link loop, or a chain too long to follow.
-var ErrLinkLoop = fmt.Errorf("too many levels of symbolic links (a link loop, or a chain of more than %d links); "+
-	"fix or remove the link, or name the file by its real path", MaxLinks)
+var ErrLinkLoop = errors.New("too many levels of symbolic links (a link loop, or a chain of more than " + maxLinksText +
+	" links); fix or remove the link, or name the file by its real path")
+
+// maxLinksText is MaxLinks in decimal, a constant so that ErrLinkLoop costs nothing to
+// make as the package starts.
+const maxLinksText = "40"
 
 // A Resolver follows symbolic links on an afero filesystem, component by component, the
 // way the operating system does, but itself: afero has no openat or O_NOFOLLOW, so the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/linktree"
@@ -117,5 +119,12 @@ func TestResolverWithoutLinks(t *testing.T) {
 		if err != nil || got.Name != want || got.Linked {
 			t.Errorf("resolve(%q) = %+v, %v; want %q", path, got, err, want)
 		}
+	}
+}
+
+// TestLinkLoopNamesTheLimit keeps ErrLinkLoop's text, a constant, in step with MaxLinks.
+func TestLinkLoopNamesTheLimit(t *testing.T) {
+	if want := "more than " + strconv.Itoa(MaxLinks) + " links"; !strings.Contains(ErrLinkLoop.Error(), want) {
+		t.Errorf("ErrLinkLoop = %q, want it to say %q", ErrLinkLoop, want)
 	}
 }

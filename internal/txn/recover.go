@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -101,7 +100,7 @@ func removeOwnJournal(fsys afero.Fs, dir string, r *Recovered) error {
 	}
 	kept := false
 	for _, n := range names {
-		if !ownFiles.MatchString(n) {
+		if !ownFile(n) {
 			r.Left[filepath.Base(dir)+"/"+n] = "applypatch never writes this name in its journal; left with the journal directory, look at it and remove them"
 			kept = true
 			continue
@@ -260,5 +259,14 @@ func lstat(fsys afero.Fs, name string) (fs.FileInfo, error) {
 	return fsys.Stat(name)
 }
 
-// ownFiles matches the names a commit writes in its journal directory.
-var ownFiles = regexp.MustCompile(`^(journal\.json|b[0-9]+)$`)
+// ownFile reports whether name is one a commit writes in its journal directory: its
+// record, journal.json, or a kept baseline, "b" and a number. (A function, not a
+// regular expression compiled as the package starts: every run of the command would
+// pay for that.)
+func ownFile(name string) bool {
+	if name == "journal.json" {
+		return true
+	}
+	digits, ok := strings.CutPrefix(name, "b")
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}

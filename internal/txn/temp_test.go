@@ -24,3 +24,16 @@ func TestTempNameHasCommitID(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnFile: recovery removes only the names a commit writes in its journal
+// directory (X13: a planted name there is not the journal's to delete).
+func TestOwnFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"journal.json": true, "b0": true, "b12": true,
+		"b": false, "b1x": false, "xb1": false, "journal.json~": false, "B1": false, "b١": false, "": false,
+	} {
+		if got := ownFile(name); got != want {
+			t.Errorf("ownFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
