@@ -241,7 +241,8 @@ type MatchError struct {
 	// FileLines is, for a MatchNotFound whose "@@ N" line hint lies past the end of
 	// the file, the number of lines of the file.
 	FileLines int
-	// near is, for a MatchNotFound, the region of the file most like the hunk.
+	// near is, for a MatchNotFound, the region of the file most like the hunk, and for a
+	// hunk found only past the body its anchor opens, the region of the body like it.
 	near *match.NearMiss
 
 	why match.Reason // the matcher's reason behind Reason, which picks the message; 0 for an overlap

@@ -43,11 +43,15 @@ func (e *MatchError) reason() string {
 			"the anchor must name a line above the hunk, so name one there, or drop the anchor.",
 			show.PluralWord(len(e.Lines)+e.More, "line", "lines"), e.lines(), e.Anchor, e.AnchorLine)
 	case match.OutsideBlock:
+		where := "in a later copy of that body"
+		if e.near != nil {
+			where = "while the body holds lines like them, edited (shown below)"
+		}
 		return fmt.Sprintf("the anchor '@@ %s' (line %d) opens a body that ends at line %d, and the hunk's lines "+
-			"are not inside it: they occur only further down, at line %d, in a later copy of that body. The body "+
+			"are not inside it: they occur only further down, at line %d, %s. The body "+
 			"may have changed since the patch was written: re-read it and resend the hunk with its lines as they are "+
 			"now; if the change belongs at line %d, name the line that encloses it there as the anchor instead.",
-			e.Anchor, e.AnchorLine, e.blockEnd, e.Lines[0], e.Lines[0])
+			e.Anchor, e.AnchorLine, e.blockEnd, e.Lines[0], where, e.Lines[0])
 	case match.OnAnchor:
 		return fmt.Sprintf("the hunk's first line repeats the anchor '@@ %s': its lines start on the anchor's own "+
 			"%s %s, and occur again below it, at line %d; the anchor must name a line above the hunk, so drop "+

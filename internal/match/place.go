@@ -97,6 +97,8 @@ type Placer struct {
 	locator int
 	// explained counts the misses Explain searched the closest region for.
 	explained int
+	// bodyRead counts the lines editedLine read, against lineBodyBudget.
+	bodyRead int
 }
 
 // New prepares to place hunks in t.
@@ -160,7 +162,7 @@ func (pl *Placer) Place(h Hunk) (Place, *Miss) {
 		err = pl.onAnchor(h, old, sc, got)
 	}
 	if err == nil {
-		err = pl.outsideBlock(h, sc, got)
+		err = pl.outsideBlock(h, old, sc, got)
 	}
 	if err == nil || err.Reason == Ambiguous {
 		err = pl.blankContext(h, old, sc, got, err)
@@ -222,22 +224,46 @@ func changeSpan(h Hunk) (first, last int, ok bool) {
 }
 
 // outsideBlock refuses a hunk placed below the one line its anchor names, when that
-// line opens a body and the hunk starts past it, inside the body of a later line that
-// the anchor's text names too: "@@ class B:" then "@@ def f" says the hunk lies in B's
-// f, so lines found only in a later class's f mean B's was edited since, and the hunk
-// is not moved to that copy. A hunk past the anchor's body in the body of a line the
-// anchor does not name (the function below the one an anchor names) stays placed.
-func (pl *Placer) outsideBlock(h Hunk, sc scope, got Place) *Miss {
+// line opens a body and the hunk starts past it, while the anchor says it lies inside:
+// the body was edited since the hunk was written, so its lines are found only elsewhere.
+// Two things show it. The hunk lies in the body of a later line that the anchor's text
+// names too ("@@ class B:" then "@@ def f", and the lines are found only in a later
+// class's f), or the anchored body holds the hunk's lines edited (see editedBody). A
+// hunk past the anchor's body with neither (the function below the one an anchor
+// names) stays placed.
+func (pl *Placer) outsideBlock(h Hunk, old []string, sc scope, got Place) *Miss {
 	if !sc.anchored() || !sc.unique() || got.Len == 0 {
 		return nil
 	}
 	a, end := sc.first(), sc.at[0].block
-	if got.Start <= end || !pl.blocks.opens(a) || !pl.inCopy(got.Start, end, sc) {
+	if got.Start <= end || !pl.blocks.opens(a) {
 		return nil
+	}
+	last := pl.bodyLast(a, end)
+	var near *NearMiss
+	if !pl.inCopy(got.Start, end, sc) {
+		if near = pl.editedBody(old, a+1, last+1, got.Start); near == nil {
+			return nil
+		}
 	}
 	chain := h.Chain()
 	return &Miss{Reason: OutsideBlock, Anchor: chain[len(chain)-1], Lines: []int{got.Start + 1}, AnchorLine: a + 1,
-		BlockEnd: end + 1}
+		BlockEnd: last + 1, Near: near}
+}
+
+// bodyLast is the last line of the body line a opens, whose block ends at end: end
+// itself when it closes the body (a brace, "end"), else, when it opens a body of its own
+// (the next class or function, where indentation alone ends the body), the last line
+// before it that is not blank.
+func (pl *Placer) bodyLast(a, end int) int {
+	if end <= a || !pl.blocks.opens(end) {
+		return end
+	}
+	last := end - 1
+	for last > a && strings.TrimSpace(pl.t.Line(last)) == "" {
+		last--
+	}
+	return last
 }
 
 // inCopy reports whether line c lies past end, the last line of the body of the line
