@@ -4,9 +4,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
-
-	"github.com/applypatch/applypatch/internal/diff"
 )
 
 // editedBody returns the region of an anchored body, the lines [lo, hi), that holds a
@@ -36,15 +33,12 @@ func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 	}
 	best, bestExact := -1, 0
 	for _, s := range pl.bodyStarts(want, lo, hi) {
-		if exact, ok := pl.editedAt(want, s, lo, hi, stop); ok && exact > bestExact {
-			best, bestExact = s, exact
+		if r := pl.editedAt(want, s, lo, hi, stop); r.ok() && r.exact > bestExact {
+			best, bestExact = r.start, r.exact
 		}
 	}
 	if best < 0 {
 		return nil
-	}
-	if _, d := pl.bestNear(want[0], best); best+d >= lo {
-		best += d // shown from the hunk's first line
 	}
 	from := max(best, lo)
 	shown, agree := nearDiff(old[:m], pl.t.Span(from, min(from+m+nearMissSlack, stop)), from)
@@ -99,90 +93,10 @@ func (pl *Placer) bodyStarts(want []string, lo, hi int) []int {
 		}
 		return a - b
 	})
-	return starts[:min(len(starts), nearMissRivals)]
+	return starts[:min(len(starts), bodyRivals)]
 }
 
-// bodyEdits is how many of m hunk lines an edited body may differ in: one in four, and
-// one at least.
-func bodyEdits(m int) int { return max(1, m/4) }
-
-// editedAt aligns the hunk's lines want with the lines about start s (a diff of the
-// two, over a few lines more than the hunk has, up to stop) and reads the alignment:
-// the lines both have are there exactly; a hunk line the diff leaves out, paired in
-// order with a body line it left out that reads as it edited (see alike), inside the
-// body [lo, hi) (the edit must be the body's), is edited; any other is gone, which rules
-// the region out. Body lines inserted between are allowed. It reports how many lines are there exactly, and
-// whether the region is the hunk's lines edited (see editedBody).
-func (pl *Placer) editedAt(want []string, s, lo, hi, stop int) (exact int, ok bool) {
-	from, to := max(s-nearMissSlack, lo), min(s+len(want)+2*nearMissSlack, stop)
-	if from >= to {
-		return 0, false
-	}
-	body := normalized(pl.t.Span(from, to), Punctuation)
-	worded, differ, edits := false, 0, bodyEdits(len(want))
-	var gone, added []int   // the hunk's and the body's lines of the change being read
-	settle := func() bool { // pairs a change's lines, in order, each hunk line with the next alike body line
-		j := 0
-		for _, k := range gone {
-			for j < len(added) && (from+added[j] >= hi || !alike(want[k], body[added[j]])) {
-				j++ // a line inserted since, or past the body
-			}
-			if j == len(added) {
-				return false
-			}
-			j++
-		}
-		differ += len(gone)
-		gone, added = gone[:0], added[:0]
-		return differ <= edits
-	}
-	for _, op := range diff.Lines(want, body) {
-		switch op.Kind {
-		case diff.KindContext:
-			if !settle() {
-				return exact, false
-			}
-			exact++
-			worded = worded || hasWord(want[op.A])
-		case diff.KindRemove:
-			gone = append(gone, op.A)
-		case diff.KindAdd:
-			added = append(added, op.B)
-		}
-	}
-	return exact, settle() && worded && differ > 0
-}
-
-// alike reports whether line b reads as line a edited by adding or removing text
-// only: one holds the other at its start (a comment added, a statement cut short), or
-// holds all of its characters in order and is at most twice as long (a name
-// lengthened, an argument dropped). A line in which text was replaced (a name for
-// another) is not alike: sibling functions written from one template differ just so,
-// and that is no sign of an edit.
-func alike(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if a == "" {
-		return false
-	}
-	return strings.HasPrefix(b, a) || len(b) <= 2*len(a) && subsequence(a, b)
-}
-
-// subsequence reports whether b holds every byte of a, in order.
-func subsequence(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		k := strings.IndexByte(b, a[i])
-		if k < 0 {
-			return false
-		}
-		b = b[k+1:]
-	}
-	return true
-}
-
-// hasWord reports whether a line holds a letter or a digit: lines of brackets and
-// punctuation alone occur everywhere and say nothing of where a hunk was.
-func hasWord(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
-}
+// bodyRivals is how many of the best-voted starts in a body are compared: more than a
+// near miss compares, since a body of boilerplate ("if err != nil") gives many starts
+// the same votes, and the edited line, which votes for none, tells them apart.
+const bodyRivals = 32

@@ -19,7 +19,10 @@ func TestEditedBody(t *testing.T) {
 	}{
 		{"a comment added to a line", "\tx := 1\n\ty := 2 // two\n", []string{"\tx := 1", "\ty := 2"}, true},
 		{"a name changed", "\tx := 1\n\tyy := 2\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
-		{"a line inserted since, none edited", "\tx := 1\n\tlog()\n\ty := 2\n", []string{"\tx := 1", "\ty := 2"}, false},
+		{"a line inserted since", "\tx := 1\n\tlog()\n\ty := 2\n", []string{"\tx := 1", "\ty := 2"}, true},
+		{"a line deleted since", "\tx := 1\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
+		{"the hunk's first line missing", "\ty := 2\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, false},
+		{"brackets moved, one word", "\t{\n\n\tz := 3\n", []string{"\t{", "\tz := 3"}, false},
 		{"a line inserted and one edited", "\tx := 1\n\tlog()\n\ty := 2\n\tz := 3 // three\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
 		{"a value replaced, as in a sibling", "\tx := 1\n\ty := 5\n", []string{"\tx := 1", "\ty := 2"}, false},
 		{"two of four lines changed", "\tx := 1\n\tyy := 2\n\tzz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, false},
