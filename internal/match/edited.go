@@ -33,6 +33,9 @@ func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 	}
 	best, bestExact := -1, 0
 	for _, s := range pl.bodyStarts(want, lo, hi) {
+		if !pl.spendBody(len(want) + 3*nearMissSlack) {
+			break
+		}
 		if r := pl.editedAt(want, s, lo, hi, stop); r.ok() && r.exact > bestExact {
 			best, bestExact = r.start, r.exact
 		}
@@ -48,10 +51,9 @@ func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 // editedLine is editedBody for a hunk of one line, raw and normalised: the first line of
 // the body that holds it at its start, or that it holds at its start.
 func (pl *Placer) editedLine(raw, w string, lo, hi int) *NearMiss {
-	if !hasWord(w) || pl.bodyRead+hi-lo > lineBodyBudget(pl.t.Count()) {
+	if !hasWord(w) || !pl.spendBody(hi-lo) {
 		return nil
 	}
-	pl.bodyRead += hi - lo
 	for q := lo; q < hi; q++ {
 		if l := normalize[Punctuation](pl.t.Line(q)); l != "" && (strings.HasPrefix(l, w) || strings.HasPrefix(w, l)) {
 			shown, agree := nearDiff([]string{raw}, pl.t.Span(q, q+1), q)
@@ -61,11 +63,22 @@ func (pl *Placer) editedLine(raw, w string, lo, hi int) *NearMiss {
 	return nil
 }
 
-// lineBodyBudget is how many body lines editedLine reads for all the hunks of a text of
-// n lines: a few passes over the text, so that a payload of thousands of one-line hunks
-// each found past a long anchored body costs no more than a few passes. Past it a hunk
-// of one line is placed as its lines say, as before the check was made.
-func lineBodyBudget(n int) int { return 4*n + 1<<16 }
+// bodyBudget is how many lines the comparisons with anchored bodies read for all the
+// hunks of a text of n lines (see spendBody): a few passes over the text, so that a
+// payload of thousands of hunks each found past a long anchored body costs no more
+// than a few passes whatever it holds. Past it, hunks are placed as their lines say, as
+// before the comparison was made.
+func bodyBudget(n int) int { return 4*n + 1<<16 }
+
+// spendBody counts n more lines read in anchored bodies, and reports whether they are
+// within bodyBudget; past it, nothing is counted.
+func (pl *Placer) spendBody(n int) bool {
+	if pl.bodyRead+n > bodyBudget(pl.t.Count()) {
+		return false
+	}
+	pl.bodyRead += n
+	return true
+}
 
 // bodyStarts returns the starts inside [lo, hi) that the hunk's lines, found there
 // exactly, point at most often, at most nearMissRivals of them, the earliest first

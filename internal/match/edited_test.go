@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -49,5 +50,37 @@ func TestEditedBody(t *testing.T) {
 				t.Errorf("region starts at line %d, want 2", miss.Near.Start)
 			}
 		})
+	}
+}
+
+// TestEditedBodyBudget: PERF4. Hunks found past a long anchored body that holds their
+// lines almost everywhere are compared with it within a budget of a few passes over the
+// text, and placed as their lines say once it is spent.
+func TestEditedBodyBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("func f() {\n")
+	for range 3000 {
+		b.WriteString("\tx := 1 // a\n\ty := 2\n")
+	}
+	b.WriteString("}\n\nfunc g() {\n")
+	const hunks = 300
+	for i := range hunks {
+		fmt.Fprintf(&b, "\tx := 1\n\ty := 2\n\tz := %d\n", i)
+	}
+	b.WriteString("}\n")
+	text := textlines.Split(b.String())
+	hs := make([]testHunk, hunks)
+	for i := range hs {
+		hs[i] = testHunk{Anchor: "func f() {", Lines: []testLine{
+			{Context, "\tx := 1"}, {Context, "\ty := 2"}, {Remove, fmt.Sprintf("\tz := %d", i)}}}
+	}
+	pl := New(text, hunksOf(hs))
+	for i := range hs {
+		if _, miss := pl.Place(&hs[i]); miss != nil {
+			t.Fatalf("hunk %d: %+v", i+1, miss)
+		}
+	}
+	if budget := bodyBudget(text.Count()); pl.bodyRead > budget || pl.bodyRead < budget/2 {
+		t.Errorf("%d body lines read, want the budget of %d spent and not passed", pl.bodyRead, budget)
 	}
 }

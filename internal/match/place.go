@@ -97,7 +97,7 @@ type Placer struct {
 	locator int
 	// explained counts the misses Explain searched the closest region for.
 	explained int
-	// bodyRead counts the lines editedLine read, against lineBodyBudget.
+	// bodyRead counts the lines read in anchored bodies, against bodyBudget.
 	bodyRead int
 }
 
