@@ -7,21 +7,19 @@ import (
 )
 
 // editedBody returns the region of an anchored body, the lines [lo, hi), that holds a
-// hunk's old lines as they were before an edit: all of them but a few, and at least one
-// (see bodyEdits), each of those few alike to a body line in its place (see alike: text
-// added or removed), and at least one line with a letter or a digit exactly. Lines merely further apart than
-// the hunk has them are no such evidence: blank lines and brackets move about. A hunk
-// of one line is there edited only when one of it and a body line holds the other at
-// its start (a comment added): a short line is found in many lines.
-// The region may run past the body (the hunk's last lines may follow it), up to stop,
-// where the hunk's lines were found. It is nil when the body holds nothing that close.
-// A hunk found only past the body its anchor opens, while the body holds such a region,
-// was written before the body was edited: it belongs there, not where its lines now
-// occur.
+// hunk's old lines as they were before an edit (see bodyRead.ok): most of them there
+// exactly, one of them with a word, and the rest edited by text added or removed, gone,
+// or apart by lines inserted. A hunk of one line is there edited only when one of it
+// and a body line holds the other at its start (a comment added): a short line is found
+// in many lines. The region may run past the body (the hunk's last lines may follow
+// it), up to stop, where the hunk's lines were found. It is nil when the body holds
+// nothing that close. A hunk found only past the body its anchor opens, while the body
+// holds such a region, was written before the body was edited: it belongs there, not
+// where its lines now occur.
 //
 // It costs no pass over the body: the exact occurrences of the hunk's lines inside it,
 // from the index, vote for where the region starts, and only the best-voted starts are
-// compared, each by a diff of a few lines.
+// compared, each by a diff of a few lines, within bodyBudget.
 func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 	m := min(len(old), nearMissCompare)
 	if m == 0 || lo >= hi {
@@ -81,7 +79,7 @@ func (pl *Placer) spendBody(n int) bool {
 }
 
 // bodyStarts returns the starts inside [lo, hi) that the hunk's lines, found there
-// exactly, point at most often, at most nearMissRivals of them, the earliest first
+// exactly, point at most often, at most bodyRivals of them, the earliest first
 // among equals.
 func (pl *Placer) bodyStarts(want []string, lo, hi int) []int {
 	lv := pl.idx.at(Punctuation)

@@ -10,14 +10,14 @@ import (
 // A bodyRead is what a diff of a hunk's lines against a region of an anchored body says
 // (see editedAt).
 type bodyRead struct {
-	start  int // the body line the hunk's first line stands for
-	exact  int // hunk lines there exactly
-	worded int // of those, the lines with a letter or a digit
-	edited int // hunk lines there with text added or removed (see alike)
-	gone   int // hunk lines missing between lines that are there
-	added  int // runs of body lines inserted between lines that are there
-	edits  int // how many hunk lines may be edited or gone (see bodyEdits)
-	failed bool
+	start  int  // the body line the hunk's first line stands for
+	exact  int  // hunk lines there exactly
+	worded int  // of those, the lines with a letter or a digit
+	edited int  // hunk lines there with text added or removed (see alike)
+	gone   int  // hunk lines missing between lines that are there
+	added  int  // runs of body lines inserted between lines that are there
+	edits  int  // how many hunk lines may be edited or gone (see bodyEdits)
+	failed bool // the region is ruled out
 }
 
 // ok reports whether the region holds the hunk's lines as they were before an edit:
