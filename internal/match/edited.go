@@ -3,16 +3,13 @@ package match
 import (
 	"slices"
 	"sort"
-	"strings"
 )
 
 // editedBody returns the region of an anchored body, the lines [lo, hi), that holds a
 // hunk's old lines as they were before an edit (see bodyRead.ok): most of them there
-// exactly, one of them with a word, and the rest edited by text added or removed, gone,
-// or apart by lines inserted. A hunk of one line is there edited only when one of it
-// and a body line holds the other at its start (a comment added): a short line is found
-// in many lines. The region may run past the body (the hunk's last lines may follow
-// it), up to stop, where the hunk's lines were found. It is nil when the body holds
+// exactly, three of them with words, and the rest edited by text added or removed,
+// gone, or apart by lines inserted. The region may run past the body (the hunk's last
+// lines may follow it), up to stop, where the hunk's lines were found. It is nil when the body holds
 // nothing that close. A hunk found only past the body its anchor opens, while the body
 // holds such a region, was written before the body was edited: it belongs there, not
 // where its lines now occur.
@@ -22,13 +19,10 @@ import (
 // compared, each by a diff of a few lines, within bodyBudget.
 func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 	m := min(len(old), nearMissCompare)
-	if m == 0 || lo >= hi {
+	if m < bodyWords || lo >= hi {
 		return nil
 	}
 	want := normalized(old[:m], Punctuation)
-	if m == 1 {
-		return pl.editedLine(old[0], want[0], lo, hi)
-	}
 	best, bestExact := -1, 0
 	for _, s := range pl.bodyStarts(want, lo, hi) {
 		if !pl.spendBody(len(want) + 3*nearMissSlack) {
@@ -44,21 +38,6 @@ func (pl *Placer) editedBody(old []string, lo, hi, stop int) *NearMiss {
 	from := max(best, lo)
 	shown, agree := nearDiff(old[:m], pl.t.Span(from, min(from+m+nearMissSlack, stop)), from)
 	return &NearMiss{Start: from + 1, Agree: agree, Of: m, Diff: shown}
-}
-
-// editedLine is editedBody for a hunk of one line, raw and normalised: the first line of
-// the body that holds it at its start, or that it holds at its start.
-func (pl *Placer) editedLine(raw, w string, lo, hi int) *NearMiss {
-	if !hasWord(w) || !pl.spendBody(hi-lo) {
-		return nil
-	}
-	for q := lo; q < hi; q++ {
-		if l := normalize[Punctuation](pl.t.Line(q)); l != "" && (strings.HasPrefix(l, w) || strings.HasPrefix(w, l)) {
-			shown, agree := nearDiff([]string{raw}, pl.t.Span(q, q+1), q)
-			return &NearMiss{Start: q + 1, Agree: agree, Of: 1, Diff: shown}
-		}
-	}
-	return nil
 }
 
 // bodyBudget is how many lines the comparisons with anchored bodies read for all the

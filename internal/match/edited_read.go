@@ -21,19 +21,23 @@ type bodyRead struct {
 }
 
 // ok reports whether the region holds the hunk's lines as they were before an edit:
-// edited or gone lines within bounds, and a line with a word exactly; evidence of the
-// edit, which is a line edited, or else lines gone or inserted between two lines with
-// words that are there exactly (blank lines and brackets alone move about).
+// at least three lines with words there exactly, the lines edited or gone no more than
+// one in four, and some evidence of the edit (a line edited or gone, or lines inserted
+// between). Brackets, blank lines and one or two lines with words occur in many bodies
+// alike, and in a hunk of two or three lines one line differing is half of it, too
+// little to tell a body edited since from a sibling written from one template.
 func (r bodyRead) ok() bool {
-	if r.failed || r.worded == 0 || r.edited+r.gone > r.edits {
+	if r.failed || r.worded < bodyWords || r.edited+r.gone > r.edits {
 		return false
 	}
-	return r.edited > 0 || (r.gone > 0 || r.added > 0) && r.worded >= 2
+	return r.edited > 0 || r.gone > 0 || r.added > 0
 }
 
-// bodyEdits is how many of m hunk lines an edited body may differ in: one in four, and
-// one at least.
-func bodyEdits(m int) int { return max(1, m/4) }
+// bodyWords is how many lines with a letter or a digit an edited region holds exactly.
+const bodyWords = 3
+
+// bodyEdits is how many of m hunk lines an edited body may differ in: one in four.
+func bodyEdits(m int) int { return m / 4 }
 
 // editedAt diffs the hunk's lines want against the lines about start s (a few more than
 // the hunk has, up to stop) and reads the diff. The lines both have are there exactly.

@@ -9,28 +9,28 @@ import (
 )
 
 // TestEditedBody: M6. A hunk whose anchor opens a body, found only past that body, is
-// refused when the body holds its lines edited (all but one in four alike, a line with a
-// word exactly), and placed when it does not.
+// refused when the body holds its lines edited (three lines with words exactly, one in
+// four edited or gone, or lines inserted between), and placed when it does not.
 func TestEditedBody(t *testing.T) {
-	const tail = "\nfunc other() {\n\tx := 1\n\ty := 2\n\tz := 3\n\tw := 4\n\t{\n\tz := 3\n\t}\n}\n"
+	const tail = "\nfunc other() {\n\ta := 1\n\tb := 2\n\tc := 3\n\td := 4\n\te := 5\n\t{\n\tz := 3\n\t}\n\tx := compute(1)\n}\n"
+	abcd := []string{"\ta := 1", "\tb := 2", "\tc := 3", "\td := 4"}
 	for _, tc := range []struct {
 		name, body string
 		old        []string
 		refused    bool
 	}{
-		{"a comment added to a line", "\tx := 1\n\ty := 2 // two\n", []string{"\tx := 1", "\ty := 2"}, true},
-		{"a name changed", "\tx := 1\n\tyy := 2\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
-		{"a line inserted since", "\tx := 1\n\tlog()\n\ty := 2\n", []string{"\tx := 1", "\ty := 2"}, true},
-		{"a line deleted since", "\tx := 1\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
-		{"the hunk's first line missing", "\ty := 2\n\tz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, false},
-		{"brackets moved, one word", "\t{\n\n\tz := 3\n", []string{"\t{", "\tz := 3"}, false},
-		{"a line inserted and one edited", "\tx := 1\n\tlog()\n\ty := 2\n\tz := 3 // three\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, true},
-		{"a value replaced, as in a sibling", "\tx := 1\n\ty := 5\n", []string{"\tx := 1", "\ty := 2"}, false},
-		{"two of four lines changed", "\tx := 1\n\tyy := 2\n\tzz := 3\n\tw := 4\n", []string{"\tx := 1", "\ty := 2", "\tz := 3", "\tw := 4"}, false},
-		{"one line in common", "\tx := 1\n\tprint()\n", []string{"\tx := 1", "\ty := 2", "\tz := 3"}, false},
-		{"one line of hunk", "\tx := 5\n", []string{"\tx := 1"}, false},
-		{"only brackets in common", "\t{\n\tq := 9\n", []string{"\t{", "\tz := 3"}, false},
-		{"nothing alike", "\tprint()\n\tflush()\n", []string{"\tx := 1", "\ty := 2"}, false},
+		{"a comment added to a line", "\ta := 1\n\tb := 2 // two\n\tc := 3\n\td := 4\n", abcd, true},
+		{"a name lengthened", "\ta := 1\n\tbb := 2\n\tc := 3\n\td := 4\n", abcd, true},
+		{"a line inserted since", "\ta := 1\n\tb := 2\n\tlog()\n\tc := 3\n", abcd[:3], true},
+		{"a line deleted since", "\ta := 1\n\tc := 3\n\td := 4\n\te := 5\n", append(abcd[:4:4], "\te := 5"), true},
+		{"the hunk's first line missing", "\tb := 2\n\tc := 3\n\td := 4\n", abcd, false},
+		{"two of four lines changed", "\ta := 1\n\tbb := 2\n\tcc := 3\n\td := 4\n", abcd, false},
+		{"a value replaced, as in a sibling", "\ta := 1\n\tb := 9\n\tc := 3\n\td := 4\n", abcd, false},
+		{"one edit in a hunk of three", "\ta := 1\n\tb := 2 // two\n\tc := 3\n", abcd[:3], false},
+		{"brackets and one line with words", "\t{\n\tz := 3\n\t}\n\tx := compute(1) // c\n",
+			[]string{"\t{", "\tz := 3", "\t}", "\tx := compute(1)"}, false},
+		{"one line of hunk", "\ta := 5\n", abcd[:1], false},
+		{"nothing alike", "\tprint()\n\tflush()\n", abcd[:2], false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := textlines.Split("func f() {\n" + tc.body + "}\n" + tail)
