@@ -52,10 +52,11 @@
 // the order of the hunks (a hunk's change comes after the one before it changes, though
 // the two may share context lines), an "@@ TEXT" anchor above the hunk, and an "@@ N"
 // line hint, never by taking the first. An anchor that names one line opening a body (a
-// class, a function, a section) keeps the hunk out of the bodies of later lines its text
-// also names: a hunk found only in such a copy is refused. The rung that matched is reported ([Row.Fuzzy], a
-// "Fuzzy:" line of the result), and a fuzzy match only decides where a hunk goes: the file's own
-// context lines are kept as they are. A hunk that cannot be placed is a [*MatchError]
+// class, a function, a section) keeps the hunk out of copies further down: a hunk found
+// only past that body is refused when it lies in the body of a later line the anchor's
+// text also names, or when the anchored body holds its lines edited since. The rung that
+// matched is reported ([Row.Fuzzy], a "Fuzzy:" line of the result), and a fuzzy match
+// only decides where a hunk goes: the file's own context lines are kept as they are. A hunk that cannot be placed is a [*MatchError]
 // naming the file, the hunk, the reason, the candidate lines of an ambiguity, and for a
 // miss the closest region of the file as a short diff.
 //

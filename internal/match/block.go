@@ -54,6 +54,22 @@ func (b *blocks) blockEnd(at int) int {
 	return int(b.end[at])
 }
 
+// bodyLast returns the last line of the body line a opens: its block's last line when
+// that closes the body (a brace, "end"), else, when that line opens a body of its own
+// (the next class or function, where indentation alone ends the body), the last line
+// before it that is not blank.
+func (b *blocks) bodyLast(a int) int {
+	end := b.blockEnd(a)
+	if end <= a || !b.opens(end) {
+		return end
+	}
+	last := end - 1
+	for last > a && strings.TrimSpace(b.t.Line(last)) == "" {
+		last--
+	}
+	return last
+}
+
 // opens reports whether line at opens a body (a class, a function, a nested mapping, a
 // brace on the next line) rather than only having the next line for its block: the next
 // non-blank line is indented deeper, or the block goes on past it.

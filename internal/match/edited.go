@@ -1,9 +1,6 @@
 package match
 
-import (
-	"slices"
-	"sort"
-)
+import "sort"
 
 // editedBody returns the region of an anchored body, the lines [lo, hi), that holds a
 // hunk's old lines as they were before an edit (see bodyRead.ok): most of them there
@@ -57,12 +54,11 @@ func (pl *Placer) spendBody(n int) bool {
 	return true
 }
 
-// bodyStarts returns the starts inside [lo, hi) that the hunk's lines, found there
-// exactly, point at most often, at most bodyRivals of them, the earliest first
-// among equals.
+// bodyStarts returns the starts that the hunk's lines, found exactly inside [lo, hi),
+// point at most often, at most bodyRivals of them (see rivals).
 func (pl *Placer) bodyStarts(want []string, lo, hi int) []int {
 	lv := pl.idx.at(Punctuation)
-	votes := map[int]int{}
+	votes := map[int]float64{}
 	for _, k := range sample(len(want)) {
 		ps := lv.positions(want[k])
 		i := sort.Search(len(ps), func(i int) bool { return int(ps[i]) >= lo })
@@ -73,17 +69,7 @@ func (pl *Placer) bodyStarts(want []string, lo, hi int) []int {
 			votes[int(p)-k]++
 		}
 	}
-	starts := make([]int, 0, len(votes))
-	for s := range votes {
-		starts = append(starts, s)
-	}
-	slices.SortFunc(starts, func(a, b int) int {
-		if votes[a] != votes[b] {
-			return votes[b] - votes[a]
-		}
-		return a - b
-	})
-	return starts[:min(len(starts), bodyRivals)]
+	return rivals(votes, lo, bodyRivals)
 }
 
 // bodyRivals is how many of the best-voted starts in a body are compared: more than a

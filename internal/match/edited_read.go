@@ -49,12 +49,12 @@ func bodyEdits(m int) int { return m / 4 }
 // window, and a hunk line that is not edited rules the region out.
 func (pl *Placer) editedAt(want []string, s, lo, hi, stop int) bodyRead {
 	from, to := max(s-nearMissSlack, lo), min(s+len(want)+2*nearMissSlack, stop)
-	r := bodyRead{edits: bodyEdits(len(want)), failed: true}
+	r := bodyRead{edits: bodyEdits(len(want))}
 	if from >= to {
+		r.failed = true
 		return r
 	}
 	body := normalized(pl.t.Span(from, to), Punctuation)
-	r.failed = false
 	var run []diff.Op // the lines left out since the last line there
 	seen := false     // whether a line is there before run
 	for _, op := range diff.Lines(want, body) {
@@ -72,8 +72,8 @@ func (pl *Placer) editedAt(want []string, s, lo, hi, stop int) bodyRead {
 			r.worded++
 		}
 	}
-	r.failed = r.failed || !seen
 	r.change(want, body, from, hi, run, false)
+	r.failed = r.failed || !seen // no line of the hunk there at all
 	return r
 }
 

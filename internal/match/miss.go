@@ -27,9 +27,10 @@ const (
 	OnAnchor
 	// OutsideBlock: the hunk's anchor names one line, which opens a body (a class, a
 	// function, a section) that ends at BlockEnd, and the hunk's lines occur only past
-	// it, in the body of a later line the anchor's text names too (Lines): a copy of the
-	// anchored body. The anchor says the hunk lies in its own body, so that body was
-	// likely edited since the patch was written. A kind of NotFound.
+	// it (Lines): in the body of a later line the anchor's text names too, a copy of the
+	// anchored body, or while the anchored body holds them edited (Near). The anchor
+	// says the hunk lies in its own body, so that body was likely edited since the
+	// patch was written. A kind of NotFound.
 	OutsideBlock
 	// BlankContext: the hunk's only context is the empty lines that end it, which may
 	// be the lines it is inserted above (at Lines) or the blank line a model leaves
@@ -74,7 +75,9 @@ type Miss struct {
 	// hunk's new side occurs: the hunk looks applied already. 0 otherwise.
 	AppliedAt int
 	// Near is, for a NotFound that [Placer.Explain] explained and that does not look
-	// applied, the region of the text most like the hunk; nil when none is like it.
+	// applied, the region of the text most like the hunk; nil when none is like it. For
+	// an OutsideBlock, it is the region of the anchored body that holds the hunk's lines
+	// edited, or nil when the copy is under the anchor's own text.
 	Near *NearMiss
 	// InsertAt is, for BlankContext, the 1-based line the hunk is inserted before when
 	// its empty lines are read as a separator (one past the last line: at the end).

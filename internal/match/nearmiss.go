@@ -53,7 +53,7 @@ func (pl *Placer) nearMiss(old []string) *NearMiss {
 		return nil
 	}
 	best, bestScore := -1, -1.0
-	for _, s := range rivals(votes, pl.cursor) {
+	for _, s := range rivals(votes, pl.cursor, nearMissRivals) {
 		score := pl.similarity(want, s)
 		if score > bestScore || (score == bestScore && better(s, best, pl.cursor)) {
 			best, bestScore = s, score
@@ -129,8 +129,9 @@ func (pl *Placer) wordVotes(want []string, split func(string) []string) map[int]
 	return votes
 }
 
-// rivals returns the best-voted starts, at most nearMissRivals of them.
-func rivals(votes map[int]float64, cursor int) []int {
+// rivals returns the best-voted starts, at most n of them, those at or after the
+// cursor, then the earlier, first among equals.
+func rivals(votes map[int]float64, cursor, n int) []int {
 	starts := make([]int, 0, len(votes))
 	for s := range votes {
 		starts = append(starts, s)
@@ -146,7 +147,7 @@ func rivals(votes map[int]float64, cursor int) []int {
 		}
 		return 1
 	})
-	return starts[:min(len(starts), nearMissRivals)]
+	return starts[:min(len(starts), n)]
 }
 
 // nearMissSlack is how far from its place in a region a hunk line may be found: the file

@@ -239,7 +239,7 @@ func (pl *Placer) outsideBlock(h Hunk, old []string, sc scope, got Place) *Miss 
 	if got.Start <= end || !pl.blocks.opens(a) {
 		return nil
 	}
-	last := pl.bodyLast(a, end)
+	last := pl.blocks.bodyLast(a)
 	var near *NearMiss
 	if !pl.inCopy(got.Start, end, sc) {
 		if near = pl.editedBody(old, a+1, last+1, got.Start); near == nil {
@@ -249,21 +249,6 @@ func (pl *Placer) outsideBlock(h Hunk, old []string, sc scope, got Place) *Miss 
 	chain := h.Chain()
 	return &Miss{Reason: OutsideBlock, Anchor: chain[len(chain)-1], Lines: []int{got.Start + 1}, AnchorLine: a + 1,
 		BlockEnd: last + 1, Near: near}
-}
-
-// bodyLast is the last line of the body line a opens, whose block ends at end: end
-// itself when it closes the body (a brace, "end"), else, when it opens a body of its own
-// (the next class or function, where indentation alone ends the body), the last line
-// before it that is not blank.
-func (pl *Placer) bodyLast(a, end int) int {
-	if end <= a || !pl.blocks.opens(end) {
-		return end
-	}
-	last := end - 1
-	for last > a && strings.TrimSpace(pl.t.Line(last)) == "" {
-		last--
-	}
-	return last
 }
 
 // inCopy reports whether line c lies past end, the last line of the body of the line
