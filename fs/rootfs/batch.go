@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/afero"
@@ -69,8 +70,11 @@ func (f *Fs) Batch() (end func()) {
 
 // batch is the directories an Fs keeps while batches are open.
 type batch struct {
-	mu    sync.Mutex
-	depth int
+	mu sync.RWMutex
+	// depth counts the open batches. It changes between 0 and 1 with mu locked, and
+	// between higher values with mu locked for reading, so that a batch opened inside
+	// another (a rename's) does not hold up goroutines working in kept directories.
+	depth atomic.Int32
 	dirs  map[dirKey]*keptDir // by parent and base name; the root is {nil, "."}
 	// held counts the workspace locks of the whole root this Fs holds: while it is not
 	// zero, kept directories are used without checking them again.
@@ -83,6 +87,12 @@ type batch struct {
 
 // made forgets the names found absent, once this Fs has made a name that may be one.
 func (b *batch) made() {
+	b.mu.RLock()
+	none := len(b.absent) == 0
+	b.mu.RUnlock()
+	if none {
+		return // most often: no lock taken for writing on every file made
+	}
 	b.mu.Lock()
 	b.absent = nil
 	b.mu.Unlock()
@@ -128,24 +138,50 @@ type keptDir struct {
 }
 
 func (b *batch) begin() {
+	b.mu.RLock()
+	nested := b.step(1, 1)
+	b.mu.RUnlock()
+	if nested {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.depth++
+	b.depth.Add(1)
 	if b.dirs == nil {
 		b.dirs = map[dirKey]*keptDir{}
 	}
 }
 
 func (b *batch) end() {
+	b.mu.RLock()
+	nested := b.step(-1, 2)
+	b.mu.RUnlock()
+	if nested {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.depth--; b.depth > 0 {
+	if b.depth.Add(-1) > 0 {
 		return
 	}
 	for _, d := range b.dirs {
 		d.close()
 	}
 	b.dirs, b.absent = nil, nil
+}
+
+// step adds by to the depth where it is at least least, and reports whether it did;
+// mu is locked for reading, so it never moves the depth to or from zero.
+func (b *batch) step(by, least int32) bool {
+	for {
+		d := b.depth.Load()
+		if d < least {
+			return false
+		}
+		if b.depth.CompareAndSwap(d, d+by) {
+			return true
+		}
+	}
 }
 
 func (d *keptDir) close() {
@@ -170,29 +206,97 @@ func (d *keptDir) close() {
 // directory, not once per file; a program that ignores the lock and makes it meanwhile
 // has its files there found absent, which a commit's creation of one refuses (its hard
 // link fails on a name that exists) and an update of one reports as a missing file.
-func (f *Fs) within(name, opName string, op func(d *keptDir, base string) error) (error, bool) {
+//
+// op runs with the batch locked for reading (shared set) where every directory on the
+// way is kept already and the Fs holds its root's lock, so that goroutines working in
+// kept directories do not wait for one another. An op that would change what the batch
+// keeps (forget a directory, keep another) returns errExclusive there before it does
+// anything, and runs again with the batch locked.
+func (f *Fs) within(name, opName string, op func(d *keptDir, base string, shared bool) error) (error, bool) {
 	rel := local(name)
 	if rel == "." || !filepath.IsLocal(rel) {
 		return nil, false
 	}
 	dir, base := filepath.Split(rel)
+	dir = cleanpath.Clean(dir)
+	f.kept.mu.RLock()
+	if d, err, ok := f.keptDirShared(dir); ok {
+		if err == nil {
+			err = op(d, base, true)
+		} else {
+			err = &os.PathError{Op: opName, Path: name, Err: syscall.ENOENT} // as below
+		}
+		f.kept.mu.RUnlock()
+		if err != errExclusive {
+			return ranWithin(err)
+		}
+	} else {
+		f.kept.mu.RUnlock()
+	}
 	f.kept.mu.Lock()
 	defer f.kept.mu.Unlock()
-	if f.kept.depth == 0 {
+	if f.kept.depth.Load() == 0 {
 		return nil, false
 	}
-	d, err := f.keptDirLocked(cleanpath.Clean(dir))
+	d, err := f.keptDirLocked(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &os.PathError{Op: opName, Path: name, Err: syscall.ENOENT}, true
 	}
 	if err != nil {
 		return nil, false
 	}
-	err = op(d, base)
+	return ranWithin(op(d, base, false))
+}
+
+// errExclusive is what an op run with the batch shared returns, having done nothing,
+// where it must change what the batch keeps: within runs it again with the batch locked.
+var errExclusive = errors.New("rootfs: needs the batch locked")
+
+// ranWithin is what within reports of an op's error: handed to the root as a whole
+// where the kept directory could not resolve the name by itself.
+func ranWithin(err error) (error, bool) {
 	if errors.Is(err, errNotKept) || IsEscape(err) {
 		return nil, false
 	}
 	return err, true
+}
+
+// keptDirAs returns the kept directory named dir (cleaned, relative to the root) for an
+// op of within: with the batch shared, only one kept already, else errExclusive.
+func (f *Fs) keptDirAs(dir string, shared bool) (*keptDir, error) {
+	if !shared {
+		return f.keptDirLocked(dir)
+	}
+	if d, err, ok := f.keptDirShared(dir); ok {
+		return d, err
+	}
+	return nil, errExclusive
+}
+
+// keeps reports whether the batch keeps the directory base of parent.
+func (b *batch) keeps(parent *keptDir, base string) bool {
+	return b.dirs[dirKey{parent, base}] != nil
+}
+
+// keptDirShared returns the kept directory named dir where the batch, locked for
+// reading, can hand it out without a look or a change: a batch is open, the Fs holds its
+// root's lock (see "Confinement in a batch"), and every directory on the way is kept
+// already; or, there, a *os.PathError where a directory on the way was found absent
+// while the lock is held. It reports false where the batch must be locked.
+func (f *Fs) keptDirShared(dir string) (*keptDir, error, bool) {
+	if f.kept.depth.Load() == 0 || f.kept.held == 0 {
+		return nil, nil, false
+	}
+	d := f.kept.dirs[dirKey{base: "."}]
+	for rest := dir; d != nil && rest != "." && rest != ""; {
+		base, after, _ := strings.Cut(rest, string(filepath.Separator))
+		rest = after
+		key := dirKey{d, base}
+		if d = f.kept.dirs[key]; d == nil && f.kept.absent[key] {
+			return nil, &os.PathError{Op: "lstat", Path: base, Err: syscall.ENOENT}, true
+		}
+	}
+	return d, nil, d != nil
 }
 
 // keptDirLocked returns the kept directory named dir (cleaned, relative to the root),
@@ -277,7 +381,7 @@ var errNotKept = errors.New("rootfs: not worked on in a batch")
 // openWithin opens a file in a batch, or reports false.
 func (f *Fs) openWithin(name string, flag int, perm os.FileMode) (afero.File, error, bool) {
 	var file handle
-	err, ok := f.within(name, "open", func(d *keptDir, base string) (err error) {
+	err, ok := f.within(name, "open", func(d *keptDir, base string, _ bool) (err error) {
 		file, err = d.open(base, flag, perm)
 		return err
 	})
@@ -296,9 +400,12 @@ func (f *Fs) linkWithin(oldname, newname string) (error, bool) {
 		return nil, false
 	}
 	newDir, newBase := filepath.Split(newRel)
-	err, ok := f.within(oldname, "link", func(d *keptDir, base string) error {
-		to, err := f.keptDirLocked(cleanpath.Clean(newDir))
-		if err != nil {
+	err, ok := f.within(oldname, "link", func(d *keptDir, base string, shared bool) error {
+		to, err := f.keptDirAs(cleanpath.Clean(newDir), shared)
+		switch {
+		case err == errExclusive:
+			return err
+		case err != nil:
 			return errNotKept
 		}
 		return d.link(base, to, newBase)
@@ -333,13 +440,18 @@ func (f *Fs) renameWithin(oldname, newname string, noReplace bool) (error, bool)
 		return nil, false
 	}
 	newDir, newBase := filepath.Split(newRel)
-	err, ok := f.within(oldname, "rename", func(d *keptDir, base string) error {
+	err, ok := f.within(oldname, "rename", func(d *keptDir, base string, shared bool) error {
 		to := d
 		if noReplace || filepath.Clean(newDir) != filepath.Dir(local(oldname)) {
 			var err error
-			if to, err = f.keptDirLocked(cleanpath.Clean(newDir)); err != nil {
+			if to, err = f.keptDirAs(cleanpath.Clean(newDir), shared); err == errExclusive {
+				return err
+			} else if err != nil {
 				return errNotKept
 			}
+		}
+		if shared && (f.kept.keeps(d, base) || f.kept.keeps(to, newBase)) {
+			return errExclusive // a directory kept under either name is elsewhere once renamed
 		}
 		var err error
 		switch {
@@ -350,7 +462,7 @@ func (f *Fs) renameWithin(oldname, newname string, noReplace bool) (error, bool)
 		default:
 			err = d.renameTo(base, to, newBase)
 		}
-		if err == nil {
+		if err == nil && !shared {
 			f.kept.forget(d, base) // a directory kept under either name is elsewhere now
 			f.kept.forget(to, newBase)
 		}

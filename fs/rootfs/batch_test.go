@@ -162,8 +162,8 @@ func TestBatchEndClosesAndNests(t *testing.T) {
 		t.Error("the outer batch lost its directories when the inner one ended")
 	}
 	outer()
-	if e.fsys.kept.dirs != nil || e.fsys.kept.depth != 0 {
-		t.Errorf("after the last batch: %d directories kept, depth %d", len(e.fsys.kept.dirs), e.fsys.kept.depth)
+	if e.fsys.kept.dirs != nil || e.fsys.kept.depth.Load() != 0 {
+		t.Errorf("after the last batch: %d directories kept, depth %d", len(e.fsys.kept.dirs), e.fsys.kept.depth.Load())
 	}
 	if b, err := afero.ReadFile(e.fsys, "a/b/f.txt"); err != nil || string(b) != "x" {
 		t.Errorf("ReadFile after the batch = %q, %v", b, err)

@@ -88,7 +88,7 @@ func (f *Fs) Create(name string) (afero.File, error) {
 // Mkdir creates the named directory, like [os.Root.Mkdir].
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	defer f.kept.made()
-	if err, ok := f.within(name, "mkdir", func(d *keptDir, base string) error { return d.root.Mkdir(base, perm) }); ok {
+	if err, ok := f.within(name, "mkdir", func(d *keptDir, base string, _ bool) error { return d.root.Mkdir(base, perm) }); ok {
 		return pathError(err, name)
 	}
 	return pathError(f.root.Mkdir(local(name), perm), name)
@@ -127,9 +127,12 @@ func (f *Fs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, erro
 // Remove removes the named file or empty directory, like [os.Root.Remove].
 // A symbolic link is removed itself, not its target.
 func (f *Fs) Remove(name string) error {
-	if err, ok := f.within(name, "remove", func(d *keptDir, base string) error {
+	if err, ok := f.within(name, "remove", func(d *keptDir, base string, shared bool) error {
+		if shared && f.kept.keeps(d, base) {
+			return errExclusive // a directory it keeps, to forget once removed
+		}
 		err := d.root.Remove(base)
-		if err == nil {
+		if err == nil && !shared {
 			f.kept.forget(d, base)
 		}
 		return err
@@ -161,7 +164,7 @@ func (f *Fs) Rename(oldname, newname string) error {
 // inside the root, like [os.Root.Stat].
 func (f *Fs) Stat(name string) (os.FileInfo, error) {
 	var fi os.FileInfo
-	if err, ok := f.within(name, "stat", func(d *keptDir, base string) (err error) { fi, err = d.root.Stat(base); return err }); ok {
+	if err, ok := f.within(name, "stat", func(d *keptDir, base string, _ bool) (err error) { fi, err = d.root.Stat(base); return err }); ok {
 		return fi, pathError(err, name)
 	}
 	fi, err := f.root.Stat(local(name))
@@ -170,7 +173,7 @@ func (f *Fs) Stat(name string) (os.FileInfo, error) {
 
 // Chmod changes the mode of the named file, like [os.Root.Chmod].
 func (f *Fs) Chmod(name string, mode os.FileMode) error {
-	if err, ok := f.within(name, "chmod", func(d *keptDir, base string) error { return d.root.Chmod(base, mode) }); ok {
+	if err, ok := f.within(name, "chmod", func(d *keptDir, base string, _ bool) error { return d.root.Chmod(base, mode) }); ok {
 		return pathError(err, name)
 	}
 	return pathError(f.root.Chmod(local(name), mode), name)
@@ -192,7 +195,7 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 // a final symbolic link, like [os.Root.Lstat]. The boolean is always true.
 func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 	var fi os.FileInfo
-	if err, ok := f.within(name, "lstat", func(d *keptDir, base string) (err error) { fi, err = d.root.Lstat(base); return err }); ok {
+	if err, ok := f.within(name, "lstat", func(d *keptDir, base string, _ bool) (err error) { fi, err = d.root.Lstat(base); return err }); ok {
 		return fi, true, pathError(err, name)
 	}
 	fi, err := f.root.Lstat(local(name))
