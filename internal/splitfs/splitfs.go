@@ -159,3 +159,19 @@ func renamed(err error, name string) error {
 	}
 	return err
 }
+
+// Concurrent reports whether fsys is known to be safe for use by several goroutines at
+// once: the operating system's, afero's in-memory one, one confined to an os.Root (as
+// fs/rootfs is, by its contract), and an FS both of whose sides are. Another afero.Fs
+// may keep state without a lock, so a caller that would share it keeps to one goroutine.
+func Concurrent(fsys afero.Fs) bool {
+	switch fsys := fsys.(type) {
+	case *FS:
+		return Concurrent(fsys.inside) && Concurrent(fsys.outside)
+	case *afero.OsFs, *afero.MemMapFs:
+		return true
+	case interface{ Root() *os.Root }:
+		return true
+	}
+	return false
+}

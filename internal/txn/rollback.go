@@ -83,7 +83,7 @@ func recoverable(inc *Incomplete) bool {
 func (tx *txn) rollback(cause error) error {
 	lost := map[string]string{}
 	tx.restoreWhere(lost, func(d *done) bool { return !d.before.Exists })
-	for _, t := range slices.Clone(tx.temps) {
+	for _, t := range tx.tempsLeft() {
 		tx.removeTemp(t.name)
 	}
 	for _, d := range slices.Backward(tx.dirs) {
@@ -92,10 +92,10 @@ func (tx *txn) rollback(cause error) error {
 		}
 	}
 	tx.restoreWhere(lost, func(d *done) bool { return d.before.Exists })
-	for _, t := range slices.Clone(tx.temps) {
+	for _, t := range tx.tempsLeft() {
 		tx.removeTemp(t.name)
 	}
-	for _, t := range tx.temps {
+	for _, t := range tx.tempsLeft() {
 		if cur := tx.read(t.name); cur.Exists || cur.Err != nil {
 			lost[tx.shown(t)] = reasonTemp
 		}

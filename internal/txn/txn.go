@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/applypatch/applypatch/internal/fence"
@@ -95,10 +96,11 @@ type txn struct {
 	root string
 	jr   *journal
 	// key seals the journal; fence classifies its names (nil in tests of the machinery).
-	key   []byte
-	fence *fence.Fence
-	dirs  []created // directories created, outermost first
-	temps []created // temporary files not yet renamed or removed
+	key       []byte
+	fence     *fence.Fence
+	dirs      []created           // directories created, outermost first
+	temps     map[string]madeTemp // temporary files not yet renamed or removed, by name
+	tempsMade int                 // temporary files made so far
 	// guard, when set, vets a step just before it runs; the fence re-resolves its path
 	// there, and returns what its walk found at the path's end (nil when nothing, or a
 	// link), which the baseline check then uses instead of a look of its own.
@@ -119,6 +121,12 @@ type txn struct {
 	// noExclusiveRename is set once the filesystem has refused a rename that refuses
 	// a name that exists (see placeNew): later creations link at once.
 	noExclusiveRename bool
+	// ahead writes temporary files ahead of the steps, where it runs; at is the index
+	// of the step running.
+	ahead *tempsAhead
+	at    int
+	// mu guards what the goroutine writing ahead shares: temps and inherits.
+	mu sync.Mutex
 }
 
 // run executes the plan as one transaction: the whole batch is checked
@@ -144,11 +152,15 @@ func (tx *txn) run(ctx context.Context) error {
 			panic(r)
 		}
 	}()
-	for _, st := range tx.plan {
+	tx.startAhead()
+	for i, st := range tx.plan {
+		tx.at = i
 		if err := tx.exec(ctx, st); err != nil {
+			tx.stopAhead()
 			return tx.abort(err)
 		}
 	}
+	tx.stopAhead()
 	if tx.cfg.BeforeFinal != nil {
 		tx.cfg.BeforeFinal()
 	}
@@ -183,6 +195,7 @@ func (tx *txn) finish() {
 // crash, for the next commit or recovery to finish it.
 func (tx *txn) abortPanicked(r any) {
 	defer func() { recover() }()
+	tx.stopAhead()
 	tx.abort(fmt.Errorf("a callback panicked: %v", r))
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,8 +71,11 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 	case Remove:
 		err = tx.fsys.Remove(st.Name)
 	case Write:
-		if err = tx.mkdirs(st); err == nil {
-			err = tx.replace(st, st.Body, st.Mode, st.owner, &d.inPlace, tx.stillAsRead(d))
+		err = tx.mkdirs(st)
+		tx.ahead.madeDirs(tx.at)
+		if err == nil {
+			name, werr := tx.ahead.temp(tx, tx.at)
+			err = tx.replaceBy(st, name, werr, st.Body, st.Mode, st.owner, &d.inPlace, tx.stillAsRead(d))
 		}
 	}
 	var linked *Linked
@@ -170,13 +174,20 @@ func tempPrefix(base string) string {
 // layers say EPERM, a cross-device link EXDEV) it rewrites the path in place and sets
 // *inPlace, so rollback knows a partial write may be its own.
 func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool, recheck func() error) error {
-	dir := cleanpath.Dir(st.Name)
+	name, err := tx.writeTemp(st, data, mode, own)
+	return tx.replaceBy(st, name, err, data, mode, own, inPlace, recheck)
+}
+
+// writeTemp creates the temporary file a step's new bytes go through, recorded for
+// rollback, and fills it with data, mode and owner. It returns the file's name ("" where
+// none was created) and what failed.
+func (tx *txn) writeTemp(st *Step, data Body, mode fs.FileMode, own filestate.Owner) (string, error) {
 	tmp, preset, err := tx.createTemp(st.Name, mode, own)
 	if err != nil {
-		return err
+		return "", err
 	}
-	t := created{name: tmp.Name(), st: st}
-	tx.temps = append(tx.temps, t)
+	name := tmp.Name()
+	tx.addTemp(created{name: name, st: st})
 	chmodded := preset
 	if preset {
 		err = writeClose(tmp, data, nil, tx.cfg.Sync)
@@ -184,8 +195,19 @@ func (tx *txn) replace(st *Step, data Body, mode fs.FileMode, own filestate.Owne
 		chmodded, err = fillWith(tmp, data, mode, own, tx.cfg.Sync)
 	}
 	if err == nil && !chmodded {
-		err = tx.setOwnerMode(t.name, mode, own)
+		err = tx.setOwnerMode(name, mode, own)
 	}
+	return name, err
+}
+
+// replaceBy is replace once the temporary file is written: name is the file ("" where
+// none was created) and err what failed in writing it.
+func (tx *txn) replaceBy(st *Step, name string, err error, data Body, mode fs.FileMode, own filestate.Owner, inPlace *bool, recheck func() error) error {
+	if name == "" {
+		return err
+	}
+	dir := cleanpath.Dir(st.Name)
+	t := created{name: name, st: st}
 	if err == nil && !st.Base.Exists {
 		if ok, err := tx.placeNew(st, t.name); ok {
 			if err == nil {
@@ -298,15 +320,23 @@ func umaskKeeps(mode fs.FileMode) bool {
 }
 
 // inheritsACL reports, once per directory and commit, whether files created in the host
-// directory dir take their permissions from its default ACL.
+// directory dir take their permissions from its default ACL; a directory that cannot be
+// asked yet is taken to, and asked again next time.
 func (tx *txn) inheritsACL(dir string) bool {
+	tx.mu.Lock()
 	inherits, ok := tx.inherits[dir]
-	if !ok {
-		inherits = hasDefaultACL(dir)
+	tx.mu.Unlock()
+	if ok {
+		return inherits
+	}
+	inherits, known := hasDefaultACL(dir)
+	if known {
+		tx.mu.Lock()
 		if tx.inherits == nil {
 			tx.inherits = map[string]bool{}
 		}
 		tx.inherits[dir] = inherits
+		tx.mu.Unlock()
 	}
 	return inherits
 }
@@ -393,5 +423,37 @@ func (tx *txn) removeTemp(name string) error {
 }
 
 func (tx *txn) forgetTemp(name string) {
-	tx.temps = slices.DeleteFunc(tx.temps, func(t created) bool { return t.name == name })
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	delete(tx.temps, name)
+}
+
+// addTemp records a temporary file, which rollback removes unless a step renames it.
+func (tx *txn) addTemp(t created) {
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	if tx.temps == nil {
+		tx.temps = map[string]madeTemp{}
+	}
+	tx.tempsMade++
+	tx.temps[t.name] = madeTemp{created: t, seq: tx.tempsMade}
+}
+
+// madeTemp is a temporary file not yet renamed or removed, and when it was made among
+// the commit's.
+type madeTemp struct {
+	created
+	seq int
+}
+
+// tempsLeft are the temporary files not yet renamed or removed, in the order made.
+func (tx *txn) tempsLeft() []created {
+	tx.mu.Lock()
+	left := slices.SortedFunc(maps.Values(tx.temps), func(a, b madeTemp) int { return a.seq - b.seq })
+	tx.mu.Unlock()
+	out := make([]created, len(left))
+	for i, t := range left {
+		out[i] = t.created
+	}
+	return out
 }
