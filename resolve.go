@@ -65,11 +65,14 @@ func resolveWith(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, pa
 		return nil, err
 	}
 	var errs []error
-	for _, c := range pr.changes {
+	ahead := pr.readAhead()
+	defer ahead.stop()
+	for i, c := range pr.changes {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		errs = append(errs, pr.prepare(c)...)
+		base, err := ahead.capture(pr, i)
+		errs = append(errs, pr.prepare(c, base, err)...)
 	}
 	if len(errs) == 0 {
 		errs = pr.checkOrder()
@@ -86,10 +89,10 @@ func belowFile(err error) bool {
 	return errors.Is(err, &FileError{Reason: FileParentNotDir})
 }
 
-// prepare captures a change's baselines, decodes and places its hunks.
-func (pr *Proposal) prepare(c *change) []error {
-	var err error
-	if c.Base, err = pr.captureEntry(c); err != nil {
+// prepare takes a change's baseline as captured (base, or the error of its capture),
+// captures a Move destination's, and decodes and places its hunks.
+func (pr *Proposal) prepare(c *change, base filestate.Baseline, err error) []error {
+	if c.Base = base; err != nil {
 		if c.Op.Kind != OpAdd || !belowFile(err) {
 			return []error{err}
 		}
@@ -217,12 +220,18 @@ func (pr *Proposal) decodeBase(c *change) (*lines.Text, *lines.Codec, error) {
 // the link itself (its target text, with fs.ModeSymlink in the mode), since that is what
 // is removed; otherwise what the path holds, links followed.
 func (pr *Proposal) captureEntry(c *change) (filestate.Baseline, error) {
+	return pr.captureInto(c, pr.read)
+}
+
+// captureInto is captureEntry keeping what the file said of itself in stamps.
+func (pr *Proposal) captureInto(c *change, stamps filestate.Stamps) (filestate.Baseline, error) {
 	if c.Op.Kind == OpDelete {
 		if st := filestate.ReadLink(pr.files(), c.name); st.Err == nil && st.Exists {
 			return filestate.Baseline{Exists: true, Mode: st.Mode, Bytes: st.Data}, nil
 		}
 	}
-	return pr.capture(c.name, c.Op.Path)
+	b, err := filestate.Capture(pr.files(), c.name, c.Op.Path, pr.opts.Limits.FileBytes, stamps)
+	return b, stateError(err)
 }
 
 // expectations resolves the snapshots the host expects (Options.Expected) to the names
