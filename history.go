@@ -47,7 +47,9 @@ type History struct {
 	workspace string
 
 	once  sync.Once
-	mark  sync.Once // the workspace file written, and the other histories swept
+	mark  sync.Once // the workspace file written
+	sweep sync.Once // the other histories' sweep started
+	swept chan struct{}
 	store *history.Store
 	err   error
 }
@@ -141,16 +143,14 @@ func (h *History) opened() (*history.Store, error) {
 }
 
 // writing is the store, opened to record a commit: a user history first writes which
-// workspace it belongs to and sweeps the histories of workspaces that are gone. A run
-// that only reads the history (a check, a listing) neither makes its directory nor
-// removes another's.
+// workspace it belongs to and sweeps the histories of workspaces that are gone (see
+// sweepStart). A run that only reads the history (a check, a listing) neither makes its
+// directory nor removes another's.
 func (h *History) writing() (*history.Store, error) {
 	s, err := h.opened()
 	if s != nil && h.workspace != "" {
-		h.mark.Do(func() {
-			h.markWorkspace()
-			sweepHistories(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
-		})
+		h.mark.Do(h.markWorkspace)
+		<-h.sweepStart()
 	}
 	return s, err
 }

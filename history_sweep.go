@@ -25,6 +25,27 @@ const goneFile = "gone"
 // tree moved away for a while, or on a disk not mounted, keeps it.
 const sweepGrace = 14 * 24 * time.Hour
 
+// sweepStart starts, once, the sweep of the histories beside a user history on a
+// goroutine of its own, and returns what is closed when it has ended (at once for a
+// history that is no user's). A commit that records starts it as it begins to write, so
+// that removing a gone workspace's files (a benchmark or a test makes one on every run)
+// overlaps the commit's own work instead of following it; the commit waits for it before
+// it returns, and never depends on it.
+func (h *History) sweepStart() <-chan struct{} {
+	h.sweep.Do(func() {
+		h.swept = make(chan struct{})
+		if h.workspace == "" {
+			close(h.swept)
+			return
+		}
+		go func() {
+			defer close(h.swept)
+			sweepHistories(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
+		}()
+	})
+	return h.swept
+}
+
 // sweepHistories removes user histories beside keep whose workspace is gone for good,
 // which can never be undone and would otherwise keep their files' bytes forever:
 //   - another directory is at its path (a tree deleted and made again, as a test or a
