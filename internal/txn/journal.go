@@ -268,23 +268,6 @@ func (j *journal) remove() error {
 	return err
 }
 
-// removeJournalDir removes a journal directory's files, then the directory.
-func removeJournalDir(fsys afero.Fs, dir string) error {
-	names, err := readDirNames(fsys, dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	for _, n := range names {
-		if err := fsys.Remove(cleanpath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	if err := fsys.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
 // plannedDirs are the directories the plan's writes may create, outermost first: each
 // missing parent, and each parent that is a file now (an earlier step removes it).
 func (tx *txn) plannedDirs() []string {
