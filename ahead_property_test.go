@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,10 +65,11 @@ func aheadPayload(r *rand.Rand, clean bool) string {
 }
 
 // TestAheadChangesNothing applies generated payloads of many files twice, to copies of
-// one tree: on an in-memory filesystem, where baselines are read and temporary files
-// written ahead on other goroutines, and through a filesystem the library must use from
-// one goroutine. Half the trees and payloads hold mistakes. The results, errors and
-// trees are the same (PERF5).
+// one tree, then undoes and redoes each change: on an in-memory filesystem, where
+// baselines are read, reversals worked out and temporary files written on other
+// goroutines too, and through a filesystem the library must use from one goroutine.
+// Half the trees and payloads hold mistakes. The results, errors and trees are the same
+// (PERF5, U2, U4).
 func TestAheadChangesNothing(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -82,8 +84,22 @@ func TestAheadChangesNothing(t *testing.T) {
 			if wrap {
 				target = oneGoroutineFs{fsys}
 			}
-			res, err := applypatch.Apply(context.Background(), target, payload, &applypatch.Options{Workspace: "/ws"})
+			opts := &applypatch.Options{Workspace: "/ws", History: applypatch.NewHistory(target, "/state/history")}
+			res, err := applypatch.Apply(context.Background(), target, payload, opts)
 			texts[i] = fmt.Sprintf("%v\n%s", err, res.Text())
+			for _, revert := range []func(context.Context, afero.Fs, *applypatch.Options) (*applypatch.Proposal, error){
+				applypatch.Undo, applypatch.Redo,
+			} {
+				if err != nil {
+					break
+				}
+				var pr *applypatch.Proposal
+				if pr, err = revert(context.Background(), target, opts); err == nil {
+					res, err = applypatch.Commit(context.Background(), pr)
+				}
+				texts[i] += fmt.Sprintf("\n%v\n%s", err, res.Text())
+			}
+			texts[i] = entryID.ReplaceAllString(texts[i], "the change")
 			trees[i] = dumpFs(t, fsys)
 		}
 		if texts[0] != texts[1] {
@@ -94,6 +110,9 @@ func TestAheadChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// entryID is how a result names a history entry, which differs between runs.
+var entryID = regexp.MustCompile(`the change [0-9a-f]+ of [-0-9]+ [:0-9]+`)
 
 // copyFs copies every file of src into a new in-memory filesystem.
 func copyFs(t *testing.T, src afero.Fs) afero.Fs {
@@ -112,11 +131,11 @@ func copyFs(t *testing.T, src afero.Fs) afero.Fs {
 	return dst
 }
 
-// dumpFs is every file of fsys with its mode and bytes.
+// dumpFs is every file of the workspace /ws in fsys with its mode and bytes.
 func dumpFs(t *testing.T, fsys afero.Fs) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	afero.Walk(fsys, "/", func(p string, fi os.FileInfo, err error) error {
+	afero.Walk(fsys, "/ws", func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			b, _ := afero.ReadFile(fsys, p)
 			out[p] = fmt.Sprintf("%v %q", fi.Mode(), b)

@@ -16,6 +16,7 @@ import (
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/prefault"
+	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
 // Undo returns the proposal that reverts the newest change the history in
@@ -110,7 +111,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		}
 	}
 	propose := func(holds holder) (*Proposal, error) {
-		p, restores, err := reversal(s, &e, undo, declared, holds, left)
+		p, restores, err := reversal(s, &e, undo, declared, holds, left, splitfs.Concurrent(opts.History.fsys))
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +212,7 @@ func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encodi
 // the other: from what the commit left to what it found (undo), or back (redo). Each
 // operation carries the bytes it expects and the bytes it restores.
 func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string), holds holder,
-	left map[string]bool) (*Patch, []*restoreSpec, error) {
+	left map[string]bool, concurrent bool) (*Patch, []*restoreSpec, error) {
 	files := slices.Clone(e.Files)
 	if undo {
 		slices.Reverse(files) // the last operation of the commit is undone first
@@ -226,33 +227,37 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 			sources[f.Name], moved[f.From] = byName[f.From], true
 		}
 	}
-	p := &Patch{}
-	var restores []*restoreSpec
+	var ts []*fileTransition
 	for _, f := range files {
 		if moved[f.Name] {
 			continue // the source of a Move goes with its destination
 		}
-		src, dst, from, to := f.Path, f.Path, f.After, f.Before
-		names := [2]string{f.Name, f.Name}
+		t := &fileTransition{path: f.Path, src: f.Path, dst: f.Path, from: f.After, to: f.Before, names: [2]string{f.Name, f.Name}}
 		if !undo {
-			from, to = f.Before, f.After
+			t.from, t.to = f.Before, f.After
 		}
 		if g, ok := sources[f.Name]; ok { // f is where the commit moved g
-			src, dst, from, to, names = f.Path, g.Path, f.After, g.Before, [2]string{f.Name, g.Name}
+			t.src, t.dst, t.from, t.to, t.names = f.Path, g.Path, f.After, g.Before, [2]string{f.Name, g.Name}
 			if !undo {
-				src, dst, from, to, names = g.Path, f.Path, g.Before, f.After, [2]string{g.Name, f.Name}
+				t.src, t.dst, t.from, t.to, t.names = g.Path, f.Path, g.Before, f.After, [2]string{g.Name, f.Name}
 			}
 		}
-		if left[names[0]] || left[names[1]] {
+		if left[t.names[0]] || left[t.names[1]] {
 			continue // the undo's review left it as it was: it holds the change still
 		}
-		enc, encName := declared(f.Name)
-		op, spec, err := transition(s, e, src, dst, from, to, enc, encName)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.Path, err)
+		t.enc, t.encName = declared(f.Name)
+		ts = append(ts, t)
+	}
+	transitions(s, e, ts, concurrent)
+	p := &Patch{}
+	var restores []*restoreSpec
+	for _, t := range ts {
+		op, spec, src, dst := t.op, t.spec, t.src, t.dst
+		if t.err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", t.path, t.err)
 		}
 		if spec != nil {
-			spec.names = names
+			spec.names = t.names
 		}
 		if op != nil && holds != nil && holds(dst, spec.to) && (src == dst || holds(src, nil)) {
 			continue // already as the revert would leave it: a part a review kept back, or put back by hand

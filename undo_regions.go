@@ -3,7 +3,9 @@ package applypatch
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"golang.org/x/text/encoding"
 
@@ -214,4 +216,43 @@ func transition(s *history.Store, e *history.Entry, src, dst string, from, to hi
 		return nil, nil, fmt.Errorf("the change differs only in its line endings or encoding, which hunks cannot express")
 	}
 	return op, spec, nil
+}
+
+// A fileTransition is one file's part of a reversal: the path it takes from one state to
+// the other, in the encoding declared for it, and the operation and restore that do it.
+type fileTransition struct {
+	path, src, dst string
+	from, to       history.State
+	names          [2]string
+	enc            encoding.Encoding
+	encName        string
+
+	op   *Operation
+	spec *restoreSpec
+	err  error
+}
+
+// transitionsSplitMin is the fewest files whose transitions are worth working out on
+// two goroutines.
+const transitionsSplitMin = 8
+
+// transitions works out each file's transition: its bytes read from the history,
+// decoded and split, its inverse hunks built. They do not depend on one another, so a
+// reversal of many files works them out on two goroutines where the store's filesystem
+// is safe for concurrent use (concurrent), each file's outcome kept in its place.
+func transitions(s *history.Store, e *history.Entry, ts []*fileTransition, concurrent bool) {
+	each := func(ts []*fileTransition) {
+		for _, t := range ts {
+			t.op, t.spec, t.err = transition(s, e, t.src, t.dst, t.from, t.to, t.enc, t.encName)
+		}
+	}
+	if len(ts) < transitionsSplitMin || runtime.GOMAXPROCS(0) < 2 || !concurrent || s.Loaded(e) != nil {
+		each(ts)
+		return
+	}
+	half := len(ts) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { each(ts[half:]) })
+	each(ts[:half])
+	wg.Wait()
 }

@@ -257,6 +257,16 @@ func (s *Store) Content(e *Entry, i int) ([]byte, error) {
 	return out, nil
 }
 
+// Loaded reads the contents an entry file holds, where they are not read yet: after
+// it, on a filesystem safe for concurrent use, Content may be asked from several
+// goroutines.
+func (s *Store) Loaded(e *Entry) error {
+	if e.data != nil || e.file == "" {
+		return nil
+	}
+	return s.load(e)
+}
+
 // load reads the contents of an entry: the bytes between its magic line and its JSON.
 func (s *Store) load(e *Entry) error {
 	var end int64
