@@ -46,7 +46,7 @@ func main() {
 		os.Exit(2)
 	}
 	defer closeWorkspace()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Undo a commit an earlier run left interrupted before the model sees any file.
 	r, err := applypatch.Recover(ctx, agent.Editor.FS, &agent.Editor.Options)

@@ -43,7 +43,7 @@ func main() {
 		os.Exit(2)
 	}
 	defer closeWorkspace()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := recoverWorkspace(ctx, agent.Tool, os.Stderr); err != nil {
 		log.Fatal(err)

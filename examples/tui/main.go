@@ -43,7 +43,7 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	rv, closeTerminal := terminalReviewer(os.Stdin, os.Stdout, openTTY)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, rv)
 	closeTerminal()

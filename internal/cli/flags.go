@@ -32,9 +32,9 @@ errors and hints. --check --diff also prints the unified diff the patch would ap
 
 While another applypatch commit holds the workspace, or a directory above it or below
 it, this one waits: it says so on standard error within a second, and gives up after
---lock-timeout with nothing written. SIGINT or SIGTERM ends the run with nothing of the
-patch written: a wait for the lock at once, a recovery once the workspace is repaired,
-a commit under way once it is rolled back.
+--lock-timeout with nothing written. SIGINT, SIGTERM or SIGHUP ends the run with nothing
+of the patch written: a wait for the lock at once, a recovery once the workspace is
+repaired, a commit under way once it is rolled back.
 
 Exit status: 0 applied (or a revision requested), 1 rejected with nothing written,
 2 usage error, 3 a failed commit whose rollback was incomplete.

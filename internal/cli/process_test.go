@@ -165,10 +165,10 @@ func TestKilledCommitRecovers(t *testing.T) {
 	t.Logf("30 kills: %v", counts)
 }
 
-// TestTerminatedCommitRollsBack sends SIGTERM, and SIGINT, to a real applypatch process
-// midway through a slowed commit, at 10 moments: it rolls back and exits 1 with the
-// usual result text on stdout, the tree at its baseline with nothing left behind (X11,
-// H5).
+// TestTerminatedCommitRollsBack sends SIGTERM, SIGINT and SIGHUP (a closed terminal) to
+// a real applypatch process midway through a slowed commit, at 10 moments: it rolls back
+// and exits 1 with the usual result text on stdout, the tree at its baseline with nothing
+// left behind (X11, H5).
 func TestTerminatedCommitRollsBack(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "base")
 	payload := crashTree(t, base)
@@ -186,7 +186,7 @@ func TestTerminatedCommitRollsBack(t *testing.T) {
 		// may not have done 100 ms after it started: wait for the commit's journal.
 		waitForJournal(t, ws)
 		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
-		sig := map[bool]os.Signal{true: syscall.SIGTERM, false: os.Interrupt}[i%2 == 0]
+		sig := []os.Signal{syscall.SIGTERM, os.Interrupt, syscall.SIGHUP}[i%3]
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		if code := cmd.ProcessState.ExitCode(); code != exitRejected {
