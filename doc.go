@@ -113,6 +113,14 @@
 // same files concurrently through other means during a commit (a change is detected and
 // left alone, but not prevented).
 //
+// On a filesystem known to be safe for concurrent use (the operating system's, afero's
+// in-memory one, fs/rootfs), a call that reads or writes many files uses a second
+// goroutine for part of the file-system work: a resolve reads the next files while it
+// places hunks in the ones before, a commit writes temporary files ahead of its steps.
+// Every check and every step's effect stays in payload order on the calling goroutine,
+// and no goroutine outlives the call. Any other afero.Fs, a host's own wrapper included,
+// is used from the calling goroutine alone.
+//
 // # Non-goals
 //
 // The package applies the patches coding agents write, and deliberately does no more:
