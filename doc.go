@@ -118,8 +118,9 @@
 // goroutine for part of the file-system work: a resolve reads the next files while it
 // places hunks in the ones before, a commit writes temporary files ahead of its steps.
 // Every check and every step's effect stays in payload order on the calling goroutine,
-// and no goroutine outlives the call. Any other afero.Fs, a host's own wrapper included,
-// is used from the calling goroutine alone.
+// and no goroutine outlives the call. A host whose options ask before each step (an
+// owner predicate, an editor's buffers) has no file written ahead of its answer. Any
+// other afero.Fs, a host's own wrapper included, is used from the calling goroutine alone.
 //
 // # Non-goals
 //

@@ -51,7 +51,10 @@ const (
 
 // startAhead starts writing the plan's temporary files ahead, where it can pay and is
 // safe: a journal names the files, the plan has enough writes, there is a second
-// processor, and the filesystem is known to be safe for concurrent use.
+// processor, the filesystem is known to be safe for concurrent use, and the host asks
+// nothing of each step (a host that asks, just before each step, whether it still owns
+// the file or whether an editor holds it unsaved, has no file written beside it before
+// it answers).
 func (tx *txn) startAhead() {
 	writes := 0
 	for _, st := range tx.plan {
@@ -59,7 +62,8 @@ func (tx *txn) startAhead() {
 			writes++
 		}
 	}
-	if tx.jr == nil || writes < aheadMin || runtime.GOMAXPROCS(0) < 2 || !splitfs.Concurrent(tx.fsys) {
+	asks := tx.cfg.Owns != nil || tx.cfg.Unsaved != nil
+	if tx.jr == nil || writes < aheadMin || asks || runtime.GOMAXPROCS(0) < 2 || !splitfs.Concurrent(tx.fsys) {
 		return
 	}
 	n := len(tx.plan)

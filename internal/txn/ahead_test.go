@@ -185,3 +185,43 @@ func waitForTemp(t *testing.T, st *Step) {
 	}
 	t.Errorf("no temporary file of %s was written ahead within 10 s", st.Path)
 }
+
+// TestAheadNotBeforeTheHostAnswers commits with a host that asks, before each step,
+// whether it still owns the file, and disowns one midway: when it is asked, no temporary
+// file of a later step has been written beside the files it has not answered for, and the
+// commit rolls back to the baseline (PERF5, X8).
+func TestAheadNotBeforeTheHostAnswers(t *testing.T) {
+	twoProcs(t)
+	root := t.TempDir()
+	plan := aheadPlan(t, root)
+	before := treeOf(t, root)
+	disowned := plan[6].Name
+	asked := map[string]int{}
+	cfg := aheadConfig(root, nil)
+	cfg.Owns = func(name string) bool {
+		if asked[name]++; asked[name] == 1 {
+			return true // the check of the whole batch, before the first write
+		}
+		if name != disowned {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond) // time for a goroutine writing ahead to show itself
+		for _, st := range plan[7:12] {   // the later files in a/, which exists
+			dir, base := filepath.Dir(st.Name), filepath.Base(st.Name)
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "."+base+".applypatch-") {
+					t.Errorf("the temporary file of %s was written before the host answered for %s", st.Path, plan[6].Path)
+				}
+			}
+		}
+		return false
+	}
+	var conflict *Conflict
+	if err := Run(context.Background(), plan, cfg); !errors.As(err, &conflict) || conflict.Reason != NotOwned {
+		t.Fatalf("Run = %v, want the disowned file refused", err)
+	}
+	if got := treeOf(t, root); !maps.Equal(got, before) {
+		t.Errorf("after the rollback the tree is\n%v\nwant\n%v", got, before)
+	}
+}
