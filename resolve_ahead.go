@@ -28,13 +28,18 @@ type readAhead struct {
 	wg    sync.WaitGroup
 }
 
-// captured is a change's baseline as read ahead, and the stamp its read kept.
+// captured is a change's baseline as read ahead, and the stamp its read kept; left is
+// set where the goroutine stopped short of it (a panic), and the resolve reads it.
 type captured struct {
 	base  filestate.Baseline
 	err   error
 	stamp filestate.Stamp
 	kept  bool
+	left  bool
 }
+
+// captureAhead is how the goroutine reads a baseline: captureInto, but for tests.
+var captureAhead = (*Proposal).captureInto
 
 // readAhead starts reading the proposal's baselines ahead, or returns nil where that
 // cannot pay or is not safe: few files to read, one processor, or a filesystem not known
@@ -58,15 +63,28 @@ func (pr *Proposal) readAhead() *readAhead {
 }
 
 // work reads the baselines in payload order, into a stamps map of its own, until all
-// are read or the read-ahead is stopped.
+// are read or the read-ahead is stopped. A panic leaves the baseline it happened on, and
+// those after, to the resolve, which reads them itself and meets it, if it comes again,
+// on the goroutine its caller can recover on.
 func (ra *readAhead) work(pr *Proposal) {
+	i := 0
+	defer func() {
+		if recover() != nil {
+			for ; i < len(ra.got); i++ {
+				if readsAhead(pr.changes[i]) {
+					ra.got[i].left = true
+					close(ra.ready[i])
+				}
+			}
+		}
+	}()
 	stamps := filestate.Stamps{}
-	for i := 0; i < len(ra.got) && !ra.quit.Load(); i++ {
+	for ; i < len(ra.got) && !ra.quit.Load(); i++ {
 		c, got := pr.changes[i], &ra.got[i]
 		if !readsAhead(c) {
 			continue
 		}
-		got.base, got.err = pr.captureInto(c, stamps)
+		got.base, got.err = captureAhead(pr, c, stamps)
 		got.stamp, got.kept = stamps[c.name]
 		delete(stamps, c.name)
 		close(ra.ready[i])
@@ -82,6 +100,9 @@ func (ra *readAhead) capture(pr *Proposal, i int) (filestate.Baseline, error) {
 	}
 	<-ra.ready[i]
 	got := &ra.got[i]
+	if got.left {
+		return pr.captureEntry(pr.changes[i])
+	}
 	if got.kept {
 		pr.read[pr.changes[i].name] = got.stamp
 	}

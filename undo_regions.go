@@ -250,9 +250,23 @@ func transitions(s *history.Store, e *history.Entry, ts []*fileTransition, concu
 		each(ts)
 		return
 	}
-	half := len(ts) / 2
+	inHalves(len(ts), func(lo, hi int) { each(ts[lo:hi]) })
+}
+
+// inHalves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
+// returns once both are done. A panic on the other goroutine is raised again on the
+// calling one, as it would have been had f run there: a caller that recovers from it
+// still can, and the process is not brought down from a goroutine it cannot reach.
+func inHalves(n int, f func(lo, hi int)) {
+	var panicked any
 	var wg sync.WaitGroup
-	wg.Go(func() { each(ts[half:]) })
-	each(ts[:half])
+	wg.Go(func() {
+		defer func() { panicked = recover() }()
+		f(n/2, n)
+	})
+	f(0, n/2)
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
 }
