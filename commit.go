@@ -116,7 +116,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	cfg.Keep = pr.keeper(plan, &kept, id)
 	var made []string
 	if pr.opts.History != nil && len(plan) > 0 {
-		defer func(swept <-chan struct{}) { <-swept }(pr.opts.History.sweepStart())
+		defer pr.opts.History.sweepStart()()
 	}
 	if pr.opts.History != nil && pr.reverts == nil && len(plan) > 0 {
 		cfg.Made = func(dirs []string) { made = dirs }

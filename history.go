@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/afero"
@@ -46,12 +47,13 @@ type History struct {
 	// written beside it so that a history whose workspace is gone can be swept.
 	workspace string
 
-	once  sync.Once
-	mark  sync.Once // the workspace file written
-	sweep sync.Once // the other histories' sweep started
-	swept chan struct{}
-	store *history.Store
-	err   error
+	once       sync.Once
+	mark       sync.Once // the workspace file written
+	sweep      sync.Once // the other histories' sweep started
+	swept      chan struct{}
+	sweepPanic atomic.Pointer[panicked]
+	store      *history.Store
+	err        error
 }
 
 // NewHistory returns the history kept in dir of fsys, created on the first commit. Give
@@ -150,7 +152,7 @@ func (h *History) writing() (*history.Store, error) {
 	s, err := h.opened()
 	if s != nil && h.workspace != "" {
 		h.mark.Do(h.markWorkspace)
-		<-h.sweepStart()
+		h.sweepStart()()
 	}
 	return s, err
 }

@@ -26,12 +26,13 @@ const goneFile = "gone"
 const sweepGrace = 14 * 24 * time.Hour
 
 // sweepStart starts, once, the sweep of the histories beside a user history on a
-// goroutine of its own, and returns what is closed when it has ended (at once for a
+// goroutine of its own, and returns the function that waits for it to end (at once for a
 // history that is no user's). A commit that records starts it as it begins to write, so
 // that removing a gone workspace's files (a benchmark or a test makes one on every run)
 // overlaps the commit's own work instead of following it; the commit waits for it before
-// it returns, and never depends on it.
-func (h *History) sweepStart() <-chan struct{} {
+// it becomes final and before it returns. A panic on the sweep's goroutine is raised
+// again by the first wait, on the commit's goroutine, where the sweep used to run.
+func (h *History) sweepStart() (wait func()) {
 	h.sweep.Do(func() {
 		h.swept = make(chan struct{})
 		if h.workspace == "" {
@@ -40,11 +41,23 @@ func (h *History) sweepStart() <-chan struct{} {
 		}
 		go func() {
 			defer close(h.swept)
-			sweepHistories(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
+			defer func() { h.sweepPanic.Store(&panicked{recover()}) }()
+			sweepAll(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
 		}()
 	})
-	return h.swept
+	return func() {
+		<-h.swept
+		if p := h.sweepPanic.Swap(nil); p != nil && p.value != nil {
+			panic(p.value)
+		}
+	}
 }
+
+// panicked holds what a goroutine recovered: nil when it ended without a panic.
+type panicked struct{ value any }
+
+// sweepAll is how a commit sweeps: sweepHistories, but for tests.
+var sweepAll = sweepHistories
 
 // sweepHistories removes user histories beside keep whose workspace is gone for good,
 // which can never be undone and would otherwise keep their files' bytes forever:
