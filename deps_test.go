@@ -41,13 +41,14 @@ var allowedImports = map[string][]string{
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs", "internal/sysstat"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
 	"internal/history":   {"internal/eintr", "internal/fserr"},
+	"internal/overlap":   {"internal/splitfs"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
-	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/show", "internal/splitfs",
-		"internal/sysstat", "internal/wslock"},
+	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",
+		"internal/splitfs", "internal/sysstat", "internal/wslock"},
 	// The facade.
 	"": {"internal/cleanpath", "internal/diff", "internal/dryrun", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
-		"internal/lines", "internal/match", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
+		"internal/lines", "internal/match", "internal/overlap", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/cleanpath", "internal/eintr", "internal/noreplace", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},

@@ -1,12 +1,11 @@
 package applypatch
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/applypatch/applypatch/internal/filestate"
-	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/overlap"
 )
 
 // aheadMin is the fewest files worth reading ahead: below it the goroutine costs more
@@ -51,7 +50,7 @@ func (pr *Proposal) readAhead() *readAhead {
 			reads++
 		}
 	}
-	if reads < aheadMin || runtime.GOMAXPROCS(0) < 2 || !splitfs.Concurrent(pr.files()) {
+	if !overlap.Worth(pr.files(), reads, aheadMin) {
 		return nil
 	}
 	ra := &readAhead{got: make([]captured, n), ready: make([]chan struct{}, n)}

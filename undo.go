@@ -16,7 +16,6 @@ import (
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/prefault"
-	"github.com/applypatch/applypatch/internal/splitfs"
 )
 
 // Undo returns the proposal that reverts the newest change the history in
@@ -111,7 +110,7 @@ func revert(ctx context.Context, fsys afero.Fs, opts *Options, undo bool) (*Prop
 		}
 	}
 	propose := func(holds holder) (*Proposal, error) {
-		p, restores, err := reversal(s, &e, undo, declared, holds, left, splitfs.Concurrent(opts.History.fsys))
+		p, restores, err := reversal(s, &e, undo, declared, holds, left, opts.History.fsys)
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +211,7 @@ func declaredBy(fsys afero.Fs, opts *Options) func(name string) (encoding.Encodi
 // the other: from what the commit left to what it found (undo), or back (redo). Each
 // operation carries the bytes it expects and the bytes it restores.
 func reversal(s *history.Store, e *history.Entry, undo bool, declared func(string) (encoding.Encoding, string), holds holder,
-	left map[string]bool, concurrent bool) (*Patch, []*restoreSpec, error) {
+	left map[string]bool, storeFs afero.Fs) (*Patch, []*restoreSpec, error) {
 	files := slices.Clone(e.Files)
 	if undo {
 		slices.Reverse(files) // the last operation of the commit is undone first
@@ -248,7 +247,7 @@ func reversal(s *history.Store, e *history.Entry, undo bool, declared func(strin
 		t.enc, t.encName = declared(f.Name)
 		ts = append(ts, t)
 	}
-	transitions(s, e, ts, concurrent)
+	transitions(s, e, ts, storeFs)
 	p := &Patch{}
 	var restores []*restoreSpec
 	for _, t := range ts {

@@ -3,15 +3,15 @@ package applypatch
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/spf13/afero"
 	"golang.org/x/text/encoding"
 
 	"github.com/applypatch/applypatch/internal/diff"
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
+	"github.com/applypatch/applypatch/internal/overlap"
 )
 
 // regionTransition is the Update (or Move) between an edited state and the content its
@@ -238,35 +238,17 @@ const transitionsSplitMin = 8
 
 // transitions works out each file's transition: its bytes read from the history,
 // decoded and split, its inverse hunks built. They do not depend on one another, so a
-// reversal of many files works them out on two goroutines where the store's filesystem
-// is safe for concurrent use (concurrent), each file's outcome kept in its place.
-func transitions(s *history.Store, e *history.Entry, ts []*fileTransition, concurrent bool) {
+// reversal of many files works them out on two goroutines where the store's filesystem,
+// storeFs, allows it (overlap.Worth), each file's outcome kept in its place.
+func transitions(s *history.Store, e *history.Entry, ts []*fileTransition, storeFs afero.Fs) {
 	each := func(ts []*fileTransition) {
 		for _, t := range ts {
 			t.op, t.spec, t.err = transition(s, e, t.src, t.dst, t.from, t.to, t.enc, t.encName)
 		}
 	}
-	if len(ts) < transitionsSplitMin || runtime.GOMAXPROCS(0) < 2 || !concurrent || s.Loaded(e) != nil {
+	if !overlap.Worth(storeFs, len(ts), transitionsSplitMin) || s.Loaded(e) != nil {
 		each(ts)
 		return
 	}
-	inHalves(len(ts), func(lo, hi int) { each(ts[lo:hi]) })
-}
-
-// inHalves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
-// returns once both are done. A panic on the other goroutine is raised again on the
-// calling one, as it would have been had f run there: a caller that recovers from it
-// still can, and the process is not brought down from a goroutine it cannot reach.
-func inHalves(n int, f func(lo, hi int)) {
-	var panicked any
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer func() { panicked = recover() }()
-		f(n/2, n)
-	})
-	f(0, n/2)
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
+	overlap.Halves(len(ts), func(lo, hi int) { each(ts[lo:hi]) })
 }

@@ -18,7 +18,7 @@ import (
 // another goroutine renames a directory away and makes one of that name again. Every
 // file ends with its last write, nothing is left behind, the files written after a
 // directory was made again land in the new one, and nothing is written outside the
-// root. Run it with -race: the batch is shared by the goroutines.
+// root. Run it with -race: the batch is shared by the goroutines (PERF5, F1).
 func TestBatchHeldConcurrent(t *testing.T) {
 	e := newEnv(t)
 	fsys, _ := heldBatch(t, e)

@@ -1,15 +1,11 @@
 package txn
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
-	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/overlap"
 )
 
 // aheadMin is the fewest write steps worth writing ahead: below it the goroutine costs
@@ -63,7 +59,7 @@ func (tx *txn) startAhead() {
 		}
 	}
 	asks := tx.cfg.Owns != nil || tx.cfg.Unsaved != nil
-	if tx.jr == nil || writes < aheadMin || asks || runtime.GOMAXPROCS(0) < 2 || !splitfs.Concurrent(tx.fsys) {
+	if tx.jr == nil || asks || !overlap.Worth(tx.fsys, writes, aheadMin) {
 		return
 	}
 	n := len(tx.plan)
@@ -96,7 +92,7 @@ func (ta *tempsAhead) work(tx *txn) {
 // it leaves the file to the step.
 func (ta *tempsAhead) prepare(tx *txn, i int, st *Step) string {
 	name, err := ta.write(tx, st)
-	if name == "" && missingDir(err) {
+	if name == "" && absent(err) {
 		select {
 		case <-ta.quit:
 			return ""
@@ -130,11 +126,6 @@ func (ta *tempsAhead) write(tx *txn, st *Step) (name string, err error) {
 		}
 	}()
 	return tx.writeTemp(st, st.Body, st.Mode, st.owner)
-}
-
-// missingDir reports an error of a file created in a directory that does not exist.
-func missingDir(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // madeDirs tells the goroutine that the step at index i has made its directories (or

@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"io/fs"
-	"runtime"
-	"sync"
 
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/cleanpath"
-	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/overlap"
 )
 
 // removeJournalDir removes a journal directory's files, then the directory.
@@ -30,8 +28,8 @@ func removeJournalDir(fsys afero.Fs, dir string) error {
 
 // removeNames removes the files names of dir, a name already gone included, and
 // returns the first failure. A journal of many files is removed by two goroutines where
-// the filesystem is safe for concurrent use and there is a second processor: removing
-// a backup often frees the replaced file's pages, which the two do side by side.
+// that is worth it (overlap.Worth): removing a backup often frees the replaced file's
+// pages, which the two do side by side.
 func removeNames(fsys afero.Fs, dir string, names []string) error {
 	remove := func(names []string) error {
 		for _, n := range names {
@@ -41,16 +39,18 @@ func removeNames(fsys afero.Fs, dir string, names []string) error {
 		}
 		return nil
 	}
-	if len(names) < removeSplitMin || runtime.GOMAXPROCS(0) < 2 || !splitfs.Concurrent(fsys) {
+	if !overlap.Worth(fsys, len(names), removeSplitMin) {
 		return remove(names)
 	}
-	half := len(names) / 2
-	var other error
-	var wg sync.WaitGroup
-	wg.Go(func() { other = remove(names[half:]) })
-	err := remove(names[:half])
-	wg.Wait()
-	return cmp.Or(err, other)
+	var head, tail error
+	overlap.Halves(len(names), func(lo, hi int) {
+		if err := remove(names[lo:hi]); lo == 0 {
+			head = err
+		} else {
+			tail = err
+		}
+	})
+	return cmp.Or(head, tail)
 }
 
 // removeSplitMin is the fewest files worth removing from two goroutines.

@@ -121,10 +121,8 @@ type txn struct {
 	// noExclusiveRename is set once the filesystem has refused a rename that refuses
 	// a name that exists (see placeNew): later creations link at once.
 	noExclusiveRename bool
-	// ahead writes temporary files ahead of the steps, where it runs; at is the index
-	// of the step running.
+	// ahead writes temporary files ahead of the steps, where it runs.
 	ahead *tempsAhead
-	at    int
 	// mu guards what the goroutine writing ahead shares: temps and inherits.
 	mu sync.Mutex
 }
@@ -153,9 +151,8 @@ func (tx *txn) run(ctx context.Context) error {
 		}
 	}()
 	tx.startAhead()
-	for i, st := range tx.plan {
-		tx.at = i
-		if err := tx.exec(ctx, st); err != nil {
+	for i := range tx.plan {
+		if err := tx.exec(ctx, i); err != nil {
 			tx.stopAhead()
 			return tx.abort(err)
 		}

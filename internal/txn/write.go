@@ -20,9 +20,10 @@ import (
 	"github.com/applypatch/applypatch/internal/sysstat"
 )
 
-// exec runs one step after checking, once more, the context, the fence, the owner,
-// the editor buffer and the path's state.
-func (tx *txn) exec(ctx context.Context, st *Step) error {
+// exec runs step i of the plan after checking, once more, the context, the fence, the
+// owner, the editor buffer and the path's state.
+func (tx *txn) exec(ctx context.Context, i int) error {
+	st := tx.plan[i]
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -70,9 +71,9 @@ func (tx *txn) exec(ctx context.Context, st *Step) error {
 		err = tx.fsys.Remove(st.Name)
 	case Write:
 		err = tx.mkdirs(st)
-		tx.ahead.madeDirs(tx.at)
+		tx.ahead.madeDirs(i)
 		if err == nil {
-			name, werr := tx.ahead.temp(tx, tx.at)
+			name, werr := tx.ahead.temp(tx, i)
 			err = tx.replaceBy(st, name, werr, st.Body, st.Mode, st.owner, &d.inPlace, tx.stillAsRead(d))
 		}
 	}

@@ -1,16 +1,16 @@
-package applypatch
+package overlap
 
 import (
 	"sync/atomic"
 	"testing"
 )
 
-// inHalves covers every index once, and a panic on its second goroutine reaches the
+// Halves covers every index once, and a panic on its second goroutine reaches the
 // caller, who can recover from it, instead of ending the process (PERF5).
-func TestInHalves(t *testing.T) {
+func TestHalves(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 9, 100} {
 		var seen [100]atomic.Int32
-		inHalves(n, func(lo, hi int) {
+		Halves(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				seen[i].Add(1)
 			}
@@ -23,7 +23,7 @@ func TestInHalves(t *testing.T) {
 	}
 	got := func() (r any) {
 		defer func() { r = recover() }()
-		inHalves(10, func(lo, hi int) {
+		Halves(10, func(lo, hi int) {
 			if lo > 0 {
 				panic("second half")
 			}
