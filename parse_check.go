@@ -197,9 +197,9 @@ func anchorProblem(a string) string {
 		return "an anchor holds a line break"
 	case strings.TrimRight(a, " \t") != a:
 		return fmt.Sprintf("the anchor %q ends with white space, which an '@@' line cannot hold", a)
-	case hintText().MatchString(a):
+	case isHint(a):
 		return fmt.Sprintf("the anchor %q reads as a line hint; set Hint instead", a)
-	case unifiedHeader().MatchString(a):
+	case unified(a) != nil:
 		return fmt.Sprintf("the anchor %q reads as a unified-diff hunk header", a)
 	}
 	return ""

@@ -196,14 +196,34 @@ func allLocators(hs []Hunk) bool {
 	return true
 }
 
-// hintText is a line hint: a positive integer without leading zeros.
-var hintText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]*$`) })
+// isHint reports whether s is a line hint: a positive integer without leading zeros.
+func isHint(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // unifiedHeader recognises a unified diff's "-a,b +c,d @@ TEXT" after the leading "@@ ":
-// the old start line, then the text after the closing "@@".
+// the old start line, then the text after the closing "@@". It is compiled on first use,
+// and unified reaches it only for text that begins as such a header does: most payloads
+// never need it, and a process that applies one payload spares the compilation.
 var unifiedHeader = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^-(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@(.*)$`)
 })
+
+// unified is unifiedHeader's submatches of s, nil where s is no such header.
+func unified(s string) []string {
+	if !strings.HasPrefix(s, "-") {
+		return nil
+	}
+	return unifiedHeader().FindStringSubmatch(s)
+}
 
 // hunkHeader reads "@@", "@@ ANCHOR" or "@@ N".
 // A unified-diff header ("@@ -12,5 +12,6 @@ TEXT") is read as a line hint for its old
@@ -212,12 +232,12 @@ func (p *parser) hunkHeader(l envelope.Line, m string) (h Hunk, numbered bool, e
 	h = Hunk{Line: l.N}
 	rest, _ := strings.CutPrefix(m, "@@")
 	rest = strings.TrimPrefix(rest, " ")
-	if u := unifiedHeader().FindStringSubmatch(rest); u != nil {
+	if u := unified(rest); u != nil {
 		if h.Hint, err = strconv.Atoi(u[1]); err != nil {
 			return h, true, p.errf(l, "the unified-diff line number is too large; write '@@' alone or '@@ TEXT' naming a line above the hunk")
 		}
 		h.Anchor = strings.TrimPrefix(u[2], " ")
-		if h.Anchor != "" && (hintText().MatchString(h.Anchor) || unifiedHeader().MatchString(h.Anchor)) {
+		if h.Anchor != "" && (isHint(h.Anchor) || unified(h.Anchor) != nil) {
 			return h, true, p.errf(l, "the text after the unified-diff header, %q, would read as a line hint or "+
 				"another header, not as the line above the hunk; drop it", h.Anchor)
 		}
@@ -225,7 +245,7 @@ func (p *parser) hunkHeader(l envelope.Line, m string) (h Hunk, numbered bool, e
 	}
 	switch {
 	case rest == "":
-	case hintText().MatchString(rest):
+	case isHint(rest):
 		n, err := strconv.Atoi(rest)
 		if err != nil {
 			return h, false, p.errf(l, "the line hint is too large; use '@@ N' with N a line number of the file, or drop the hint")

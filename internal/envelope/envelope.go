@@ -87,7 +87,9 @@ func trimBlank(lines []Line) []Line {
 }
 
 // heredocOpen matches the first line of a heredoc wrapper: optional "cat " or
-// "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form).
+// "apply_patch ", then <<WORD, <<'WORD', <<"WORD" (and the <<- form). Like every
+// pattern of the envelope, it is compiled on first use and asked only about a line that
+// holds what each of its matches must (here "<<"), so a payload sent bare compiles none.
 var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:(?:cat|apply_patch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 })
@@ -99,7 +101,10 @@ func unwrapHeredoc(lines []Line) ([]Line, error) {
 		return nil, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	first := lines[0]
-	m := heredocOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
+	var m []string
+	if strings.Contains(first.Text, "<<") {
+		m = heredocOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
+	}
 	if m == nil {
 		return lines, nil
 	}

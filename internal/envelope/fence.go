@@ -25,7 +25,10 @@ func unwrapFence(lines []Line) ([]Line, error) {
 		return lines, nil
 	}
 	first := lines[0]
-	m := fenceOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
+	var m []string
+	if t := strings.TrimSpace(first.Text); strings.HasPrefix(t, "```") {
+		m = fenceOpen().FindStringSubmatch(t)
+	}
 	if m == nil {
 		return lines, nil
 	}
