@@ -3,7 +3,6 @@ package history
 import (
 	"bufio"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -183,7 +182,7 @@ func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []by
 		off += cw.N
 	}
 	e.sumHeld()
-	body, err := json.Marshal(e)
+	body, err := appendEntry(make([]byte, 0, entrySize(e)), e)
 	if err != nil {
 		return 0, err
 	}
