@@ -114,9 +114,15 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	id := newEntryID() // the history entry's, when one is recorded
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept, id)
+	if pr.reverts != nil {
+		cfg.Keep = pr.spender()
+	}
 	var made []string
+	spent := func() {}
 	if pr.opts.History != nil && len(plan) > 0 {
 		defer pr.opts.History.sweepStart()()
+		spent = pr.opts.History.spentStart()
+		defer spent()
 	}
 	if pr.opts.History != nil && pr.reverts == nil && len(plan) > 0 {
 		cfg.Made = func(dirs []string) { made = dirs }
@@ -125,6 +131,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if pr.reverts != nil && len(plan) > 0 {
 		cfg.BeforeFinal = pr.noteRevert(plan)
 	}
+	cfg.BeforeFinal = before(spent, cfg.BeforeFinal)
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
 		pr.intended(id)
 		pr.dropRevertNote()

@@ -65,7 +65,9 @@ var sweepAll = sweepHistories
 //     benchmark does on every run): removed at once;
 //   - nothing is at its path, a file is, or a link to the directory moved elsewhere:
 //     marked, and removed once that has lasted sweepGrace; a workspace found again
-//     loses the mark.
+//     loses the mark;
+//   - it is there: the journal directories its undos and redos left spent are removed
+//     (its own next commit would remove them, but it may never come).
 //
 // A path that cannot be looked at (no permission) is left alone. A run checks at most
 // sweepBudget histories, chosen at random: each check costs a few system calls, and a
@@ -95,6 +97,7 @@ func sweepHistory(dir, id string, now time.Time) {
 	switch {
 	case err == nil && found == id:
 		os.Remove(mark) // there again, if it was missing
+		removeSpent(afero.NewOsFs(), dir)
 	case err == nil && !reachedBy(recorded, id):
 		os.RemoveAll(dir) // another directory took the path
 	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotDir):

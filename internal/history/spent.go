@@ -1,0 +1,44 @@
+package history
+
+import (
+	"errors"
+	"os"
+	"path"
+
+	"github.com/spf13/afero"
+)
+
+// spentName is the directory, in a store, of the journal directories that undos and
+// redos handed over once final (see SpentDir).
+const spentName = "spent"
+
+// SpentDir opens, making it where it is missing, the directory an undo's or a redo's
+// commit moves its journal directory into once it is final: the backups in it are of
+// no further use, and RemoveSpent removes them later, beside another commit's work,
+// rather than one by one before the undo returns. It refuses a store that is not on the
+// operating system's filesystem, where no such move can be made.
+func (s *Store) SpentDir() (*os.File, error) {
+	if _, ok := s.fs.(*afero.OsFs); !ok {
+		return nil, errors.ErrUnsupported
+	}
+	dir := path.Join(s.dir, spentName)
+	if err := EnsureDir(s.fs, dir); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(dir, openDir, 0)
+}
+
+// RemoveSpent removes, on fsys, what the spent directory of the store in dir holds. Each
+// directory there is a finished commit's, so any may go at any time; one moved in
+// meanwhile may stay, for the next time. A link or a file in the spent directory's place
+// is left alone.
+func RemoveSpent(fsys afero.Fs, dir string) {
+	spent := path.Join(dir, spentName)
+	list, err := dirEntries(fsys, spent)
+	if err != nil {
+		return
+	}
+	for _, d := range list {
+		fsys.RemoveAll(path.Join(spent, d.Name()))
+	}
+}
