@@ -33,13 +33,13 @@ func (pr *Proposal) spender() func(*txn.Kept) bool {
 }
 
 // spentStart removes, on a goroutine of its own, the journal directories earlier undos
-// and redos left in a user history's spent directory, and returns the function that
-// waits for it to end. A commit that writes starts it as it begins, so the removal
+// and redos left in a user history's spent directory, where it has one, and returns the
+// function that waits for it to end. A commit that writes starts it as it begins, so the removal
 // overlaps its own work, and waits for it before it becomes final and before it
 // returns. A panic on the goroutine is raised again by the first wait, on the commit's
 // goroutine, where a commit not yet final rolls back.
 func (h *History) spentStart() (wait func()) {
-	if h.workspace == "" {
+	if h.workspace == "" || !history.HasSpent(h.fsys, h.dir) {
 		return func() {}
 	}
 	done := make(chan struct{})

@@ -146,6 +146,9 @@ func TestSpentPanicReachesCaller(t *testing.T) {
 	}
 	h := NewHistory(afero.NewOsFs(), filepath.Join(t.TempDir(), "history", "0123456789abcdef0123456789abcdef"))
 	h.workspace = ws
+	if err := os.MkdirAll(filepath.Join(h.dir, "spent", "0123456789ab"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	got := func() (r any) {
 		defer func() { r = recover() }()
 		Apply(context.Background(), afero.NewOsFs(), patch("*** Update File: a.txt\n@@\n-a\n+b"), &Options{Workspace: ws, History: h})

@@ -28,6 +28,14 @@ func (s *Store) SpentDir() (*os.File, error) {
 	return os.OpenFile(dir, openDir, 0)
 }
 
+// HasSpent reports whether the store in dir, on fsys, has a spent directory, which
+// RemoveSpent would look into: most have none, and a commit need not start a goroutine
+// to find that out.
+func HasSpent(fsys afero.Fs, dir string) bool {
+	_, err := fsys.Stat(path.Join(dir, spentName))
+	return err == nil
+}
+
 // RemoveSpent removes, on fsys, what the spent directory of the store in dir holds. Each
 // directory there is a finished commit's, so any may go at any time; one moved in
 // meanwhile may stay, for the next time. A link or a file in the spent directory's place
