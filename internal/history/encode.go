@@ -40,7 +40,10 @@ func appendEntry(dst []byte, e *Entry) ([]byte, error) {
 // in fresh memory (the part of it never written is never touched, so never made
 // resident).
 func entrySize(e *Entry) int {
-	n := 256 + len(e.Workspace) + 48*len(e.Blobs)
+	n := 256 + len(e.Workspace)
+	for _, b := range e.Blobs {
+		n += 72 + len(b.File)
+	}
 	for _, m := range e.Made {
 		n += len(m) + 3
 	}
