@@ -38,8 +38,11 @@ import (
 // the history and the workspace share a filesystem, an entry keeps the baselines a commit
 // replaced as the very files, taken over from the commit's journal by one rename rather
 // than written again; a baseline with other hard links is written as bytes, since a write
-// through another name would change it. A History may be shared by the goroutines of a
-// process; commits of one workspace are serialised by its lock.
+// through another name would change it. A user's history ([UserHistory]) takes an undo's
+// or a redo's journal over the same way once it is final, and the workspace's next commit
+// removes it beside its own work, so the undo does not wait for its backups' removal. A
+// History may be shared by the goroutines of a process; commits of one workspace are
+// serialised by its lock.
 type History struct {
 	fsys afero.Fs
 	dir  string
