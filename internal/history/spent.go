@@ -36,10 +36,13 @@ func HasSpent(fsys afero.Fs, dir string) bool {
 	return err == nil
 }
 
-// RemoveSpent removes, on fsys, what the spent directory of the store in dir holds. Each
-// directory there is a finished commit's, so any may go at any time; one moved in
-// meanwhile may stay, for the next time. A link or a file in the spent directory's place
-// is left alone.
+// RemoveSpent removes, on fsys, what the spent directory of the store in dir holds, then
+// the directory itself once empty, so that HasSpent finds none until an undo hands one
+// over again (or where the move failed, as across filesystems, never). Each directory
+// there is a finished commit's, so any may go at any time; one moved in meanwhile may
+// stay, for the next time (a move into the directory just removed fails, and that undo
+// removes its journal itself). A link or a file in the spent directory's place is left
+// alone.
 func RemoveSpent(fsys afero.Fs, dir string) {
 	spent := path.Join(dir, spentName)
 	list, err := dirEntries(fsys, spent)
@@ -49,4 +52,5 @@ func RemoveSpent(fsys afero.Fs, dir string) {
 	for _, d := range list {
 		fsys.RemoveAll(path.Join(spent, d.Name()))
 	}
+	fsys.Remove(spent) // fails, and keeps it, if one was moved in meanwhile
 }
