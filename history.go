@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/afero"
@@ -50,13 +49,12 @@ type History struct {
 	// written beside it so that a history whose workspace is gone can be swept.
 	workspace string
 
-	once       sync.Once
-	mark       sync.Once // the workspace file written
-	sweep      sync.Once // the other histories' sweep started
-	swept      chan struct{}
-	sweepPanic atomic.Pointer[panicked]
-	store      *history.Store
-	err        error
+	once  sync.Once
+	mark  sync.Once // the workspace file written
+	sweep sync.Once // the other histories' sweep started
+	swept func()    // waits for it (see sweepStart)
+	store *history.Store
+	err   error
 }
 
 // NewHistory returns the history kept in dir of fsys, created on the first commit. Give

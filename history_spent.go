@@ -1,9 +1,8 @@
 package applypatch
 
 import (
-	"sync/atomic"
-
 	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/overlap"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -42,19 +41,7 @@ func (h *History) spentStart() (wait func()) {
 	if h.workspace == "" || !history.HasSpent(h.fsys, h.dir) {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var p atomic.Pointer[panicked]
-	go func() {
-		defer close(done)
-		defer func() { p.Store(&panicked{recover()}) }()
-		removeSpent(h.fsys, h.dir)
-	}()
-	return func() {
-		<-done
-		if q := p.Swap(nil); q != nil && q.value != nil {
-			panic(q.value)
-		}
-	}
+	return overlap.Start(func() { removeSpent(h.fsys, h.dir) })
 }
 
 // removeSpent is how a commit removes spent journal directories: history.RemoveSpent,

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/history"
+	"github.com/applypatch/applypatch/internal/overlap"
 )
 
 // workspaceFile names, in a user history's directory, the workspace it belongs to.
@@ -34,27 +35,13 @@ const sweepGrace = 14 * 24 * time.Hour
 // again by the first wait, on the commit's goroutine, where the sweep used to run.
 func (h *History) sweepStart() (wait func()) {
 	h.sweep.Do(func() {
-		h.swept = make(chan struct{})
-		if h.workspace == "" {
-			close(h.swept)
-			return
+		h.swept = func() {}
+		if h.workspace != "" {
+			h.swept = overlap.Start(func() { sweepAll(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now()) })
 		}
-		go func() {
-			defer close(h.swept)
-			defer func() { h.sweepPanic.Store(&panicked{recover()}) }()
-			sweepAll(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now())
-		}()
 	})
-	return func() {
-		<-h.swept
-		if p := h.sweepPanic.Swap(nil); p != nil && p.value != nil {
-			panic(p.value)
-		}
-	}
+	return h.swept
 }
-
-// panicked holds what a goroutine recovered: nil when it ended without a panic.
-type panicked struct{ value any }
 
 // sweepAll is how a commit sweeps: sweepHistories, but for tests.
 var sweepAll = sweepHistories

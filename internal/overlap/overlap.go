@@ -1,5 +1,5 @@
 // Package overlap decides when file-system work is worth sharing with a second
-// goroutine, and runs work in two halves. The work it serves is mostly system calls,
+// goroutine, and runs work beside the caller's: in two halves, or whole. The work it serves is mostly system calls,
 // which a second processor can make while the first makes others; it is shared only on a
 // filesystem known to be safe for concurrent use, so a host's own afero.Fs keeps to the
 // calling goroutine.
@@ -7,7 +7,7 @@ package overlap
 
 import (
 	"runtime"
-	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/afero"
 
@@ -23,18 +23,34 @@ func Worth(fsys afero.Fs, n, least int) bool {
 
 // Halves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
 // returns once both are done. A panic on the other goroutine is raised again on the
-// calling one, as it would have been had f run there: a caller that recovers from it
-// still can, and the process is not brought down from a goroutine it cannot reach.
+// calling one (see Start).
 func Halves(n int, f func(lo, hi int)) {
-	var panicked any
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer func() { panicked = recover() }()
-		f(n/2, n)
-	})
+	wait := Start(func() { f(n/2, n) })
 	f(0, n/2)
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
+	wait()
+}
+
+// Start runs f on a goroutine of its own and returns the function that waits for it to
+// end. A panic in f is raised again by the first wait, on the waiting goroutine, as it
+// would have been had f run there: a caller that recovers from it still can, and the
+// process is not brought down from a goroutine it cannot reach. Later waits, from any
+// goroutine, return once f has ended.
+func Start(f func()) (wait func()) {
+	done := make(chan struct{})
+	var panicked atomic.Pointer[any]
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				panicked.Store(&r)
+			}
+		}()
+		f()
+	}()
+	return func() {
+		<-done
+		if r := panicked.Swap(nil); r != nil {
+			panic(*r)
+		}
 	}
 }

@@ -34,3 +34,23 @@ func TestHalves(t *testing.T) {
 		t.Errorf("recovered %v, want the second half's panic", got)
 	}
 }
+
+// TestStart: wait returns once f has ended; a panic in f is raised by the first wait
+// alone, so a caller that recovers and waits again is not stopped twice.
+func TestStart(t *testing.T) {
+	var ran atomic.Bool
+	Start(func() { ran.Store(true) })()
+	if !ran.Load() {
+		t.Fatal("wait returned before f ended")
+	}
+	wait := Start(func() { panic("in f") })
+	got := func() (r any) {
+		defer func() { r = recover() }()
+		wait()
+		return nil
+	}()
+	if got != "in f" {
+		t.Fatalf("the first wait recovered %v, want f's panic", got)
+	}
+	wait() // the panic was raised once; this returns
+}
