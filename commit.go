@@ -114,9 +114,6 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	id := newEntryID() // the history entry's, when one is recorded
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept, id)
-	if pr.reverts != nil {
-		cfg.Keep = pr.spender()
-	}
 	var made []string
 	spent := func() {}
 	if pr.opts.History != nil && len(plan) > 0 {

@@ -66,9 +66,13 @@ type keptBaselines struct {
 // records one: the directory's backups are the baselines the entry keeps, so a history
 // on the same filesystem as the workspace takes them by one rename rather than writing
 // their bytes again. Where the directory cannot be moved, the commit removes it and the
-// entry holds the baselines' bytes itself. *kept says what was taken.
+// entry holds the baselines' bytes itself. *kept says what was taken. An undo's or a
+// redo's journal is offered to its history's spent directory instead (see spender).
 func (pr *Proposal) keeper(plan []*txn.Step, kept **keptBaselines, id string) func(*txn.Kept) bool {
-	if pr.reverts != nil || pr.opts.History == nil {
+	if pr.reverts != nil {
+		return pr.spender()
+	}
+	if pr.opts.History == nil {
 		return nil
 	}
 	return func(k *txn.Kept) bool {
