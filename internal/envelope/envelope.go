@@ -94,6 +94,14 @@ var heredocOpen = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(?:(?:cat|apply_patch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)(['"]?)$`)
 })
 
+// opensHeredoc is heredocOpen's submatches of a line, nil where it opens no heredoc.
+func opensHeredoc(text string) []string {
+	if !strings.Contains(text, "<<") {
+		return nil
+	}
+	return heredocOpen().FindStringSubmatch(strings.TrimSpace(text))
+}
+
 // unwrapHeredoc strips a shell heredoc wrapper.
 func unwrapHeredoc(lines []Line) ([]Line, error) {
 	lines = trimBlank(lines)
@@ -101,10 +109,7 @@ func unwrapHeredoc(lines []Line) ([]Line, error) {
 		return nil, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	first := lines[0]
-	var m []string
-	if strings.Contains(first.Text, "<<") {
-		m = heredocOpen().FindStringSubmatch(strings.TrimSpace(first.Text))
-	}
+	m := opensHeredoc(first.Text)
 	if m == nil {
 		return lines, nil
 	}

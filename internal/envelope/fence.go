@@ -14,6 +14,14 @@ var fenceOpen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // fenceClose is a closing fence: backticks only.
 var fenceClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^`{3,}$") })
 
+// opensFence is fenceOpen's submatches of a line, nil where it opens no fence.
+func opensFence(text string) []string {
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "```") {
+		return fenceOpen().FindStringSubmatch(t)
+	}
+	return nil
+}
+
 // unwrapFence strips a Markdown code fence around the envelope: the fence line
 // directly before "*** Begin Patch" and a closing fence, at least as long, directly after
 // "*** End Patch", blank lines aside. Anything else is left for unwrap to refuse; a
@@ -25,10 +33,7 @@ func unwrapFence(lines []Line) ([]Line, error) {
 		return lines, nil
 	}
 	first := lines[0]
-	var m []string
-	if t := strings.TrimSpace(first.Text); strings.HasPrefix(t, "```") {
-		m = fenceOpen().FindStringSubmatch(t)
-	}
+	m := opensFence(first.Text)
 	if m == nil {
 		return lines, nil
 	}
