@@ -135,19 +135,11 @@ func BenchmarkEncodeEntry(b *testing.B) {
 		ops := []Op{{Kind: ' '}, {Kind: ' '}, {Kind: ' '}, {Kind: '-'}, {Kind: '+', Text: "\tx = x*" + strconv.Itoa(i) + " + 1 // changed"}, {Kind: ' '}, {Kind: ' '}}
 		big.Files[0].After.Edit = append(big.Files[0].After.Edit, Region{Start: i * 100, End: i*100 + 6, Ops: ops})
 	}
-	var many Entry
-	for i := range 2000 {
-		name := "pkg" + strconv.Itoa(i/100) + "/file" + strconv.Itoa(i) + ".go"
-		many.Files = append(many.Files, File{Path: name, Name: name,
-			Before: State{Exists: true, Mode: 0o644, Size: 3870, CRC: 4069313835, Blob: i},
-			After: State{Exists: true, Mode: 0o644, Size: 3874, CRC: 2577812371, Blob: -1, Base: i,
-				Edit: []Region{{Start: 9, End: 10, Ops: []Op{{Kind: '-'}, {Kind: '+', Text: "\tx = x*1 + 64 // f0 l9 + 1"}}}}}})
-		many.Blobs = append(many.Blobs, Blob{Len: 3870, CRC: 4069313835, File: "b" + strconv.Itoa(i)})
-	}
+	many := manyfilesEntry()
 	for _, w := range []struct {
 		name string
 		e    *Entry
-	}{{"bigfile", &big}, {"manyfiles", &many}} {
+	}{{"bigfile", &big}, {"manyfiles", many}} {
 		b.Run(w.name+"/append", func(b *testing.B) {
 			for b.Loop() {
 				appendEntry(make([]byte, 0, entrySize(w.e)), w.e)
