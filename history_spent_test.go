@@ -88,6 +88,43 @@ func TestUndoHandsItsJournalToTheHistory(t *testing.T) {
 	}
 }
 
+// X11, U2: a journal handed to the history's spent directory is a finished commit's,
+// and recovery never acts on it: after the undo, Recover finds nothing to do, and the
+// files stay as the undo left them.
+func TestRecoverLeavesSpentJournals(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ctx, fsys, ws := context.Background(), afero.NewOsFs(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := UserHistory(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{Workspace: ws, History: h}
+	if _, err := Apply(ctx, fsys, patch("*** Update File: a.txt\n@@\n-one\n+two"), opts); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := Undo(ctx, fsys, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Commit(ctx, pr); err != nil {
+		t.Fatal(err)
+	}
+	if len(spentDirs(t, h)) != 1 {
+		t.Fatalf("the spent directory holds %v, want the undo's journal", spentDirs(t, h))
+	}
+	r, err := Recover(ctx, fsys, opts)
+	if err != nil || r.String() != "" {
+		t.Errorf("Recover = %q, %v; want nothing to recover", r.String(), err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "one\n" {
+		t.Errorf("a.txt = %q after recovery, want the undo's %q", b, "one\n")
+	}
+	noJournal(t, ws)
+}
+
 // U2, PERF5: where the history cannot take the journal directory (not on the operating
 // system's filesystem), an undo removes it before it returns, as before.
 func TestUndoRemovesItsJournalElsewhere(t *testing.T) {
