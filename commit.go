@@ -129,12 +129,15 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		cfg.BeforeFinal = pr.noteRevert(plan)
 	}
 	cfg.BeforeFinal = before(spent, cfg.BeforeFinal)
+	ahead := pr.resultAhead()
+	defer ahead.wait() // also when a host's callback panics midway
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
+		ahead.wait()
 		pr.intended(id)
 		pr.dropRevertNote()
 		return withRecovery(errorResult(err), rec), err
 	}
-	res := withRecovery(pr.result(), rec)
+	res := withRecovery(ahead.take(pr), rec)
 	pr.recordHistory(plan, res, kept, made, id)
 	pr.refreshBuffers(plan, res)
 	return res, nil
