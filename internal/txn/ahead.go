@@ -9,8 +9,13 @@ import (
 )
 
 // aheadMin is the fewest write steps worth writing ahead: below it the goroutine costs
-// more than the writes it overlaps.
-const aheadMin = 8
+// more than the writes it overlaps. aheadBytes is the fewest bytes worth writing ahead
+// however few the steps: a large file's write then overlaps the check of the file just
+// before it, which may read as many bytes again.
+const (
+	aheadMin   = 8
+	aheadBytes = 1 << 20
+)
 
 // A tempsAhead writes the new bytes of a plan's write steps into their temporary files
 // in a goroutine, in plan order, while the transaction's own goroutine checks and
@@ -46,20 +51,24 @@ const (
 )
 
 // startAhead starts writing the plan's temporary files ahead, where it can pay and is
-// safe: a journal names the files, the plan has enough writes, there is a second
-// processor, the filesystem is known to be safe for concurrent use, and the host asks
-// nothing of each step (a host that asks, just before each step, whether it still owns
-// the file or whether an editor holds it unsaved, has no file written beside it before
-// it answers).
+// safe: a journal names the files, the plan has enough writes or enough bytes to write,
+// there is a second processor, the filesystem is known to be safe for concurrent use,
+// and the host asks nothing of each step (a host that asks, just before each step,
+// whether it still owns the file or whether an editor holds it unsaved, has no file
+// written beside it before it answers). The journal has summed what each step writes,
+// so the sizes cost nothing here.
 func (tx *txn) startAhead() {
-	writes := 0
+	writes, size := 0, int64(0)
 	for _, st := range tx.plan {
 		if st.Op == Write {
 			writes++
+			n, _ := st.Written()
+			size += n
 		}
 	}
 	asks := tx.cfg.Owns != nil || tx.cfg.Unsaved != nil
-	if tx.jr == nil || asks || !overlap.Worth(tx.fsys, writes, aheadMin) {
+	worth := overlap.Worth(tx.fsys, writes, aheadMin) || overlap.Worth(tx.fsys, int(min(size, aheadBytes)), aheadBytes)
+	if tx.jr == nil || asks || !worth {
 		return
 	}
 	n := len(tx.plan)

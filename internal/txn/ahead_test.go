@@ -225,3 +225,45 @@ func TestAheadNotBeforeTheHostAnswers(t *testing.T) {
 		t.Errorf("after the rollback the tree is\n%v\nwant\n%v", got, before)
 	}
 }
+
+// TestAheadOneLargeFile commits one file of aheadBytes: however few the steps, its
+// temporary file is written ahead, while the step checks the file it replaces (the
+// guard sees it appear). The commit lands it; a check that fails then leaves the tree
+// as it was, with no temporary file (PERF5, X2, X5).
+func TestAheadOneLargeFile(t *testing.T) {
+	twoProcs(t)
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fails=%v", fails), func(t *testing.T) {
+			root := t.TempDir()
+			name := filepath.Join(root, "big.txt")
+			old := []byte("old\n")
+			if err := os.WriteFile(name, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			body := heldBytes(strings.Repeat("new line\n", aheadBytes/9+1))
+			st := &Step{Op: Write, Name: name, Path: "big.txt", Mode: 0o644, Body: body,
+				Base: filestate.Baseline{Exists: true, Mode: 0o644, Bytes: old}}
+			before := treeOf(t, root)
+			guard := func(st *Step) (fs.FileInfo, error) {
+				waitForTemp(t, st)
+				if fails {
+					return nil, &Conflict{Reason: Changed, Paths: []string{st.Path}}
+				}
+				return nil, nil
+			}
+			err := Run(context.Background(), []*Step{st}, aheadConfig(root, guard))
+			want := map[string]string{"big.txt": string(body)}
+			if fails {
+				want = before
+				if err == nil {
+					t.Fatal("the commit succeeded")
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got := treeOf(t, root); !maps.Equal(got, want) {
+				t.Errorf("the tree holds %d files (%v), want %d", len(got), slices.Sorted(maps.Keys(got)), len(want))
+			}
+		})
+	}
+}
