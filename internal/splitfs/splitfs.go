@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -57,12 +58,22 @@ func Within(root, name string) (string, bool) {
 			return rest, true
 		}
 	}
+	if !foldsCase && filepath.IsAbs(root) && filepath.IsAbs(name) && cleanpath.IsClean(root) && cleanpath.IsClean(name) {
+		// Two clean absolute names: name lies in root only as spelled, which it is not.
+		// Most names a commit classifies are asked about against directories they lie
+		// outside (the history's, the state's), and Rel would build a "../" name for each.
+		return "", false
+	}
 	rel, err := filepath.Rel(root, name)
 	if err != nil || !filepath.IsLocal(rel) {
 		return "", false
 	}
 	return rel, true
 }
+
+// foldsCase is whether filepath.Rel matches names without regard to case, as it does on
+// Windows: there a name spelled otherwise than its root may still lie in it.
+const foldsCase = runtime.GOOS == "windows"
 
 // Route returns the filesystem that holds name and the name it knows it by.
 func (s *FS) Route(name string) (afero.Fs, string) {

@@ -39,13 +39,16 @@ func TestWithin(t *testing.T) {
 	}
 }
 
-// TestWithinAgreesWithRel: F2. The fast path for a name spelled below its root answers
-// exactly as the definition by filepath.Rel does, at the filesystem's root, on separator
-// boundaries and for names that are not clean.
+// TestWithinAgreesWithRel: F2, PERF5. The fast paths, for a name spelled below its root
+// and for two clean absolute names that are not, answer exactly as the definition by
+// filepath.Rel does: at the filesystem's root, on separator boundaries, for names that
+// are not clean, and for relative ones.
 func TestWithinAgreesWithRel(t *testing.T) {
-	roots := []string{"/", "/w", "/w/proj", "/w/proj/", "/w/.", "/w/..", "/w/./proj", "/w//proj"}
+	roots := []string{"/", "/w", "/w/proj", "/w/proj/", "/w/.", "/w/..", "/w/./proj", "/w//proj",
+		".", "w", "w/proj", "../w"}
 	names := []string{"/", "/w", "/w/proj", "/w/proj/a", "/w/proj/a/b.go", "/w/proj-x", "/w/projx/a",
-		"/w/proj/../proj/a", "/w/proj/./a", "/w/proj//a", "/etc/passwd", "/w/pro", "/w/.x", "/w/..x/a", "/w/.proj"}
+		"/w/proj/../proj/a", "/w/proj/./a", "/w/proj//a", "/etc/passwd", "/w/pro", "/w/.x", "/w/..x/a", "/w/.proj",
+		".", "a", "w/proj/a", "w/projx", "../w/a", "w/../w/proj/a"}
 	for _, r := range roots {
 		for _, n := range names {
 			root, name := filepath.FromSlash(r), filepath.FromSlash(n)
