@@ -15,11 +15,7 @@ import (
 // is held once (its baseline), not twice. Deriving is a copy of the kept runs of lines
 // and the inserted lines: it costs about as much as reading the bytes would.
 type content struct {
-	held []byte // the bytes, when neither lines nor t is set
-	// lines are an Add's lines, when isAdd: the file is each line and a newline, written
-	// from the payload's text rather than held as bytes a second time.
-	lines []string
-	isAdd bool
+	held []byte // the bytes, when t is not set
 	// t is the baseline's text with the regions applied after the byte-order mark bom.
 	t    *lines.Text
 	regs []region
@@ -29,20 +25,12 @@ type content struct {
 // heldContent is content of bytes held in memory.
 func heldContent(b []byte) *content { return &content{held: b} }
 
-// addedContent is an Add's content: each of its lines and a newline.
-func addedContent(lines []string) *content { return &content{lines: lines, isAdd: true} }
-
 // buffered reports whether the content is derived as it is written, in pieces worth
 // gathering into large writes, rather than held.
-func (c *content) buffered() bool { return c.t != nil || c.isAdd }
+func (c *content) buffered() bool { return c.t != nil }
 
 // size is, for a derived content, about the bytes it writes.
-func (c *content) size() int {
-	if c.isAdd {
-		return addSize(c.lines)
-	}
-	return c.t.Len() + len(c.bom)
-}
+func (c *content) size() int { return c.t.Len() + len(c.bom) }
 
 // writeBuffer is the most a derived content is buffered before it is written: a few
 // large writes, not one a run of lines.
@@ -82,29 +70,11 @@ var (
 )
 
 // Emit writes the content to w in the pieces it is derived in, unbuffered: for a
-// writer that makes no system call, such as the journal's checksum of a step. An Add's
-// lines, pieces too small to be worth a call each, are gathered as WriteOut does.
-func (c *content) Emit(w io.Writer) error {
-	if c.isAdd {
-		return c.WriteOut(w)
-	}
-	return c.emit(w)
-}
+// writer that makes no system call, such as the journal's checksum of a step.
+func (c *content) Emit(w io.Writer) error { return c.emit(w) }
 
-// emit writes the content to w as it is derived: an Add's lines one piece at a time,
-// so w is buffered.
+// emit writes the content to w as it is derived.
 func (c *content) emit(w io.Writer) error {
-	if c.isAdd {
-		for _, l := range c.lines {
-			if _, err := io.WriteString(w, l); err != nil {
-				return err
-			}
-			if _, err := w.Write(newline); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	if c.t == nil {
 		_, err := w.Write(c.held)
 		return err
@@ -117,9 +87,6 @@ func (c *content) emit(w io.Writer) error {
 
 // Equal reports whether the content is exactly b.
 func (c *content) Equal(b []byte) bool {
-	if c.isAdd {
-		return linesMatch(c.lines, b, false)
-	}
 	if c.t == nil {
 		return bytes.Equal(c.held, b)
 	}
@@ -130,32 +97,12 @@ func (c *content) Equal(b []byte) bool {
 // HasPrefix reports whether b is a prefix of the content: what a write cut short may
 // have left.
 func (c *content) HasPrefix(b []byte) bool {
-	if c.isAdd {
-		return linesMatch(c.lines, b, true)
-	}
 	if c.t == nil {
 		return bytes.HasPrefix(c.held, b)
 	}
 	cmp := &comparer{want: b, prefix: true}
 	err := c.emit(cmp)
 	return (err == nil || errors.Is(err, errCompared)) && cmp.off == len(b)
-}
-
-var newline = []byte{'\n'}
-
-// linesMatch reports whether b is the lines, each and a newline, or, with prefix, the
-// start of them.
-func linesMatch(lines []string, b []byte, prefix bool) bool {
-	for _, l := range lines {
-		if prefix && len(b) <= len(l) {
-			return l[:len(b)] == string(b)
-		}
-		if len(b) <= len(l) || l != string(b[:len(l)]) || b[len(l)] != '\n' {
-			return false
-		}
-		b = b[len(l)+1:]
-	}
-	return len(b) == 0
 }
 
 // errCompared stops a comparison: a difference was found, or, for a prefix, every byte

@@ -52,14 +52,16 @@ func (c *change) derive() ([]byte, error) {
 }
 
 // content is the change's result for a write step. An Update of a UTF-8 text is derived
-// from its baseline as it is written, so the commit holds the file once, and an Add of
-// one from its lines; any other result is derived and held. Refusals are derive's.
+// from its baseline as it is written, so the commit holds the file once; any other
+// result is derived and held, an Add's joined from its lines once, so that its journal
+// sum, its temporary file and its history entry each take the bytes whole. Refusals
+// are derive's.
 func (c *change) content() (*content, error) {
 	if b, ok := c.restored(); ok {
 		return heldContent(b), nil
 	}
 	if c.Op.Kind == OpAdd && c.codec == nil {
-		return addedContent(c.Op.Lines), nil
+		return heldContent(addContent(c.Op.Lines)), nil
 	}
 	sel := c.selectedHunks()
 	if c.whole || c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||

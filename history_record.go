@@ -289,12 +289,8 @@ func (r *recording) blob(b []byte) int {
 func (r *recording) written(st *txn.Step) history.State {
 	c, ok := st.Body.(*content)
 	switch {
-	case ok && c.isAdd: // an Add's lines, written out with the entry
-		size, crc := st.Written()
-		r.contents = append(r.contents, c)
-		return history.State{Exists: true, Mode: st.Mode, Size: size, CRC: crc, Blob: len(r.contents) - 1}
 	case ok && c.t == nil:
-		return r.held(st.Mode, c.held) // the bytes written, kept without a copy
+		return r.held(st.Mode, c.held) // the bytes written (an Add's among them), kept without a copy
 	case !ok:
 		var b bytes.Buffer
 		st.Body.WriteOut(&b)
