@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -71,7 +72,20 @@ type Fence struct {
 	files afero.Fs
 	// fsys is the host's Fs, which resolves names; wfs is the configuration's WorkspaceFs.
 	fsys, wfs afero.Fs
+	// classes remembers ClassOf's answers (classKey → classAnswer): a function of its two
+	// names and of what New fixed, asked about each path of a commit when it is resolved
+	// and again when the commit's journal records it.
+	classes sync.Map
 }
+
+// A classKey is what ClassOf is asked; a classAnswer what it answered.
+type (
+	classKey    struct{ authored, name string }
+	classAnswer struct {
+		class   Class
+		outside bool
+	}
+)
 
 // New checks the configuration's patterns and resolves the workspace root.
 func New(fsys afero.Fs, c Config) (*Fence, error) {
@@ -167,6 +181,17 @@ func (f *Fence) resolve(authored string, entry bool) (pathwalk.Resolution, error
 // path into another .git escapes them. It also reports whether the name lies
 // outside the workspace, which a protected path may do as well.
 func (f *Fence) ClassOf(authored, name string) (Class, bool) {
+	k := classKey{authored, name}
+	if a, ok := f.classes.Load(k); ok {
+		return a.(classAnswer).class, a.(classAnswer).outside
+	}
+	class, outside := f.classOf(authored, name)
+	f.classes.Store(k, classAnswer{class, outside})
+	return class, outside
+}
+
+// classOf is ClassOf, worked out.
+func (f *Fence) classOf(authored, name string) (Class, bool) {
 	lexical := cleanpath.Clean(authored)
 	if !pathwalk.Rooted(authored) {
 		lexical = cleanpath.Join(f.root, authored)
