@@ -12,9 +12,12 @@ import (
 const resultAheadMin = 64
 
 // A resultAhead is the result of a commit, built on a goroutine of its own while the
-// commit runs, where a second processor can build it and it is large enough to pay.
-// The result reads the proposal alone, which a commit does not change: built during the
-// commit's writes or after them, it is the same.
+// commit runs, where a second processor can build it, it is large enough to pay, and
+// building it asks the host nothing: a host that declares encodings is asked for a
+// deleted file's (its lines are shown), and its callbacks are called on the caller's
+// goroutine, one at a time, as they always are. The result reads the proposal alone,
+// which a commit does not change: built during the commit's writes or after them, it is
+// the same.
 type resultAhead struct {
 	wait func() // waits for the goroutine; nothing to wait for where there is none
 	res  *Result
@@ -25,7 +28,7 @@ type resultAhead struct {
 // nothing still reads the proposal when its owner may change it.
 func (pr *Proposal) resultAhead() *resultAhead {
 	ra := &resultAhead{wait: func() {}}
-	if applied, _ := pr.tally(); applied >= resultAheadMin && runtime.GOMAXPROCS(0) >= 2 {
+	if applied, _ := pr.tally(); applied >= resultAheadMin && runtime.GOMAXPROCS(0) >= 2 && pr.opts.Encoding == nil {
 		ra.wait = overlap.Start(func() { ra.res = pr.result() })
 	}
 	return ra
