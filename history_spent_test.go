@@ -37,26 +37,38 @@ func noJournal(t *testing.T, ws string) {
 	}
 }
 
-// U2, U4, PERF5: an undo's commit hands its journal directory, backups and all, to a user
-// history once it is final, as a commit that records does, instead of removing its
-// backups one by one before it returns; the next commit removes it beside its own work,
-// and leaves only its own.
-func TestUndoHandsItsJournalToTheHistory(t *testing.T) {
+// recordedWorkspace makes a workspace of files that each hold "one", with a user
+// history in a state directory of the test's own, and commits each changed to "two",
+// recorded.
+func recordedWorkspace(t *testing.T, files ...string) (ws string, opts *Options) {
+	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	ctx, fsys, ws := context.Background(), afero.NewOsFs(), t.TempDir()
-	for _, n := range []string{"a.txt", "b.txt"} {
+	ws = t.TempDir()
+	var sections []string
+	for _, n := range files {
 		if err := os.WriteFile(filepath.Join(ws, n), []byte("one\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		sections = append(sections, "*** Update File: "+n+"\n@@\n-one\n+two")
 	}
 	h, err := UserHistory(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &Options{Workspace: ws, History: h}
-	if _, err := Apply(ctx, fsys, patch("*** Update File: a.txt\n@@\n-one\n+two\n*** Update File: b.txt\n@@\n-one\n+two"), opts); err != nil {
+	opts = &Options{Workspace: ws, History: h}
+	if _, err := Apply(context.Background(), afero.NewOsFs(), patch(sections...), opts); err != nil {
 		t.Fatal(err)
 	}
+	return ws, opts
+}
+
+// U2, U4, PERF5: an undo's commit hands its journal directory, backups and all, to a user
+// history once it is final, as a commit that records does, instead of removing its
+// backups one by one before it returns; the next commit removes it beside its own work,
+// and leaves only its own.
+func TestUndoHandsItsJournalToTheHistory(t *testing.T) {
+	ws, opts := recordedWorkspace(t, "a.txt", "b.txt")
+	ctx, fsys, h := context.Background(), afero.NewOsFs(), opts.History
 	revert := func(undo func(context.Context, afero.Fs, *Options) (*Proposal, error), want string) {
 		t.Helper()
 		pr, err := undo(ctx, fsys, opts)
@@ -92,19 +104,8 @@ func TestUndoHandsItsJournalToTheHistory(t *testing.T) {
 // and recovery never acts on it: after the undo, Recover finds nothing to do, and the
 // files stay as the undo left them.
 func TestRecoverLeavesSpentJournals(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	ctx, fsys, ws := context.Background(), afero.NewOsFs(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h, err := UserHistory(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := &Options{Workspace: ws, History: h}
-	if _, err := Apply(ctx, fsys, patch("*** Update File: a.txt\n@@\n-one\n+two"), opts); err != nil {
-		t.Fatal(err)
-	}
+	ws, opts := recordedWorkspace(t, "a.txt")
+	ctx, fsys, h := context.Background(), afero.NewOsFs(), opts.History
 	pr, err := Undo(ctx, fsys, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -16,21 +16,28 @@ import (
 	"github.com/spf13/afero"
 )
 
+// manyHunks is a file of n numbered lines, each followed by one to keep, and an
+// Update's body of n hunks, each changing one of them.
+func manyHunks(n int) (file, body string) {
+	var f, b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&f, "line %d\nkeep %d\n", i, i)
+		fmt.Fprintf(&b, "@@\n-line %d\n+LINE %d\n keep %d\n", i, i, i)
+	}
+	return f.String(), b.String()
+}
+
 // A result built beside the commit is the one built after it (PERF5): a file with more
 // hunks than resultAheadMin, committed with a history, whose callbacks run during the
 // commit, on the operating system's filesystem. Under -race, any write to the proposal
 // during the commit shows.
 func TestResultBuiltBesideCommit(t *testing.T) {
 	root := t.TempDir()
-	var file, body strings.Builder
-	for i := range 3 * resultAheadMin {
-		fmt.Fprintf(&file, "line %d\nkeep %d\n", i, i)
-		fmt.Fprintf(&body, "@@\n-line %d\n+LINE %d\n keep %d\n", i, i, i)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte(file.String()), 0o644); err != nil {
+	file, body := manyHunks(3 * resultAheadMin)
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	payload := "*** Begin Patch\n*** Update File: a.txt\n" + body.String() + "*** End Patch\n"
+	payload := "*** Begin Patch\n*** Update File: a.txt\n" + body + "*** End Patch\n"
 	opts := &Options{Workspace: root, History: NewHistory(afero.NewOsFs(), filepath.Join(t.TempDir(), "history"))}
 	ctx := context.Background()
 	pr, err := ResolvePayload(ctx, afero.NewOsFs(), payload, opts)
@@ -64,17 +71,13 @@ func TestResultBuiltBesideCommit(t *testing.T) {
 // after its last answer about ownership.
 func TestResultAsksHostAfterTheCommit(t *testing.T) {
 	root := t.TempDir()
-	var file, body strings.Builder
-	for i := range 3 * resultAheadMin {
-		fmt.Fprintf(&file, "line %d\nkeep %d\n", i, i)
-		fmt.Fprintf(&body, "@@\n-line %d\n+LINE %d\n keep %d\n", i, i, i)
-	}
-	for name, data := range map[string]string{"a.txt": file.String(), "gone.txt": "old\n"} {
+	file, body := manyHunks(3 * resultAheadMin)
+	for name, data := range map[string]string{"a.txt": file, "gone.txt": "old\n"} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	payload := "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: a.txt\n" + body.String() + "*** End Patch\n"
+	payload := "*** Begin Patch\n*** Delete File: gone.txt\n*** Update File: a.txt\n" + body + "*** End Patch\n"
 	var mu sync.Mutex
 	var events []string
 	note := func(e string) {

@@ -58,14 +58,19 @@ func (Kept) WriteOut(io.Writer) error { return nil }
 // missing, for a commit to move the directory of its baselines' backups into as an
 // entry's kept directory (see KeptName). It refuses a store that is not on the
 // operating system's filesystem, where no such move can be made.
-func (s *Store) EntriesDir() (*os.File, error) {
+func (s *Store) EntriesDir() (*os.File, error) { return s.moveTarget(s.entries()) }
+
+// moveTarget opens dir, one of the store's directories, making it where it is missing,
+// for a commit to move a directory into: only a store on the operating system's
+// filesystem can be moved into.
+func (s *Store) moveTarget(dir string) (*os.File, error) {
 	if _, ok := s.fs.(*afero.OsFs); !ok {
 		return nil, errors.ErrUnsupported
 	}
-	if err := EnsureDir(s.fs, s.entries()); err != nil {
+	if err := EnsureDir(s.fs, dir); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(s.entries(), openDir, 0)
+	return os.OpenFile(dir, openDir, 0)
 }
 
 // Discard removes the kept directory of an entry that was not recorded.

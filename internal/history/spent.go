@@ -1,7 +1,6 @@
 package history
 
 import (
-	"errors"
 	"os"
 	"path"
 
@@ -17,16 +16,7 @@ const spentName = "spent"
 // no further use, and RemoveSpent removes them later, beside another commit's work,
 // rather than one by one before the undo returns. It refuses a store that is not on the
 // operating system's filesystem, where no such move can be made.
-func (s *Store) SpentDir() (*os.File, error) {
-	if _, ok := s.fs.(*afero.OsFs); !ok {
-		return nil, errors.ErrUnsupported
-	}
-	dir := path.Join(s.dir, spentName)
-	if err := EnsureDir(s.fs, dir); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(dir, openDir, 0)
-}
+func (s *Store) SpentDir() (*os.File, error) { return s.moveTarget(path.Join(s.dir, spentName)) }
 
 // HasSpent reports whether the store in dir, on fsys, has a spent directory, which
 // RemoveSpent would look into: most have none, and a commit need not start a goroutine

@@ -17,9 +17,11 @@ import (
 // Worth reports whether n pieces of work on fsys are worth a second goroutine: at least
 // least of them, a second processor to run it, and a filesystem known to be safe for
 // concurrent use (see splitfs.Concurrent).
-func Worth(fsys afero.Fs, n, least int) bool {
-	return n >= least && runtime.GOMAXPROCS(0) >= 2 && splitfs.Concurrent(fsys)
-}
+func Worth(fsys afero.Fs, n, least int) bool { return n >= least && Possible(fsys) }
+
+// Possible reports whether work on fsys can be shared with a second goroutine at all: a
+// second processor to run it, and a filesystem known to be safe for concurrent use.
+func Possible(fsys afero.Fs) bool { return runtime.GOMAXPROCS(0) >= 2 && splitfs.Concurrent(fsys) }
 
 // Halves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
 // returns once both are done. A panic on the other goroutine is raised again on the

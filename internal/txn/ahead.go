@@ -58,6 +58,10 @@ const (
 // written beside it before it answers). The journal has summed what each step writes,
 // so the sizes cost nothing here.
 func (tx *txn) startAhead() {
+	asks := tx.cfg.Owns != nil || tx.cfg.Unsaved != nil
+	if tx.jr == nil || asks || !overlap.Possible(tx.fsys) {
+		return
+	}
 	writes, size := 0, int64(0)
 	for _, st := range tx.plan {
 		if st.Op == Write {
@@ -66,9 +70,7 @@ func (tx *txn) startAhead() {
 			size += n
 		}
 	}
-	asks := tx.cfg.Owns != nil || tx.cfg.Unsaved != nil
-	worth := overlap.Worth(tx.fsys, writes, aheadMin) || overlap.Worth(tx.fsys, int(min(size, aheadBytes)), aheadBytes)
-	if tx.jr == nil || asks || !worth {
+	if writes < aheadMin && size < aheadBytes {
 		return
 	}
 	n := len(tx.plan)
