@@ -20,6 +20,9 @@ type content struct {
 	t    *lines.Text
 	regs []region
 	bom  []byte
+	// added are the lines of an Add File section that held was joined from: a history
+	// finds them in the payload it keeps, rather than keeping the bytes twice.
+	added []string
 }
 
 // heldContent is content of bytes held in memory.

@@ -61,7 +61,7 @@ func (c *change) content() (*content, error) {
 		return heldContent(b), nil
 	}
 	if c.Op.Kind == OpAdd && c.codec == nil {
-		return heldContent(addContent(c.Op.Lines)), nil
+		return &content{held: addContent(c.Op.Lines), added: c.Op.Lines}, nil
 	}
 	sel := c.selectedHunks()
 	if c.whole || c.Op.Kind == OpAdd || c.Op.Kind == OpDelete || len(sel) == 0 || c.text == nil ||

@@ -205,7 +205,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 		e.Added += fr.Added
 		e.Removed += fr.Removed
 	}
-	r := &recording{removed: map[string]*txn.Step{}, index: map[blobKey]int{}}
+	r := &recording{payload: pr.payload, removed: map[string]*txn.Step{}, index: map[blobKey]int{}}
 	for i, st := range plan {
 		if st.Op == txn.Remove {
 			r.removed[st.Name] = st
@@ -249,6 +249,7 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 
 // A recording gathers the contents of a history entry, each kept once.
 type recording struct {
+	payload  string               // the payload the entry keeps, which holds what Adds add
 	removed  map[string]*txn.Step // the plan's Remove steps by name: where a Move came from
 	contents []history.Content
 	index    map[blobKey]int
@@ -284,11 +285,18 @@ func (r *recording) blob(b []byte) int {
 }
 
 // written is the state a write step leaves: an Update derived from its baseline is kept
-// as its regions over the baseline (what it changed, not the whole file again); any
-// other content is kept whole.
+// as its regions over the baseline (what it changed, not the whole file again); an
+// added file whose lines the payload holds as its section spells them, as their span of
+// the payload; any other content is kept whole.
 func (r *recording) written(st *txn.Step) history.State {
 	c, ok := st.Body.(*content)
 	switch {
+	case ok && c.t == nil && c.added != nil:
+		if sp, found := history.SpanOf(r.payload, c.added); found {
+			size, crc := st.Written() // summed for the journal already
+			return history.State{Exists: true, Mode: st.Mode, Size: size, CRC: crc, Blob: -1, Payload: &sp}
+		}
+		return r.held(st.Mode, c.held)
 	case ok && c.t == nil:
 		return r.held(st.Mode, c.held) // the bytes written (an Add's among them), kept without a copy
 	case !ok:
@@ -320,10 +328,13 @@ func (r *recording) written(st *txn.Step) history.State {
 	return out
 }
 
-// rebuild is the bytes a history state names: its content, or its edit applied to its
-// base, checked against its size and CRC-32C.
+// rebuild is the bytes a history state names: its content, its span of the payload, or
+// its edit applied to its base, checked against its size and CRC-32C.
 func rebuild(s *history.Store, e *history.Entry, st history.State) ([]byte, error) {
-	if st.Blob >= 0 {
+	switch {
+	case st.Payload != nil:
+		return s.Added(e, st)
+	case st.Blob >= 0:
 		return s.Content(e, st.Blob)
 	}
 	base, err := s.Content(e, st.Base)

@@ -6,7 +6,8 @@ import "io/fs"
 var (
 	entryKeys  = []string{"id", "seq", "time", "payloadBlob", "files", "added", "removed", "blobs", "kept", "made", "workspace"}
 	fileKeys   = []string{"path", "name", "from", "before", "after"}
-	stateKeys  = []string{"exists", "mode", "size", "crc", "blob", "base", "bom", "edit"}
+	stateKeys  = []string{"exists", "mode", "size", "crc", "blob", "base", "bom", "edit", "payload"}
+	spanKeys   = []string{"off", "end"}
 	regionKeys = []string{"start", "end", "ops"}
 	opKeys     = []string{"k", "t"}
 	blobKeys   = []string{"off", "len", "crc", "file"}
@@ -93,9 +94,22 @@ func (r *reader) state(s *State) bool {
 			return r.intTo(&s.Base)
 		case 6:
 			return r.intTo(&s.BOM)
-		default:
+		case 7:
 			return slice(r, &s.Edit, r.region)
+		default:
+			s.Payload = &Span{}
+			return r.span(s.Payload)
 		}
+	})
+}
+
+// span reads a Span.
+func (r *reader) span(sp *Span) bool {
+	return r.object(spanKeys, func(k int) bool {
+		if k == 0 {
+			return r.int(&sp.Off, 64)
+		}
+		return r.int(&sp.End, 64)
 	})
 }
 

@@ -56,6 +56,7 @@ func recorded(t testing.TB) []byte {
 				After: State{Exists: true, Mode: 0o755, Size: 12, CRC: 4294967295, Blob: -1, Base: 0, BOM: 3,
 					Edit: []Region{{Start: 1, End: 3, Ops: []Op{{Kind: ' '}, {Kind: '-'}, {Kind: '+', Text: "\tq := \"<a&b>\" \\ é \u2028 \x01 😀"}}}, {Start: 4, End: 4}}}},
 			{Path: "./b/c.txt", Name: "b/c.txt", From: "old.txt", Before: State{Blob: -1}, After: State{Exists: true, Blob: 1}},
+			{Path: "d.txt", Name: "d.txt", Before: State{Blob: -1}, After: State{Exists: true, Mode: 0o644, Size: 4, CRC: 9, Blob: -1, Payload: &Span{Off: 3, End: 8}}},
 		},
 		Added: 3, Removed: 1, Blobs: []Blob{{Off: 0, Len: 9, CRC: 5}, {Off: 9, Len: 0}, {Len: 100, CRC: 7, File: "b0"}}, Kept: 100}
 	body, err := json.Marshal(&e)

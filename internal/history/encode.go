@@ -51,6 +51,9 @@ func entrySize(e *Entry) int {
 		f := &e.Files[i]
 		n += 260 + len(f.Path) + len(f.Name) + len(f.From)
 		for _, st := range []*State{&f.Before, &f.After} {
+			if st.Payload != nil {
+				n += 64
+			}
 			for _, g := range st.Edit {
 				n += 48 + 16*len(g.Ops)
 				for _, o := range g.Ops {
@@ -96,6 +99,10 @@ func appendState(dst []byte, s *State) []byte {
 	}
 	if len(s.Edit) > 0 {
 		dst = appendList(append(dst, `,"edit":`...), s.Edit, appendRegion)
+	}
+	if s.Payload != nil {
+		dst = appendInt(append(dst, `,"payload":{"off":`...), s.Payload.Off)
+		dst = append(appendInt(append(dst, `,"end":`...), s.Payload.End), '}')
 	}
 	return append(dst, '}')
 }

@@ -82,6 +82,9 @@ func randomEntry(r *rand.Rand) *Entry {
 		if r.IntN(2) == 0 {
 			s.Mode = 0o644
 		}
+		if r.IntN(3) == 0 {
+			s.Payload = &Span{Off: num(), End: num()}
+		}
 		if k := n(); k >= 0 {
 			s.Edit = make([]Region, list(k))
 			for i := range s.Edit {
@@ -160,6 +163,9 @@ func TestEntrySize(t *testing.T) {
 	upTo := func(n int64) int64 { return r.Int64N(n) }
 	state := func() State {
 		s := State{Exists: true, Mode: 0o100755, Size: upTo(1e10), CRC: uint32(r.Uint64()), Blob: -1, Base: int(upTo(1e5)), BOM: 3}
+		if r.IntN(2) == 0 {
+			s.Payload = &Span{Off: upTo(1 << 30), End: upTo(1 << 30)}
+		}
 		for range r.IntN(20) {
 			g := Region{Start: int(upTo(1e8)), End: int(upTo(1e8))}
 			for range r.IntN(10) {

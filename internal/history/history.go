@@ -26,17 +26,20 @@ import (
 
 // A State is what a path holds: presence, mode and, for a file, its size and CRC-32C
 // and where its bytes are: the entry's content Blob (an index into the entry's
-// contents), or, when Blob is -1, the content Base with the regions of Edit applied
-// after a byte-order mark of BOM bytes (an Update's result, kept as what it changed).
+// contents); or, when Blob is -1, the content Base with the regions of Edit applied
+// after a byte-order mark of BOM bytes (an Update's result, kept as what it changed),
+// or, where Payload is set, the lines of the entry's payload it names (an added file,
+// kept once, in the payload).
 type State struct {
-	Exists bool        `json:"exists"`
-	Mode   fs.FileMode `json:"mode,omitempty"`
-	Size   int64       `json:"size,omitempty"`
-	CRC    uint32      `json:"crc,omitempty"`
-	Blob   int         `json:"blob"`
-	Base   int         `json:"base,omitempty"`
-	BOM    int         `json:"bom,omitempty"`
-	Edit   []Region    `json:"edit,omitempty"`
+	Exists  bool        `json:"exists"`
+	Mode    fs.FileMode `json:"mode,omitempty"`
+	Size    int64       `json:"size,omitempty"`
+	CRC     uint32      `json:"crc,omitempty"`
+	Blob    int         `json:"blob"`
+	Base    int         `json:"base,omitempty"`
+	BOM     int         `json:"bom,omitempty"`
+	Edit    []Region    `json:"edit,omitempty"`
+	Payload *Span       `json:"payload,omitempty"`
 }
 
 // A Region is one change of an Edit: the base's lines [Start, End) replaced as Ops say,
@@ -275,7 +278,7 @@ func trusted(e *Entry, size int64) bool {
 			return false
 		}
 		for _, st := range []State{f.Before, f.After} {
-			if st.Exists && !located(st, len(e.Blobs)) || st.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
+			if st.Exists && !located(st, e) || st.Mode&^(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
 				return false
 			}
 		}
@@ -297,9 +300,15 @@ func trusted(e *Entry, size int64) bool {
 }
 
 // located reports whether a file's state names its bytes soundly: a content of the
-// entry, or an edit of one whose regions are in order.
-func located(st State, blobs int) bool {
-	if st.Blob >= 0 {
+// entry, an edit of one whose regions are in order, or a span of the payload.
+func located(st State, e *Entry) bool {
+	blobs := len(e.Blobs)
+	switch {
+	case st.Payload != nil:
+		payload := e.PayloadBlob >= 0 && e.PayloadBlob < blobs && e.Blobs[e.PayloadBlob].File == ""
+		return payload && st.Blob == -1 && st.Base == 0 && st.BOM == 0 && st.Edit == nil &&
+			0 <= st.Payload.Off && st.Payload.Off <= st.Payload.End && st.Payload.End <= e.Blobs[e.PayloadBlob].Len
+	case st.Blob >= 0:
 		return st.Blob < blobs && st.Edit == nil
 	}
 	if st.Blob != -1 || st.Base < 0 || st.Base >= blobs || st.BOM < 0 || st.BOM > 4 || st.Size < 0 {
