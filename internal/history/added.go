@@ -70,7 +70,7 @@ func offsetIn(payload, s string) (int64, bool) {
 func stringAddr(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
 
 // errSpan is a span that does not name lines of the payload an Add File section adds.
-var errSpan = errors.New("the history holds an added file's place in its patch that does not hold one")
+var errSpan = errors.New("the history names a part of its patch for an added file that is no Add section's lines")
 
 // lines is the file the span names in payload: each line of payload[Off:End] without
 // its first byte, which must be a '+'; each line must end with a LF.
