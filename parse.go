@@ -24,7 +24,7 @@ const validHeaders = "valid section headers are '*** Add File: PATH', '*** Updat
 // End marker, unknown headers, lines outside a section, and two operations on one path. A
 // payload is UTF-8 text: a byte that is not UTF-8, or a NUL, is refused, its line named.
 func Parse(payload string) (*Patch, error) {
-	body, end, err := envelope.Open(payload)
+	body, err := envelope.Open(payload)
 	if err != nil {
 		var e *envelope.Error
 		errors.As(err, &e)
@@ -35,12 +35,12 @@ func Parse(payload string) (*Patch, error) {
 			return nil, err
 		}
 	}
-	p := &parser{lines: body}
+	p := &parser{lines: body.Lines, body: body}
 	if err := p.sections(); err != nil {
 		return nil, err
 	}
 	if len(p.patch.Ops) == 0 {
-		return nil, p.errf(end, "the patch contains no operations; add at least one "+
+		return nil, p.errf(body.End, "the patch contains no operations; add at least one "+
 			"'*** Add File:', '*** Update File:' or '*** Delete File:' section before it")
 	}
 	if err := p.checkPaths(); err != nil {
@@ -54,6 +54,7 @@ func Parse(payload string) (*Patch, error) {
 // parser walks the lines between the envelope markers.
 type parser struct {
 	lines []envelope.Line
+	body  *envelope.Body // what the lines were opened from, for quoting them; nil in a Stream
 	i     int
 	patch Patch
 	ended bool // a bare "@@" ended the current hunk's chain of "@@" lines
@@ -75,9 +76,17 @@ func (p *parser) peek() envelope.Line { return p.lines[p.i] }
 // whatever the section expected, the fault is that the payload holds more than one patch.
 func (p *parser) errf(l envelope.Line, format string, args ...any) error {
 	if msg, ok := markerInside[strings.TrimSpace(l.Text)]; ok && len(p.lines) > 0 && l.N <= p.lines[len(p.lines)-1].N {
-		return &ParseError{Line: l.N, Text: l.Quote(), Msg: msg}
+		return &ParseError{Line: l.N, Text: p.quote(l), Msg: msg}
 	}
-	return &ParseError{Line: l.N, Text: l.Quote(), Msg: fmt.Sprintf(format, args...)}
+	return &ParseError{Line: l.N, Text: p.quote(l), Msg: fmt.Sprintf(format, args...)}
+}
+
+// quote is line l as the payload has it, for an error to quote.
+func (p *parser) quote(l envelope.Line) string {
+	if p.body == nil {
+		return l.Text
+	}
+	return p.body.Quote(l)
 }
 
 // markerInside says what an envelope marker found between the envelope's own markers
@@ -90,13 +99,13 @@ var markerInside = map[string]string{
 // checkText refuses a line of the payload's body that holds a byte no text file holds
 // (see textFault). Section headers are left to the check of their path, which says
 // more.
-func checkText(body []envelope.Line) error {
-	for _, l := range body {
+func checkText(body *envelope.Body) error {
+	for _, l := range body.Lines {
 		if _, _, ok := header(l.Text); ok { // its path is checked as a path; indented, it may be a context line
 			continue
 		}
 		if f := findTextFault(l.Text); f != nil {
-			return &ParseError{Line: l.N, Text: l.Quote(), Msg: f.String()}
+			return &ParseError{Line: l.N, Text: body.Quote(l), Msg: f.String()}
 		}
 	}
 	return nil

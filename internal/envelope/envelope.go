@@ -24,16 +24,30 @@ const (
 )
 
 // Line is one line of the payload with its 1-based number, the CRs before its LF removed.
+// A payload has a line for every few dozen bytes, so a Line holds no more than that.
 type Line struct {
 	N    int
 	Text string
-	// Indent is the indentation the envelope took away from the line (see dedent), which
-	// an error quoting the line puts back.
-	Indent string
 }
 
-// Quote is the line as the payload has it, for an error to quote.
-func (l Line) Quote() string { return l.Indent + l.Text }
+// A Body is what Open found: the lines between the envelope's markers, the End line,
+// and what it took away from them.
+type Body struct {
+	Lines []Line
+	End   Line
+	// indent is the indentation dedent took away from every line, and short holds, by
+	// line number, a blank line shorter than it as the payload has it.
+	indent string
+	short  map[int]string
+}
+
+// Quote is line l, one of the body's, as the payload has it, for an error to quote.
+func (b *Body) Quote(l Line) string {
+	if raw, ok := b.short[l.N]; ok {
+		return raw
+	}
+	return b.indent + l.Text
+}
 
 // split splits on LF, dropping the CRs before each LF (see Ends). A lone CR inside a
 // line is not a line break in a payload.
@@ -128,31 +142,35 @@ func unwrapHeredoc(lines []Line) ([]Line, error) {
 
 // unwrap checks "*** Begin Patch" … "*** End Patch" and returns the lines
 // between them, without an Environment ID line, and the End line.
-func unwrap(lines []Line) ([]Line, Line, error) {
+func unwrap(lines []Line) (*Body, error) {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
-		return nil, Line{}, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
+		return nil, &Error{Msg: "the payload is empty; send '*** Begin Patch', the sections, then '*** End Patch'"}
 	}
 	if first := lines[0]; strings.TrimSpace(first.Text) != Begin {
-		return nil, Line{}, &Error{Line: first.N, Text: first.Text, Msg: beginMessage(lines)}
+		return nil, &Error{Line: first.N, Text: first.Text, Msg: beginMessage(lines)}
 	}
 	last := lines[len(lines)-1]
 	if len(lines) < 2 || strings.TrimSpace(last.Text) != End {
-		return nil, Line{}, endError(lines)
+		return nil, endError(lines)
 	}
-	lines = dedent(lines)
+	b := &Body{}
+	lines = dedent(lines, b)
 	body := lines[1 : len(lines)-1]
+	b.End = lines[len(lines)-1]
 	if i := FirstNonBlank(body); i < len(body) && strings.HasPrefix(strings.TrimSpace(body[i].Text), EnvironmentID) {
 		body = body[i+1:]
 	}
-	return body, last, nil
+	b.Lines = body
+	return b, nil
 }
 
 // dedent removes the indentation of the "*** Begin Patch" line from every line of the
 // envelope when every line that is not blank starts with it: a patch quoted in a
 // Markdown list, or pasted indented. Blank lines become empty. A payload whose lines
-// do not all share that indentation is left as it is.
-func dedent(lines []Line) []Line {
+// do not all share that indentation is left as it is. What it takes away is kept in b,
+// for b.Quote.
+func dedent(lines []Line, b *Body) []Line {
 	first := lines[0].Text
 	indent := first[:len(first)-len(strings.TrimLeft(first, " \t"))]
 	if indent == "" {
@@ -163,11 +181,12 @@ func dedent(lines []Line) []Line {
 			return lines
 		}
 	}
+	b.indent, b.short = indent, map[int]string{}
 	out := make([]Line, len(lines))
 	for i, l := range lines {
-		out[i] = Line{N: l.N, Text: strings.TrimPrefix(l.Text, indent), Indent: indent}
+		out[i] = Line{N: l.N, Text: strings.TrimPrefix(l.Text, indent)}
 		if strings.TrimSpace(out[i].Text) == "" && !strings.HasPrefix(l.Text, indent) {
-			out[i].Text, out[i].Indent = "", l.Text // a blank line shorter than the indentation
+			out[i].Text, b.short[l.N] = "", l.Text // a blank line shorter than the indentation
 		}
 	}
 	return out
@@ -236,15 +255,15 @@ func (e *Error) Error() string { return e.Msg }
 
 // Open finds the patch in what a model sent: it drops a shell heredoc wrapper and a
 // Markdown code fence around the envelope, checks "*** Begin Patch" … "*** End Patch"
-// and returns the lines between them, without an Environment ID line, and the End line.
-// Each line keeps its payload number and loses one CR before its LF.
-func Open(payload string) (body []Line, end Line, err error) {
+// and returns the lines between them, without an Environment ID line, and the End line,
+// as a Body. Each line keeps its payload number and loses one CR before its LF.
+func Open(payload string) (*Body, error) {
 	lines, err := unwrapHeredoc(split(strings.TrimPrefix(payload, BOM)))
 	if err != nil {
-		return nil, Line{}, err
+		return nil, err
 	}
 	if lines, err = unwrapFence(lines); err != nil {
-		return nil, Line{}, err
+		return nil, err
 	}
 	return unwrap(lines)
 }

@@ -31,3 +31,28 @@ func TestPatternGuards(t *testing.T) {
 		}
 	}
 }
+
+// P1: an error quotes a line of an indented payload as the payload has it: the
+// indentation the envelope took away put back, a blank line shorter than it as it was,
+// and the End line once, not twice indented.
+func TestQuotePutsBackWhatDedentTookAway(t *testing.T) {
+	b, err := Open("    *** Begin Patch\n    *** Add File: a\n    +x\n  \n    *** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range append(b.Lines, b.End) {
+		got = append(got, b.Quote(l))
+	}
+	want := []string{"    *** Add File: a", "    +x", "  ", "    *** End Patch"}
+	if !slices.Equal(got, want) {
+		t.Errorf("quoted %q, want %q", got, want)
+	}
+	if b.Lines[0].Text != "*** Add File: a" || b.Lines[2].Text != "" {
+		t.Errorf("the lines are %q, %q after dedent", b.Lines[0].Text, b.Lines[2].Text)
+	}
+	plain, err := Open("*** Begin Patch\n  +x\n*** End Patch\n")
+	if err != nil || plain.Quote(plain.Lines[0]) != "  +x" {
+		t.Errorf("a payload not dedented quotes %q, %v", plain.Quote(plain.Lines[0]), err)
+	}
+}
