@@ -81,12 +81,12 @@ func TestHeapLeavesPagesResident(t *testing.T) {
 }
 
 // heapChild is the fresh process's side of TestHeapLeavesPagesResident. It collects as
-// the command does (a quarter as often as by default): with the default, the collector's
+// the command does (a tenth as often as by default): with the default, the collector's
 // goal after Heap's collection is so small that the runtime's background scavenger
 // starts returning the freed pages to the system, faster the busier the machine is.
 func heapChild() {
 	const n = 16 << 20
-	debug.SetGCPercent(400)
+	debug.SetGCPercent(1000)
 	OneShot()
 	before, _ := minorFaults()
 	Heap(n)
