@@ -24,7 +24,8 @@ const (
 )
 
 // Line is one line of the payload with its 1-based number, the CRs before its LF removed.
-// A payload has a line for every few dozen bytes, so a Line holds no more than that.
+// A payload of megabytes has a Line for every few dozen bytes, so it holds nothing else:
+// what the envelope took away from the line is kept once, on the Body.
 type Line struct {
 	N    int
 	Text string
