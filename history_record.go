@@ -291,14 +291,12 @@ func (r *recording) blob(b []byte) int {
 func (r *recording) written(st *txn.Step) history.State {
 	c, ok := st.Body.(*content)
 	switch {
-	case ok && c.t == nil && c.added != nil:
-		if sp, found := history.SpanOf(r.payload, c.added); found {
+	case ok && c.t == nil:
+		if sp, found := history.SpanOf(r.payload, c.added); found { // an Add's lines, where the payload spells them
 			size, crc := st.Written() // summed for the journal already
 			return history.State{Exists: true, Mode: st.Mode, Size: size, CRC: crc, Blob: -1, Payload: &sp}
 		}
-		return r.held(st.Mode, c.held)
-	case ok && c.t == nil:
-		return r.held(st.Mode, c.held) // the bytes written (an Add's among them), kept without a copy
+		return r.held(st.Mode, c.held) // the bytes written, kept without a copy
 	case !ok:
 		var b bytes.Buffer
 		st.Body.WriteOut(&b)

@@ -1,10 +1,6 @@
 package applypatch
 
-import (
-	"runtime"
-
-	"github.com/applypatch/applypatch/internal/overlap"
-)
+import "github.com/applypatch/applypatch/internal/overlap"
 
 // resultAheadMin is the fewest lines (an applied change's or hunk's) a commit's result
 // reports for it to be built beside the commit: below it the goroutine costs more than
@@ -28,7 +24,7 @@ type resultAhead struct {
 // nothing still reads the proposal when its owner may change it.
 func (pr *Proposal) resultAhead() *resultAhead {
 	ra := &resultAhead{wait: func() {}}
-	if applied, _ := pr.tally(); applied >= resultAheadMin && runtime.GOMAXPROCS(0) >= 2 && pr.opts.Encoding == nil {
+	if applied, _ := pr.tally(); applied >= resultAheadMin && overlap.SecondProcessor() && pr.opts.Encoding == nil {
 		ra.wait = overlap.Start(func() { ra.res = pr.result() })
 	}
 	return ra

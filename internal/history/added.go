@@ -72,10 +72,13 @@ func stringAddr(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringD
 // errSpan is a span that does not name lines of the payload an Add File section adds.
 var errSpan = errors.New("the history names a part of its patch for an added file that is no Add section's lines")
 
+// within reports whether the span lies in a payload of n bytes.
+func (sp Span) within(n int64) bool { return 0 <= sp.Off && sp.Off <= sp.End && sp.End <= n }
+
 // lines is the file the span names in payload: each line of payload[Off:End] without
 // its first byte, which must be a '+'; each line must end with a LF.
 func (sp Span) lines(payload []byte) ([]byte, error) {
-	if sp.Off < 0 || sp.End < sp.Off || sp.End > int64(len(payload)) {
+	if !sp.within(int64(len(payload))) {
 		return nil, errSpan
 	}
 	src := payload[sp.Off:sp.End]

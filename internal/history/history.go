@@ -305,9 +305,9 @@ func located(st State, e *Entry) bool {
 	blobs := len(e.Blobs)
 	switch {
 	case st.Payload != nil:
-		payload := e.PayloadBlob >= 0 && e.PayloadBlob < blobs && e.Blobs[e.PayloadBlob].File == ""
-		return payload && st.Blob == -1 && st.Base == 0 && st.BOM == 0 && st.Edit == nil &&
-			0 <= st.Payload.Off && st.Payload.Off <= st.Payload.End && st.Payload.End <= e.Blobs[e.PayloadBlob].Len
+		held := e.PayloadBlob >= 0 && e.PayloadBlob < blobs && e.Blobs[e.PayloadBlob].File == ""
+		return held && st.Blob == -1 && st.Base == 0 && st.BOM == 0 && st.Edit == nil &&
+			st.Payload.within(e.Blobs[e.PayloadBlob].Len)
 	case st.Blob >= 0:
 		return st.Blob < blobs && st.Edit == nil
 	}

@@ -1,8 +1,8 @@
-// Package overlap decides when file-system work is worth sharing with a second
-// goroutine, and runs work beside the caller's: in two halves, or whole. The work it serves is mostly system calls,
-// which a second processor can make while the first makes others; it is shared only on a
-// filesystem known to be safe for concurrent use, so a host's own afero.Fs keeps to the
-// calling goroutine.
+// Package overlap decides when work is worth sharing with a second goroutine, and runs
+// work beside the caller's: in two halves, or whole. The work it serves is mostly system
+// calls, which a second processor can make while the first makes others; file-system
+// work is shared only on a filesystem known to be safe for concurrent use, so a host's
+// own afero.Fs keeps to the calling goroutine.
 package overlap
 
 import (
@@ -21,7 +21,11 @@ func Worth(fsys afero.Fs, n, least int) bool { return n >= least && Possible(fsy
 
 // Possible reports whether work on fsys can be shared with a second goroutine at all: a
 // second processor to run it, and a filesystem known to be safe for concurrent use.
-func Possible(fsys afero.Fs) bool { return runtime.GOMAXPROCS(0) >= 2 && splitfs.Concurrent(fsys) }
+func Possible(fsys afero.Fs) bool { return SecondProcessor() && splitfs.Concurrent(fsys) }
+
+// SecondProcessor reports whether a second goroutine can run beside the caller's: work
+// that touches no filesystem needs nothing more.
+func SecondProcessor() bool { return runtime.GOMAXPROCS(0) >= 2 }
 
 // Halves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
 // returns once both are done. A panic on the other goroutine is raised again on the
