@@ -33,6 +33,7 @@ var allowedImports = map[string][]string{
 	"internal/noreplace":   nil,
 	"internal/eintr":       nil,
 	"internal/dryrun":      nil,
+	"internal/crc32c":      nil,
 	// Level 1.
 	"internal/lines":    {"internal/prefault"},
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
@@ -40,11 +41,11 @@ var allowedImports = map[string][]string{
 	// Level 2.
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs", "internal/sysstat"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
-	"internal/history":   {"internal/eintr", "internal/fserr"},
+	"internal/history":   {"internal/crc32c", "internal/eintr", "internal/fserr"},
 	"internal/overlap":   {"internal/splitfs"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
 	// Level 3: the transaction, which confines recovery through the fence.
-	"internal/txn": {"internal/cleanpath", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",
+	"internal/txn": {"internal/cleanpath", "internal/crc32c", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",
 		"internal/splitfs", "internal/sysstat", "internal/wslock"},
 	// The facade.
 	"": {"internal/cleanpath", "internal/diff", "internal/dryrun", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
@@ -54,7 +55,7 @@ var allowedImports = map[string][]string{
 	"fs/faultfs": {"internal/splitfs"},
 	// Above the facade.
 	"internal/reviewscript": {""},
-	"internal/cli":          {"", "fs/rootfs", "internal/dryrun", "internal/prefault", "internal/reviewscript", "internal/wslock"},
+	"internal/cli":          {"", "fs/rootfs", "internal/crc32c", "internal/dryrun", "internal/prefault", "internal/reviewscript", "internal/wslock"},
 	"cmd/applypatch":        {"internal/cli"},
 	// Test helpers.
 	"internal/linktree":    nil,

@@ -12,7 +12,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"io/fs"
 	"path"
@@ -22,6 +21,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/crc32c"
 )
 
 // A State is what a path holds: presence, mode and, for a file, its size and CRC-32C
@@ -229,11 +230,8 @@ func KeptName(id string, size int64) string {
 	return id + "." + strconv.FormatInt(size, 10) + ".kept"
 }
 
-// castagnoli is the CRC-32C table: the processor's own instruction where it has one.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // Checksum is the CRC-32C a store states a file's bytes with.
-func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func Checksum(b []byte) uint32 { return crc32c.Checksum(b) }
 
 // A Sum is a writer that counts and checksums what is written to it: a file's identity
 // taken as its bytes are produced.
@@ -244,7 +242,7 @@ type Sum struct {
 
 // Write adds p to the count and the checksum.
 func (s *Sum) Write(p []byte) (int, error) {
-	s.CRC = crc32.Update(s.CRC, castagnoli, p)
+	s.CRC = crc32c.Update(s.CRC, p)
 	s.N += int64(len(p))
 	return len(p), nil
 }

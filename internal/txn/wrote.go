@@ -3,11 +3,11 @@ package txn
 import (
 	"bytes"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/applypatch/applypatch/internal/crc32c"
 	"github.com/applypatch/applypatch/internal/filestate"
 )
 
@@ -25,16 +25,13 @@ import (
 // versions wrote them, are still read.
 const wroteCRCPrefix = "crc32c:"
 
-// castagnoli is the CRC-32C table.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // wroteID is the journal's identity of content of size bytes with the CRC-32C sum.
 func wroteID(size int64, sum uint32) string {
 	return wroteCRCPrefix + strconv.FormatInt(size, 10) + ":" + fmt.Sprintf("%08x", sum)
 }
 
 // wroteIDOf is the identity of b.
-func wroteIDOf(b []byte) string { return wroteID(int64(len(b)), crc32.Checksum(b, castagnoli)) }
+func wroteIDOf(b []byte) string { return wroteID(int64(len(b)), crc32c.Checksum(b)) }
 
 // WroteMatches reports whether data, what a path holds, is what the journal says its
 // step wrote: id is a wroteID, or the hex SHA-256 an older journal recorded.
@@ -54,7 +51,7 @@ type crcWriter struct {
 
 // Write adds p to the sum and the count.
 func (w *crcWriter) Write(p []byte) (int, error) {
-	w.sum = crc32.Update(w.sum, castagnoli, p)
+	w.sum = crc32c.Update(w.sum, p)
 	w.n += len(p)
 	return len(p), nil
 }
