@@ -115,9 +115,12 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept, id)
 	var made []string
-	spent := func() {}
+	spent, swept := func() {}, func() {}
 	if pr.opts.History != nil && len(plan) > 0 {
-		defer pr.opts.History.sweepStart()()
+		if sweepBeside(plan) {
+			swept = pr.opts.History.sweepStart()
+		}
+		defer func() { pr.opts.History.sweepStart()() }()
 		spent = pr.opts.History.spentStart()
 		defer spent()
 	}
@@ -128,7 +131,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if pr.reverts != nil && len(plan) > 0 {
 		cfg.BeforeFinal = pr.noteRevert(plan)
 	}
-	cfg.BeforeFinal = before(spent, cfg.BeforeFinal)
+	cfg.BeforeFinal = before(spent, before(swept, cfg.BeforeFinal))
 	ahead := pr.resultAhead()
 	defer ahead.wait() // also when a host's callback panics midway
 	if err := txnError(txn.Run(ctx, plan, cfg)); err != nil {
@@ -136,6 +139,9 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		pr.intended(id)
 		pr.dropRevertNote()
 		return withRecovery(errorResult(err), rec), err
+	}
+	if pr.opts.History != nil && len(plan) > 0 {
+		pr.opts.History.sweepStart() // a commit of few steps sweeps now, beside its entry
 	}
 	res := withRecovery(ahead.take(pr), rec)
 	pr.recordHistory(plan, res, kept, made, id)

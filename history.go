@@ -146,14 +146,13 @@ func (h *History) opened() (*history.Store, error) {
 }
 
 // writing is the store, opened to record a commit: a user history first writes which
-// workspace it belongs to and sweeps the histories of workspaces that are gone (see
-// sweepStart). A run that only reads the history (a check, a listing) neither makes its
-// directory nor removes another's.
+// workspace it belongs to, so that it can be swept once that workspace is gone (see
+// sweepStart, which the commit calls). A run that only reads the history (a check, a
+// listing) neither makes its directory nor removes another's.
 func (h *History) writing() (*history.Store, error) {
 	s, err := h.opened()
 	if s != nil && h.workspace != "" {
 		h.mark.Do(h.markWorkspace)
-		h.sweepStart()()
 	}
 	return s, err
 }

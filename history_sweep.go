@@ -13,6 +13,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/txn"
 )
 
 // workspaceFile names, in a user history's directory, the workspace it belongs to.
@@ -28,11 +29,14 @@ const sweepGrace = 14 * 24 * time.Hour
 
 // sweepStart starts, once, the sweep of the histories beside a user history on a
 // goroutine of its own, and returns the function that waits for it to end (at once for a
-// history that is no user's). A commit that records starts it as it begins to write, so
-// that removing a gone workspace's files (a benchmark or a test makes one on every run)
-// overlaps the commit's own work instead of following it; the commit waits for it before
-// it becomes final and before it returns. A panic on the sweep's goroutine is raised
-// again by the first wait, on the commit's goroutine, where the sweep used to run.
+// history that is no user's). Removing a gone workspace's files (a benchmark or a test
+// makes one on every run) then overlaps the commit's own work instead of following it:
+// a commit of many steps starts it as it begins to write and waits for it before it
+// becomes final; one of few starts it once it is final, beside its history entry (see
+// sweepBeside); either waits for it before it returns. A panic on the sweep's goroutine
+// is raised again by the first wait, on the commit's goroutine, where the sweep used to
+// run: a commit of many steps is then rolled back; one of few is already final, as it
+// is when its history entry panics.
 func (h *History) sweepStart() (wait func()) {
 	h.sweep.Do(func() {
 		h.swept = func() {}
@@ -42,6 +46,18 @@ func (h *History) sweepStart() (wait func()) {
 	})
 	return h.swept
 }
+
+// sweepBesideSteps is the fewest steps of a commit that sweeps beside its writes.
+const sweepBesideSteps = 8
+
+// sweepBeside reports whether a commit of plan sweeps as it begins to write: one of many
+// steps, whose two goroutines take turns waiting on the file system and leave the
+// processors room for the sweep. A commit of few steps spends its writes on one
+// goroutine filling a file's pages while the other waits for it; the sweep, which is
+// mostly the kernel freeing a gone history's pages, would take a processor and the
+// memory's locks from that write, and runs once the commit is final instead, beside the
+// history's entry.
+func sweepBeside(plan []*txn.Step) bool { return len(plan) >= sweepBesideSteps }
 
 // sweepAll is how a commit sweeps: sweepHistories, but for tests.
 var sweepAll = sweepHistories
