@@ -83,10 +83,10 @@ func TestUserHistorySweepIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.writing(); err != nil { // writes its own workspace file, and starts the sweep
+		if _, err := h.writing(); err != nil { // writes its own workspace file
 			t.Fatal(err)
 		}
-		h.sweepStart()() // as a commit does before it returns
+		h.sweepStart()() // sweeps, as a commit does, and waits for it
 		after := count()
 		if run == 0 {
 			after-- // this workspace's own history, made by this run

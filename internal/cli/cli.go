@@ -68,9 +68,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		}
 		prefault.Heap(heapFor(payload))
 	}
-	// Every command but a dry run sums what it writes or reads back: the checksum's table
-	// is made beside the recovery check and the parse, not in their way.
-	crc32c.Prepare()
+	if !cfg.check {
+		// A command that writes sums what it writes, or reads back: the checksum's table
+		// is made beside the recovery check and the parse, not in their way.
+		crc32c.Prepare()
+	}
 	// Signals are caught from here on: until now one ends the run at once, with nothing
 	// written; from here it ends the wait for the lock, the recovery or the commit.
 	ctx, stop := interruptible()

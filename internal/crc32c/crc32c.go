@@ -2,9 +2,9 @@
 // a file's contents with: the processor's own instruction where it has one.
 //
 // The table behind it is made on first use rather than as the program starts. Making it
-// (the tables that let the instruction run on three parts of a long input at once) takes
-// longer than the rest of the command's package initialisation together, and a run that
-// never sums, one that refuses its payload or prints its version, need not pay for it.
+// (the tables that let the instruction run on three parts of a long input at once) is a
+// fifth or more of the command's package initialisation, and a run that never sums, one
+// that refuses its payload or prints its version, need not pay for it.
 package crc32c
 
 import (
