@@ -80,7 +80,7 @@ func captureUnopened(fsys afero.Fs, name, authored string, err error) (Baseline,
 // measured has other metadata than the stamp, so the check before its write reads it
 // again and finds it changed.
 func readSized(r io.Reader, size int64, sized bool) ([]byte, error) {
-	b := make([]byte, 0, size+1)
+	b := prefault.Bytes(int(size) + 1)
 	prefault.Write(b[:cap(b)])
 	for {
 		if sized && size > 0 && int64(len(b)) == size {

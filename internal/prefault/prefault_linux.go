@@ -27,6 +27,9 @@ const madvHugepage = 14
 // the buffer aligned to it is asked for.
 const hugeSize = 2 << 20
 
+// hugeAlign is what Bytes aligns a large buffer to.
+const hugeAlign = hugeSize
+
 func populate(b []byte) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	if start, end := (p+hugeSize-1)&^(hugeSize-1), (p+uintptr(len(b)))&^(hugeSize-1); end > start && oneShot.Load() {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 )
 
 // TestWriteKeepsContent: populating a buffer's pages changes none of its bytes, whether
@@ -49,6 +50,32 @@ func TestHugePagesKeepContent(t *testing.T) {
 		t.Fatal("Write with huge pages changed the buffer's bytes")
 	}
 	freshReadsZero(t, 5<<20)
+}
+
+// TestBytesAlignsLargeBuffers: Bytes gives an empty slice with room for exactly n bytes,
+// which reads as zero once populated; in a OneShot process, where the platform has huge
+// pages, one of a huge page or more starts on a huge page's boundary, and smaller ones,
+// or any outside such a process, are plain slices.
+func TestBytesAlignsLargeBuffers(t *testing.T) {
+	defer oneShot.Store(oneShot.Load())
+	for _, one := range []bool{false, true} {
+		oneShot.Store(one)
+		for _, n := range []int{0, 1, 64 << 10, 2<<20 - 1, 2 << 20, 4<<20 + 300_001, 9 << 20} {
+			b := Bytes(n)
+			if len(b) != 0 || cap(b) != n {
+				t.Fatalf("Bytes(%d) has len %d and cap %d, want 0 and %d", n, len(b), cap(b), n)
+			}
+			b = b[:n]
+			Write(b)
+			if bytes.ContainsFunc(b, func(r rune) bool { return r != 0 }) {
+				t.Fatalf("Bytes(%d) does not read as zero once populated", n)
+			}
+			aligned := n > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(max(hugeAlign, 1)) == 0
+			if want := one && hugeAlign > 0 && n >= hugeAlign; want && !aligned {
+				t.Errorf("Bytes(%d) in a OneShot process does not start on a %d-byte boundary", n, hugeAlign)
+			}
+		}
+	}
 }
 
 // freshReadsZero checks that a fresh buffer of n bytes reads as zero after Write.
