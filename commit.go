@@ -115,16 +115,20 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	var kept *keptBaselines
 	cfg.Keep = pr.keeper(plan, &kept, id)
 	var made []string
+	h := pr.opts.History
+	if len(plan) == 0 {
+		h = nil // a commit that writes nothing records nothing, and sweeps nothing
+	}
 	spent, swept := func() {}, func() {}
-	if pr.opts.History != nil && len(plan) > 0 {
+	if h != nil {
 		if sweepBeside(plan) {
-			swept = pr.opts.History.sweepStart()
+			swept = h.sweepStart()
 		}
-		defer func() { pr.opts.History.sweepStart()() }()
-		spent = pr.opts.History.spentStart()
+		defer func() { h.sweepStart()() }()
+		spent = h.spentStart()
 		defer spent()
 	}
-	if pr.opts.History != nil && pr.reverts == nil && len(plan) > 0 {
+	if h != nil && pr.reverts == nil {
 		cfg.Made = func(dirs []string) { made = dirs }
 		cfg.BeforeFinal = pr.intend(id)
 	}
@@ -140,8 +144,8 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		pr.dropRevertNote()
 		return withRecovery(errorResult(err), rec), err
 	}
-	if pr.opts.History != nil && len(plan) > 0 {
-		pr.opts.History.sweepStart() // a commit of few steps sweeps now, beside its entry
+	if h != nil {
+		h.sweepStart() // a commit of few steps sweeps now, beside its entry
 	}
 	res := withRecovery(ahead.take(pr), rec)
 	pr.recordHistory(plan, res, kept, made, id)

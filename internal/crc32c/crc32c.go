@@ -21,6 +21,20 @@ func Checksum(b []byte) uint32 { return crc32.Checksum(b, table()) }
 // Update is the CRC-32C of the bytes summed by crc followed by p.
 func Update(crc uint32, p []byte) uint32 { return crc32.Update(crc, table(), p) }
 
+// A Sum is a writer that counts what is written to it and sums it: a content's size
+// and CRC-32C, taken as its bytes are produced.
+type Sum struct {
+	N   int64
+	CRC uint32
+}
+
+// Write adds p to the count and the sum; it never fails.
+func (s *Sum) Write(p []byte) (int, error) {
+	s.CRC = Update(s.CRC, p)
+	s.N += int64(len(p))
+	return len(p), nil
+}
+
 // Prepare makes the table on a goroutine of its own, for a caller that will sum soon and
 // has a processor to spare in the meantime; a sum that comes first makes it itself. It
 // returns at once.

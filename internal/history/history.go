@@ -233,20 +233,6 @@ func KeptName(id string, size int64) string {
 // Checksum is the CRC-32C a store states a file's bytes with.
 func Checksum(b []byte) uint32 { return crc32c.Checksum(b) }
 
-// A Sum is a writer that counts and checksums what is written to it: a file's identity
-// taken as its bytes are produced.
-type Sum struct {
-	N   int64
-	CRC uint32
-}
-
-// Write adds p to the count and the checksum.
-func (s *Sum) Write(p []byte) (int, error) {
-	s.CRC = crc32c.Update(s.CRC, p)
-	s.N += int64(len(p))
-	return len(p), nil
-}
-
 // mac is the entry's MAC under the store's key.
 func (s *Store) mac(body []byte) []byte {
 	m := hmac.New(sha256.New, s.key)

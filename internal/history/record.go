@@ -17,6 +17,8 @@ import (
 	"unsafe"
 
 	"github.com/spf13/afero"
+
+	"github.com/applypatch/applypatch/internal/crc32c"
 )
 
 // A Content is bytes an entry keeps: written out once, when the entry is recorded.
@@ -150,7 +152,7 @@ func (s *Store) write(e *Entry, contents []Content) (name string, size int64, er
 // counter sums what passes through it to w.
 type counter struct {
 	w io.Writer
-	Sum
+	crc32c.Sum
 }
 
 func (c *counter) Write(p []byte) (int, error) {

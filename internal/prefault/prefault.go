@@ -40,19 +40,31 @@ func Write(b []byte) {
 	}
 }
 
-// Bytes returns an empty slice with room for n bytes, to be populated by Write and then
-// filled. In a process declared OneShot, where the platform has huge pages, a buffer of
-// one huge page or more starts on a huge page's boundary, so that each of its whole
-// 2 MB is one page, not only those its place on the heap happens to align: a 4.3 MB
-// file's buffer then maps two huge pages and 75 small ones, not one and 540. The room
-// before that boundary, less than 2 MB, is never touched and never resident.
+// Bytes returns an empty slice with room for n bytes, to be filled, its pages made
+// resident as Write makes them. In a process declared OneShot, where the platform has
+// huge pages, a buffer of one huge page or more starts on a huge page's boundary, so
+// that each of its whole 2 MB is one page, not only those its place on the heap happens
+// to align: a 4.3 MB file's buffer then maps two huge pages and 75 small ones, not one
+// and 540. The room before that boundary, less than 2 MB, is never touched and never
+// resident.
 func Bytes(n int) []byte {
-	if hugeAlign == 0 || n < hugeAlign || !oneShot.Load() {
-		return make([]byte, 0, n)
+	a := alignFor(n)
+	b := make([]byte, n+a)
+	off := 0
+	if a > 0 {
+		off = int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & uintptr(a-1))
 	}
-	b := make([]byte, n+hugeAlign)
-	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (hugeAlign - 1))
-	return b[off : off : off+n]
+	b = b[off : off : off+n]
+	Write(b[:n])
+	return b
+}
+
+// alignFor is the boundary Bytes starts a buffer of n bytes on: a huge page's, or none.
+func alignFor(n int) int {
+	if hugeAlign == 0 || n < hugeAlign || !oneShot.Load() {
+		return 0
+	}
+	return hugeAlign
 }
 
 // Slice is Write for the whole capacity of a slice of any element type.

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/applypatch/applypatch/internal/crc32c"
 	"github.com/applypatch/applypatch/internal/fence"
 	"github.com/applypatch/applypatch/internal/filestate"
 	"github.com/spf13/afero"
@@ -52,7 +53,7 @@ type Step struct {
 	// is the owner and group the written file gets, and its link count.
 	From  string
 	owner filestate.Owner
-	sum   *crcWriter // what Body writes, once Written has summed it
+	sum   *crc32c.Sum // what Body writes, once Written has summed it
 }
 
 // Written returns the size and the CRC-32C of what a Write step writes, summed the first
@@ -60,7 +61,7 @@ type Step struct {
 // after, without writing the body out again.
 func (st *Step) Written() (size int64, crc uint32) {
 	if st.sum == nil {
-		st.sum = &crcWriter{}
+		st.sum = &crc32c.Sum{}
 		switch b := st.Body.(type) {
 		case heldBytes:
 			st.sum.Write(b)
@@ -70,7 +71,7 @@ func (st *Step) Written() (size int64, crc uint32) {
 			st.Body.WriteOut(st.sum) // a checksum never fails to write
 		}
 	}
-	return int64(st.sum.n), st.sum.sum
+	return st.sum.N, st.sum.CRC
 }
 
 // created is a file or directory the transaction created besides its targets: a parent

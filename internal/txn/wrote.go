@@ -43,29 +43,9 @@ func WroteMatches(data []byte, id string) bool {
 	return id != "" && filestate.Hash(data) == id
 }
 
-// crcWriter sums what is written to it and counts it.
-type crcWriter struct {
-	sum uint32
-	n   int
-}
-
-// Write adds p to the sum and the count.
-func (w *crcWriter) Write(p []byte) (int, error) {
-	w.sum = crc32c.Update(w.sum, p)
-	w.n += len(p)
-	return len(p), nil
-}
-
-// WroteID is the journal's identity of a body (see wroteID), computed by writing it
-// through a checksum.
-func WroteID(b Body) string {
-	if h, ok := b.(heldBytes); ok {
-		return wroteIDOf(h)
-	}
-	var w crcWriter
-	b.WriteOut(&w) // a checksum never fails to write
-	return wroteID(int64(w.n), w.sum)
-}
+// WroteID is the journal's identity of a body (see wroteID): what a Write step of it
+// records (see Step.Written).
+func WroteID(b Body) string { return wroteID((&Step{Op: Write, Body: b}).Written()) }
 
 // heldBytes is a body of bytes held in memory: a baseline put back.
 type heldBytes []byte
