@@ -22,7 +22,7 @@ import (
 
 func main() {
 	collectLess()
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // collectLess has the collector run a tenth as often as by default, below a soft

@@ -36,6 +36,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr, nil)
 }
 
+// Main is Run in the command's own process, which exits with the code it returns: the
+// signals the run catches stay caught until then (see interruptible).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	exiting.Store(true)
+	return Run(args, stdin, stdout, stderr)
+}
+
 // run is Run with a hook that wraps the workspace filesystem, so tests can inject faults
 // into the writes inside the workspace.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afero.Fs) afero.Fs) int {
@@ -68,15 +75,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, wrap func(afe
 		}
 		prefault.Heap(heapFor(payload))
 	}
-	if !cfg.check {
-		// A command that writes sums what it writes, or reads back: the checksum's table
-		// is made beside the recovery check and the parse, not in their way.
-		crc32c.Prepare()
-	}
 	// Signals are caught from here on: until now one ends the run at once, with nothing
 	// written; from here it ends the wait for the lock, the recovery or the commit.
 	ctx, stop := interruptible()
 	defer stop()
+	if !cfg.check {
+		// A command that writes sums what it writes, or reads back: the checksum's table
+		// is made beside the recovery check and the parse, not in their way. Its goroutine
+		// starts once the signals are caught: catching them is a round trip with a thread
+		// of the runtime's own, which waited twice as long when that goroutine's new
+		// thread was starting beside it.
+		crc32c.Prepare()
+	}
 	root, err := workspaceRoot(cfg.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "applypatch: -C %s: %v\n", cfg.dir, err)
