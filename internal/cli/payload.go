@@ -143,15 +143,19 @@ func overLimit(n, limit int) error {
 // payload spelt otherwise only makes smaller.
 func heapFor(payload string) int {
 	n := 2 * len(payload)
-	for rest := payload; ; {
-		i := strings.Index(rest, "\n*** ")
+	for at := 0; ; {
+		// "*** " is found from its first byte, which few lines hold, and the line feed
+		// before it checked: looked for with the line feed first, every line is a candidate.
+		i := strings.Index(payload[at:], "*** ")
 		if i < 0 {
 			return n
 		}
-		rest = rest[i+len("\n*** "):]
-		if strings.HasPrefix(rest, "Add File:") {
+		at += i + len("*** ")
+		switch {
+		case at == len("*** ") || payload[at-len("\n*** ")] != '\n':
+		case strings.HasPrefix(payload[at:], "Add File:"):
 			n += prefault.HeapPerFile / 2
-		} else {
+		default:
 			n += prefault.HeapPerFile
 		}
 	}
