@@ -11,12 +11,22 @@ import (
 )
 
 // updateMarker reads a marker inside an Update body: trailing whitespace is tolerated,
-// leading is not, so an indented marker stays a context line.
+// leading is not, so an indented marker stays a context line. It is asked of every line
+// of a body up to three times (see hunksAhead and linesAhead), so a line that cannot be
+// a marker is told by its first byte, and a marker's blanks are trimmed without the set
+// strings.TrimRight makes of its cutset at each call.
 func updateMarker(text string) string {
-	if strings.HasPrefix(text, "*** ") || strings.HasPrefix(text, "@@") {
-		return strings.TrimRight(text, " \t")
+	if text == "" || (text[0] != '*' && text[0] != '@') {
+		return ""
 	}
-	return ""
+	if !strings.HasPrefix(text, "*** ") && !strings.HasPrefix(text, "@@") {
+		return ""
+	}
+	end := len(text)
+	for end > 0 && (text[end-1] == ' ' || text[end-1] == '\t') {
+		end--
+	}
+	return text[:end]
 }
 
 // updateBody reads an Update: an optional Move, then hunks.
