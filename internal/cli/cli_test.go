@@ -12,9 +12,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/applypatch/applypatch"
 	"github.com/applypatch/applypatch/fs/faultfs"
+	"github.com/applypatch/applypatch/internal/prefault"
 	"github.com/applypatch/applypatch/internal/reviewscript"
 	"github.com/spf13/afero"
 )
@@ -273,10 +275,13 @@ func TestReadPayloadStreamHeldTwiceAtMost(t *testing.T) {
 	}
 }
 
-// TestReadPayloadFileHeldOnce: PERF4. A payload in a regular file (standard input
-// redirected from one, or a PAYLOAD_FILE) is read into one buffer of its size, which
-// becomes the payload without a copy; a file over the limit is refused.
+// TestReadPayloadFileHeldOnce: PERF4, PERF5. A payload in a regular file (standard
+// input redirected from one, or a PAYLOAD_FILE) is read into one buffer of its size,
+// which becomes the payload without a copy; in the command's process, a buffer of 2 MB
+// or more starts on a huge page's boundary (the room before it is allocated, never
+// touched). A file over the limit is refused.
 func TestReadPayloadFileHeldOnce(t *testing.T) {
+	prefault.OneShot() // as Run declares
 	const size = 2 << 20
 	name := filepath.Join(t.TempDir(), "payload")
 	want := "*** Begin Patch\n" + strings.Repeat("x", size-32) + "\n*** End Patch\n"
@@ -300,8 +305,11 @@ func TestReadPayloadFileHeldOnce(t *testing.T) {
 	if err != nil || got != want {
 		t.Fatalf("read %d bytes (%v), want the file's %d", len(got), err, len(want))
 	}
-	if allocated > uint64(len(want))+16<<10 {
-		t.Errorf("reading a %d-byte payload file allocated %d bytes, want its size once", len(want), allocated)
+	if room := uint64(2 << 20); allocated > uint64(len(want))+room+16<<10 {
+		t.Errorf("reading a %d-byte payload file allocated %d bytes, want its size once and the room before a boundary", len(want), allocated)
+	}
+	if at := uintptr(unsafe.Pointer(unsafe.StringData(got))); runtime.GOOS == "linux" && at%(2<<20) != 0 {
+		t.Errorf("a %d-byte payload starts at %#x, not on a huge page's boundary", len(want), at)
 	}
 	if _, _, err := read(1 << 20); !errors.As(err, new(*applypatch.ParseError)) {
 		t.Errorf("a file over the limit: error %v, want a *ParseError", err)

@@ -72,10 +72,10 @@ func readLimited(r io.Reader, limit int) (string, error) {
 // readSized reads a regular file of the measured size into one buffer, in reads as
 // large as what is left, and returns it as a string without copying it: the buffer is
 // this function's alone and is never written again. A file that grew since it was
-// measured is read on, up to one byte past limit.
+// measured is read on, up to one byte past limit. The buffer is made resident before
+// the read, on a huge page's boundary when it is that large (see prefault.Bytes).
 func readSized(r io.Reader, size, limit int) (string, error) {
-	b := make([]byte, 0, size+1) // one byte more: the read that finds the end
-	prefault.Write(b[:cap(b)])
+	b := prefault.Bytes(size + 1) // one byte more: the read that finds the end
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
