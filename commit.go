@@ -144,7 +144,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		pr.dropRevertNote()
 		return withRecovery(errorResult(err), rec), err
 	}
-	if h != nil {
+	if h != nil && !sweepBeside(plan) {
 		h.sweepStart() // a commit of few steps sweeps now, beside its entry
 	}
 	res := withRecovery(ahead.take(pr), rec)

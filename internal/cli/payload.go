@@ -144,15 +144,17 @@ func overLimit(n, limit int) error {
 func heapFor(payload string) int {
 	n := 2 * len(payload)
 	for at := 0; ; {
-		// "*** " is found from its first byte, which few lines hold, and the line feed
-		// before it checked: looked for with the line feed first, every line is a candidate.
+		// "*** " is found from its first byte, which few lines hold, and then the line
+		// feed before it checked: looked for with the line feed first, every line is a
+		// candidate.
 		i := strings.Index(payload[at:], "*** ")
 		if i < 0 {
 			return n
 		}
-		at += i + len("*** ")
+		start := at + i
+		at = start + len("*** ")
 		switch {
-		case at == len("*** ") || payload[at-len("\n*** ")] != '\n':
+		case start == 0 || payload[start-1] != '\n': // not a header after the first line
 		case strings.HasPrefix(payload[at:], "Add File:"):
 			n += prefault.HeapPerFile / 2
 		default:
