@@ -3,58 +3,96 @@ package lines
 import (
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/applypatch/applypatch/internal/prefault"
 )
 
-// halvesMin is the smallest content split in two halves on two goroutines: below it
-// the goroutine and the merge cost more than half of the pass saves.
-const halvesMin = 1 << 20
+// sharedMin is the smallest content split on two goroutines: below it the goroutine and
+// the merge cost more than half of the pass saves. pieces is how many pieces such a
+// content is cut into, so that neither goroutine waits for the other longer than about
+// a piece's work.
+const (
+	sharedMin = 1 << 20
+	pieces    = 16
+)
 
 // splitLF is SplitIndexed for content without a CR, the common case. Most lines of a
 // large file are none of the keys: the filter turns them away here, without a call. A
-// large content is split and indexed in two halves at once where two processors run,
-// each half into its own part of the offsets; the keys are only read.
+// large content is split and indexed on two goroutines where two processors run (see
+// splitShared).
 func splitLF(s string, keys *Set, occ [][]int32) *Text {
-	cut := halfway(s)
-	if cut == 0 {
-		t := &Text{s: s, ends: make([]int32, lineCountLF(s)), Style: EOLLF}
-		prefault.Slice(t.ends)
-		fillLF(s, 0, t.ends, keys, occ, nil)
-		return t
+	if len(s) >= sharedMin && runtime.GOMAXPROCS(0) >= 2 {
+		if cuts := cutLF(s, pieces); len(cuts) > 1 {
+			return splitShared(s, cuts, keys, occ)
+		}
 	}
-	head, tail := s[:cut], s[cut:]
-	counted := make(chan int)
-	go func() { counted <- lineCountLF(tail) }()
-	nh := lineCountLF(head)
-	t := &Text{s: s, ends: make([]int32, nh+<-counted), Style: EOLLF}
+	t := &Text{s: s, ends: make([]int32, lineCountLF(s)), Style: EOLLF}
 	prefault.Slice(t.ends)
-	var later []hit // the tail's keys, numbered from its first line
-	done := make(chan struct{})
-	go func() {
-		fillLF(tail, int32(cut), t.ends[nh:], keys, nil, &later)
-		close(done)
-	}()
-	fillLF(head, 0, t.ends[:nh], keys, occ, nil)
-	<-done
-	for _, h := range later {
-		occ[h.key] = append(occ[h.key], int32(nh)+h.line)
-	}
+	fillLF(s, 0, t.ends, keys, occ, nil)
 	return t
 }
 
-// halfway is where a content is split in two for splitLF: just past the first LF at or
-// after its middle, or 0 when it is split in one pass (small, one processor, or no LF
-// to cut at).
-func halfway(s string) int {
-	if len(s) < halvesMin || runtime.GOMAXPROCS(0) < 2 {
-		return 0
+// cutLF cuts s into at most n pieces of about equal length, each but the last ending
+// just past a LF, and returns where each piece ends: strictly increasing, the last
+// len(s). A piece is never empty, and a content with no LF to cut at is one piece.
+func cutLF(s string, n int) []int {
+	cuts := make([]int, 0, n)
+	for i := 1; i < n; i++ {
+		from := len(s) * i / n
+		if k := len(cuts); k > 0 {
+			from = max(from, cuts[k-1])
+		}
+		j := strings.IndexByte(s[from:], '\n')
+		if j < 0 {
+			break
+		}
+		if end := from + j + 1; end < len(s) {
+			cuts = append(cuts, end)
+		}
 	}
-	i := strings.IndexByte(s[len(s)/2:], '\n')
-	if i < 0 || len(s)/2+i+1 == len(s) {
-		return 0
+	return append(cuts, len(s))
+}
+
+// splitShared is splitLF for a content cut into pieces (cuts, from cutLF): the lines
+// of each piece are counted first, so that each piece has its own part of the offsets,
+// and then the caller's goroutine and one more take the pieces in turn, whichever is
+// free taking the next. A goroutine that starts late (a parked thread can take a tenth
+// of a millisecond or more to run again) or runs slower takes fewer pieces, where with
+// two fixed halves the other waited for it. The keys are only read; each piece's hits
+// are kept apart and appended in piece order, so every key's positions stay in file
+// order.
+func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
+	first := make([]int, len(cuts)+1) // the number of each piece's first line
+	start := 0
+	for i, end := range cuts {
+		first[i+1] = first[i] + lineCountLF(s[start:end])
+		start = end
 	}
-	return len(s)/2 + i + 1
+	t := &Text{s: s, ends: make([]int32, first[len(cuts)]), Style: EOLLF}
+	hits := make([][]hit, len(cuts)) // by piece, numbered from its first line
+	var next atomic.Int32
+	take := func() {
+		for i := int(next.Add(1)) - 1; i < len(cuts); i = int(next.Add(1)) - 1 {
+			start := 0
+			if i > 0 {
+				start = cuts[i-1]
+			}
+			fillLF(s[start:cuts[i]], int32(start), t.ends[first[i]:first[i+1]], keys, nil, &hits[i])
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Go(take)
+	prefault.Slice(t.ends) // while the other goroutine wakes; the pages it reaches first it faults itself
+	take()
+	wg.Wait()
+	for i, hs := range hits {
+		for _, h := range hs {
+			occ[h.key] = append(occ[h.key], int32(first[i])+h.line)
+		}
+	}
+	return t
 }
 
 // lineCountLF is the number of lines of content without a CR: one a LF, and one more

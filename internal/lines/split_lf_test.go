@@ -11,21 +11,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestSplitHalvesAsOnePass: a content large enough to be split and indexed in two halves
-// at once gives the lines, the offsets and the key occurrences, in order, of one pass
-// over it, wherever its middle falls and whether or not it ends with a newline, and joins
-// back to the content byte for byte (T2, PERF5).
-func TestSplitHalvesAsOnePass(t *testing.T) {
+// TestSplitSharedAsOnePass: a content large enough to be split and indexed on two
+// goroutines gives the lines, the offsets and the key occurrences, in order, of one
+// pass over it, wherever its pieces meet and whether or not it ends with a newline, and
+// joins back to the content byte for byte (T2, PERF5).
+func TestSplitSharedAsOnePass(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 6 {
 		var b strings.Builder
-		for b.Len() < halvesMin+rng.IntN(4096) {
+		for b.Len() < sharedMin+rng.IntN(4096) {
 			switch rng.IntN(4) {
 			case 0:
-				b.WriteString("\n") // blank lines, runs of them where the middle may fall
+				b.WriteString("\n") // blank lines, runs of them where a piece may end
 			default:
 				fmt.Fprintf(&b, "line %d\n", rng.IntN(300))
 			}
@@ -34,54 +34,91 @@ func TestSplitHalvesAsOnePass(t *testing.T) {
 		if round%2 == 1 {
 			s += "last line without a newline"
 		}
-		keys := NewSet(8)
-		for _, k := range []string{"line 7", "", "line 299", "last line without a newline"} {
-			keys.Add(k)
+		if cuts := cutLF(s, pieces); len(cuts) != pieces {
+			t.Fatalf("round %d: a %d-byte content was cut into %d pieces, want %d", round, len(s), len(cuts), pieces)
 		}
+		keys := testKeys()
 		occ := make([][]int32, keys.Len())
-		if halfway(s) == 0 {
-			t.Fatalf("round %d: a %d-byte content was not split in halves", round, len(s))
-		}
-		got := SplitIndexed(s, keys, occ)
-
-		want := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-		wantOcc := make([][]int32, keys.Len())
-		for i, l := range want {
-			if k := keys.Find(l); k >= 0 {
-				wantOcc[k] = append(wantOcc[k], int32(i))
-			}
-		}
-		if lines := got.Strings(); !slices.Equal(want, lines) {
-			t.Fatalf("round %d: %d lines in halves, %d in one pass (first difference at line %d)", round, len(lines), len(want), firstDifference(want, lines))
-		}
-		if got.Join() != s {
-			t.Fatalf("round %d: the lines do not join back to the content", round)
-		}
-		if diff := cmp.Diff(wantOcc, occ); diff != "" {
-			t.Fatalf("round %d: key occurrences (-one pass +halves):\n%s", round, diff)
-		}
+		checkOnePass(t, fmt.Sprintf("round %d", round), s, keys, SplitIndexed(s, keys, occ), occ)
 	}
 }
 
-// TestHalfwayCutsAfterALineFeed: the halves meet just past a LF, never inside a line, and
-// a content with no LF past its middle is taken in one pass.
-func TestHalfwayCutsAfterALineFeed(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+// FuzzSplitShared: a content cut into any number of pieces, indexed by two goroutines
+// taking them in turn, gives what one pass gives (T2, PERF5).
+func FuzzSplitShared(f *testing.F) {
+	for _, s := range []string{"", "\n", "a", "line 7\n\nline 7\nx", "\n\n\n\n", "line 299\nline 7\n"} {
+		f.Add(s, uint8(3))
 	}
-	long := strings.Repeat("x", halvesMin)
+	f.Fuzz(func(t *testing.T, s string, n uint8) {
+		if strings.Contains(s, "\r") {
+			t.Skip("splitLF is for content without a CR")
+		}
+		keys := testKeys()
+		occ := make([][]int32, keys.Len())
+		cuts := cutLF(s, int(n%24)+1)
+		checkOnePass(t, fmt.Sprintf("%d pieces", len(cuts)), s, keys, splitShared(s, cuts, keys, occ), occ)
+	})
+}
+
+// testKeys are the keys the split tests look up: lines the random contents hold, the
+// empty line, and a last line without a newline.
+func testKeys() *Set {
+	keys := NewSet(8)
+	for _, k := range []string{"line 7", "", "line 299", "last line without a newline"} {
+		keys.Add(k)
+	}
+	return keys
+}
+
+// checkOnePass fails unless got and occ are what one pass over s finds.
+func checkOnePass(t *testing.T, what, s string, keys *Set, got *Text, occ [][]int32) {
+	t.Helper()
+	want := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if s == "" {
+		want = nil
+	}
+	wantOcc := make([][]int32, keys.Len())
+	for i, l := range want {
+		if k := keys.Find(l); k >= 0 {
+			wantOcc[k] = append(wantOcc[k], int32(i))
+		}
+	}
+	if lines := got.Strings(); !slices.Equal(want, lines) {
+		t.Fatalf("%s: %d lines, %d in one pass (first difference at line %d)", what, len(lines), len(want), firstDifference(want, lines))
+	}
+	if got.Join() != s {
+		t.Fatalf("%s: the lines do not join back to the content", what)
+	}
+	if diff := cmp.Diff(wantOcc, occ); diff != "" {
+		t.Fatalf("%s: key occurrences (-one pass +shared):\n%s", what, diff)
+	}
+}
+
+// TestCutLFAfterALineFeed: every piece but the last ends just past a LF, no piece is
+// empty, and a content with no LF to cut at is one piece.
+func TestCutLFAfterALineFeed(t *testing.T) {
+	long := strings.Repeat("x", 64)
 	for _, tc := range []struct {
 		name string
 		s    string
-		want int
+		n    int
+		want []int
 	}{
-		{"small", "a\nb\n", 0},
-		{"one long line", long, 0},
-		{"only LF is the last byte", long + "\n", 0},
-		{"LF past the middle", long + "\nrest", len(long) + 1},
+		{"empty", "", 4, []int{0}},
+		{"one long line", long, 4, []int{64}},
+		{"only LF is the last byte", long + "\n", 4, []int{65}},
+		{"one LF past the middle", long + "\nrest", 4, []int{65, 69}},
+		{"short lines", "a\nb\nc\nd\n", 4, []int{4, 6, 8}},
+		{"one piece asked for", "a\nb\n", 1, []int{4}},
 	} {
-		if got := halfway(tc.s); got != tc.want {
-			t.Errorf("%s: halfway = %d, want %d", tc.name, got, tc.want)
+		got := cutLF(tc.s, tc.n)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cutLF = %v, want %v", tc.name, got, tc.want)
+		}
+		for i, end := range got[:len(got)-1] {
+			if tc.s[end-1] != '\n' || (i > 0 && end <= got[i-1]) {
+				t.Errorf("%s: piece %d ends at %d, not just past a LF after the piece before", tc.name, i, end)
+			}
 		}
 	}
 }
