@@ -81,8 +81,14 @@ func TestTypographicFold(t *testing.T) {
 			}
 		})
 	}
-	// Characters outside the table are kept, even look-alikes.
-	for _, s := range []string{"\u2016", "\u2034", "\u2027", "\u200B", "\u00B4", "\u2039"} {
+	for r := range typographicFold {
+		if r < foldLow || r > foldHigh {
+			t.Errorf("U+%04X lies outside foldLow..foldHigh, where fold never looks", r)
+		}
+	}
+	// Characters outside the table are kept, even look-alikes, other non-ASCII text and
+	// bytes that are not UTF-8.
+	for _, s := range []string{"\u2016", "\u2034", "\u2027", "\u200B", "\u00B4", "\u2039", "\u4e2d", "caf\u00e9", "\xff\xfe"} {
 		if got := fold(s); got != s {
 			t.Errorf("fold(%q) = %q; it is not in the table and must be kept", s, got)
 		}
