@@ -34,8 +34,9 @@ var allowedImports = map[string][]string{
 	"internal/eintr":       nil,
 	"internal/dryrun":      nil,
 	"internal/crc32c":      nil,
+	"internal/turns":       nil,
 	// Level 1.
-	"internal/lines":    {"internal/prefault"},
+	"internal/lines":    {"internal/prefault", "internal/turns"},
 	"internal/pathwalk": {"internal/cleanpath", "internal/sysstat"},
 	"internal/splitfs":  {"internal/cleanpath", "internal/noreplace"},
 	// Level 2.
@@ -43,7 +44,7 @@ var allowedImports = map[string][]string{
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
 	"internal/history":   {"internal/crc32c", "internal/eintr", "internal/fserr"},
 	"internal/overlap":   {"internal/splitfs"},
-	"internal/match":     {"internal/diff", "internal/lines", "internal/show"},
+	"internal/match":     {"internal/diff", "internal/lines", "internal/show", "internal/turns"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/crc32c", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",
 		"internal/splitfs", "internal/sysstat", "internal/wslock"},

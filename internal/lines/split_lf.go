@@ -3,10 +3,9 @@ package lines
 import (
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/applypatch/applypatch/internal/prefault"
+	"github.com/applypatch/applypatch/internal/turns"
 )
 
 // sharedMin is the smallest content split on two goroutines: below it the goroutine and
@@ -57,10 +56,9 @@ func cutLF(s string, n int) []int {
 
 // splitShared is splitLF for a content cut into pieces (cuts, from cutLF): the lines
 // of each piece are counted first, so that each piece has its own part of the offsets,
-// and then the caller's goroutine and one more take the pieces in turn, whichever is
-// free taking the next. A goroutine that starts late (a parked thread can take a tenth
-// of a millisecond or more to run again) or runs slower takes fewer pieces, where with
-// two fixed halves the other waited for it. The keys are only read; each piece's hits
+// and then the calling goroutine and one more take the pieces in turn (see
+// turns.Take), the first piece of work being to make the offsets resident, which the
+// caller does while the other goroutine wakes. The keys are only read; each piece's hits
 // are kept apart and appended in piece order, so every key's positions stay in file
 // order.
 func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
@@ -72,21 +70,18 @@ func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 	}
 	t := &Text{s: s, ends: make([]int32, first[len(cuts)]), Style: EOLLF}
 	hits := make([][]hit, len(cuts)) // by piece, numbered from its first line
-	var next atomic.Int32
-	take := func() {
-		for i := int(next.Add(1)) - 1; i < len(cuts); i = int(next.Add(1)) - 1 {
-			start := 0
-			if i > 0 {
-				start = cuts[i-1]
-			}
-			fillLF(s[start:cuts[i]], int32(start), t.ends[first[i]:first[i+1]], keys, nil, &hits[i])
+	turns.Take(len(cuts)+1, func(i int) {
+		if i == 0 {
+			prefault.Slice(t.ends) // the pages a piece reaches first, its goroutine faults itself
+			return
 		}
-	}
-	var wg sync.WaitGroup
-	wg.Go(take)
-	prefault.Slice(t.ends) // while the other goroutine wakes; the pages it reaches first it faults itself
-	take()
-	wg.Wait()
+		i--
+		start := 0
+		if i > 0 {
+			start = cuts[i-1]
+		}
+		fillLF(s[start:cuts[i]], int32(start), t.ends[first[i]:first[i+1]], keys, nil, &hits[i])
+	})
 	for i, hs := range hits {
 		for _, h := range hs {
 			occ[h.key] = append(occ[h.key], int32(first[i])+h.line)
