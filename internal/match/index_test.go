@@ -1,11 +1,14 @@
 package match
 
 import (
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // indexFor indexes file (lines joined by LF) for hunks whose old lines are olds and
@@ -165,6 +168,37 @@ func TestWithPrefixLongAnchors(t *testing.T) {
 	} {
 		if diff := cmp.Diff(want, lv.withPrefix(prefix)); diff != "" {
 			t.Errorf("withPrefix(%q) (-want +got):\n%s", prefix, diff)
+		}
+	}
+}
+
+// TestSeeSharedAsOnePass: a pass's index built on two goroutines, in pieces taken in
+// turn, finds every wanted line at the positions, in file order, of one pass over the
+// file, at the exact and the loosest pass, for texts of fewer lines than pieces and of
+// many (M1, PERF5).
+func TestSeeSharedAsOnePass(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	variants := []string{"}", "", "  x := 1", "\tx := 1 ", "// \u201cquoted\u201d \u2014 dash", `// "quoted" - dash`, "\u00a0y\u2026", " y..."}
+	for _, n := range []int{0, 1, 5, 15, 16, 17, 500, sharedLines + 3} {
+		var b strings.Builder
+		for range n {
+			b.WriteString(variants[rng.IntN(len(variants))])
+			b.WriteString("\n")
+		}
+		x := indexFor(b.String(), [][]string{variants[:3], variants[3:6], variants[6:]})
+		for _, p := range []Pass{Exact, Punctuation} {
+			one := newLevel(x, p)
+			for i := range x.t.Count() {
+				one.see(i, x.t.Line(i))
+			}
+			shared := newLevel(x, p)
+			shared.seeShared(x.t.Count())
+			if diff := cmp.Diff(one.occ, shared.occ, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%d lines, %v: positions (-one pass +shared):\n%s", n, p, diff)
+			}
 		}
 	}
 }
