@@ -59,8 +59,8 @@ func cutLF(s string, n int) []int {
 // and then the calling goroutine and one more take the pieces in turn (see
 // turns.Take), the first piece of work being to make the offsets resident, which the
 // caller does while the other goroutine wakes. The keys are only read; each piece's hits
-// are kept apart and appended in piece order, so every key's positions stay in file
-// order.
+// are kept apart and appended in piece order (appendHits), so every key's positions stay
+// in file order.
 func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 	first := make([]int, len(cuts)+1) // the number of each piece's first line
 	start := 0
@@ -69,7 +69,7 @@ func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 		start = end
 	}
 	t := &Text{s: s, ends: make([]int32, first[len(cuts)]), Style: EOLLF}
-	hits := make([][]hit, len(cuts)) // by piece, numbered from its first line
+	hits := piecesOf(len(cuts), len(occ)) // by piece, numbered from its first line
 	turns.Take(len(cuts)+1, func(i int) {
 		if i == 0 {
 			prefault.Slice(t.ends) // the pages a piece reaches first, its goroutine faults itself
@@ -83,11 +83,51 @@ func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 		fillLF(s[start:cuts[i]], int32(start), t.ends[first[i]:first[i+1]], keys, nil, &hits[i])
 	})
 	for i, hs := range hits {
-		for _, h := range hs {
-			occ[h.key] = append(occ[h.key], int32(first[i])+h.line)
+		for j := range hs {
+			hs[j].line += int32(first[i])
 		}
 	}
+	appendHits(occ, hits)
 	return t
+}
+
+// piecesOf returns room for the hits of n pieces of a content searched for k keys, in
+// one allocation: most keys a hunk is looked up by occur once, so k hits are shared out
+// among the pieces, with a little more each; a piece that finds more grows its own.
+func piecesOf(n, k int) [][]hit {
+	each := k/n + 8
+	room := make([]hit, n*each)
+	hits := make([][]hit, n)
+	for i := range hits {
+		hits[i] = room[i*each : i*each : (i+1)*each]
+	}
+	return hits
+}
+
+// appendHits appends the hits of pieces, in order, to each key's positions: each key's
+// list, when it has none yet, made at its length from one allocation for all of them.
+func appendHits(occ [][]int32, pieces [][]hit) {
+	count := make([]int32, len(occ))
+	total := 0
+	for _, hs := range pieces {
+		for _, h := range hs {
+			if len(occ[h.key]) == 0 {
+				count[h.key]++
+				total++
+			}
+		}
+	}
+	room := make([]int32, total)
+	for k, c := range count {
+		if c > 0 {
+			occ[k], room = room[:0:c], room[c:]
+		}
+	}
+	for _, hs := range pieces {
+		for _, h := range hs {
+			occ[h.key] = append(occ[h.key], h.line)
+		}
+	}
 }
 
 // lineCountLF is the number of lines of content without a CR: one a LF, and one more
