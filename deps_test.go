@@ -47,10 +47,10 @@ var allowedImports = map[string][]string{
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show", "internal/turns"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/crc32c", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",
-		"internal/splitfs", "internal/sysstat", "internal/wslock"},
+		"internal/splitfs", "internal/sysstat", "internal/turns", "internal/wslock"},
 	// The facade.
 	"": {"internal/cleanpath", "internal/diff", "internal/dryrun", "internal/envelope", "internal/fence", "internal/filestate", "internal/fserr", "internal/history",
-		"internal/lines", "internal/match", "internal/overlap", "internal/prefault", "internal/show", "internal/splitfs", "internal/txn"},
+		"internal/lines", "internal/match", "internal/overlap", "internal/prefault", "internal/show", "internal/splitfs", "internal/turns", "internal/txn"},
 	// Public helpers beside the facade.
 	"fs/rootfs":  {"internal/cleanpath", "internal/eintr", "internal/noreplace", "internal/sysstat", "internal/wslock"},
 	"fs/faultfs": {"internal/splitfs"},

@@ -2,7 +2,7 @@ package applypatch
 
 import (
 	"github.com/applypatch/applypatch/internal/history"
-	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/turns"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -41,7 +41,7 @@ func (h *History) spentStart() (wait func()) {
 	if h.workspace == "" || !history.HasSpent(h.fsys, h.dir) {
 		return func() {}
 	}
-	return overlap.Start(func() { removeSpent(h.fsys, h.dir) })
+	return turns.Start(func() { removeSpent(h.fsys, h.dir) })
 }
 
 // removeSpent is how a commit removes spent journal directories: history.RemoveSpent,

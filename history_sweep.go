@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/history"
-	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/turns"
 	"github.com/applypatch/applypatch/internal/txn"
 )
 
@@ -41,7 +41,7 @@ func (h *History) sweepStart() (wait func()) {
 	h.sweep.Do(func() {
 		h.swept = func() {}
 		if h.workspace != "" {
-			h.swept = overlap.Start(func() { sweepAll(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now()) })
+			h.swept = turns.Start(func() { sweepAll(filepath.Dir(h.dir), filepath.Base(h.dir), time.Now()) })
 		}
 	})
 	return h.swept

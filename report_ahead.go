@@ -1,6 +1,9 @@
 package applypatch
 
-import "github.com/applypatch/applypatch/internal/overlap"
+import (
+	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/turns"
+)
 
 // resultAheadMin is the fewest lines (an applied change's or hunk's) a commit's result
 // reports for it to be built beside the commit: below it the goroutine costs more than
@@ -25,7 +28,7 @@ type resultAhead struct {
 func (pr *Proposal) resultAhead() *resultAhead {
 	ra := &resultAhead{wait: func() {}}
 	if applied, _ := pr.tally(); applied >= resultAheadMin && overlap.SecondProcessor() && pr.opts.Encoding == nil {
-		ra.wait = overlap.Start(func() { ra.res = pr.result() })
+		ra.wait = turns.Start(func() { ra.res = pr.result() })
 	}
 	return ra
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/applypatch/applypatch/internal/history"
 	"github.com/applypatch/applypatch/internal/lines"
 	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/turns"
 )
 
 // regionTransition is the Update (or Move) between an edited state and the content its
@@ -250,5 +251,5 @@ func transitions(s *history.Store, e *history.Entry, ts []*fileTransition, store
 		each(ts)
 		return
 	}
-	overlap.Halves(len(ts), func(lo, hi int) { each(ts[lo:hi]) })
+	turns.Halves(len(ts), func(lo, hi int) { each(ts[lo:hi]) })
 }

@@ -8,14 +8,9 @@ import (
 	"github.com/applypatch/applypatch/internal/turns"
 )
 
-// sharedMin is the smallest content split on two goroutines: below it the goroutine and
-// the merge cost more than half of the pass saves. pieces is how many pieces such a
-// content is cut into, so that neither goroutine waits for the other longer than about
-// a piece's work.
-const (
-	sharedMin = 1 << 20
-	pieces    = 16
-)
+// sharedMin is the smallest content split on two goroutines, in turns.Pieces pieces:
+// below it the goroutine and the merge cost more than half of the pass saves.
+const sharedMin = 1 << 20
 
 // splitLF is SplitIndexed for content without a CR, the common case. Most lines of a
 // large file are none of the keys: the filter turns them away here, without a call. A
@@ -23,7 +18,7 @@ const (
 // splitShared).
 func splitLF(s string, keys *Set, occ [][]int32) *Text {
 	if len(s) >= sharedMin && runtime.GOMAXPROCS(0) >= 2 {
-		if cuts := cutLF(s, pieces); len(cuts) > 1 {
+		if cuts := cutLF(s, turns.Pieces); len(cuts) > 1 {
 			return splitShared(s, cuts, keys, occ)
 		}
 	}
@@ -59,7 +54,7 @@ func cutLF(s string, n int) []int {
 // and then the calling goroutine and one more take the pieces in turn (see
 // turns.Take), the first piece of work being to make the offsets resident, which the
 // caller does while the other goroutine wakes. The keys are only read; each piece's hits
-// are kept apart and appended in piece order (appendHits), so every key's positions stay
+// are kept apart and appended in piece order (AppendHits), so every key's positions stay
 // in file order.
 func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 	first := make([]int, len(cuts)+1) // the number of each piece's first line
@@ -84,50 +79,24 @@ func splitShared(s string, cuts []int, keys *Set, occ [][]int32) *Text {
 	})
 	for i, hs := range hits {
 		for j := range hs {
-			hs[j].line += int32(first[i])
+			hs[j].Line += int32(first[i])
 		}
 	}
-	appendHits(occ, hits)
+	AppendHits(occ, hits)
 	return t
 }
 
 // piecesOf returns room for the hits of n pieces of a content searched for k keys, in
 // one allocation: most keys a hunk is looked up by occur once, so k hits are shared out
 // among the pieces, with a little more each; a piece that finds more grows its own.
-func piecesOf(n, k int) [][]hit {
+func piecesOf(n, k int) [][]Hit {
 	each := k/n + 8
-	room := make([]hit, n*each)
-	hits := make([][]hit, n)
+	room := make([]Hit, n*each)
+	hits := make([][]Hit, n)
 	for i := range hits {
 		hits[i] = room[i*each : i*each : (i+1)*each]
 	}
 	return hits
-}
-
-// appendHits appends the hits of pieces, in order, to each key's positions: each key's
-// list, when it has none yet, made at its length from one allocation for all of them.
-func appendHits(occ [][]int32, pieces [][]hit) {
-	count := make([]int32, len(occ))
-	total := 0
-	for _, hs := range pieces {
-		for _, h := range hs {
-			if len(occ[h.key]) == 0 {
-				count[h.key]++
-				total++
-			}
-		}
-	}
-	room := make([]int32, total)
-	for k, c := range count {
-		if c > 0 {
-			occ[k], room = room[:0:c], room[c:]
-		}
-	}
-	for _, hs := range pieces {
-		for _, h := range hs {
-			occ[h.key] = append(occ[h.key], h.line)
-		}
-	}
 }
 
 // lineCountLF is the number of lines of content without a CR: one a LF, and one more
@@ -140,13 +109,10 @@ func lineCountLF(s string) int {
 	return n
 }
 
-// A hit is a line that is a key, found by a pass that cannot append to the shared lists.
-type hit struct{ key, line int32 }
-
 // fillLF sets ends, exactly one per line of s, to each line's end plus base, and looks
 // each line up in keys (when not nil): its number is appended to occ[k], or, with occ
 // nil, to hits.
-func fillLF(s string, base int32, ends []int32, keys *Set, occ [][]int32, hits *[]hit) {
+func fillLF(s string, base int32, ends []int32, keys *Set, occ [][]int32, hits *[]Hit) {
 	off := 0
 	for n := range ends {
 		i := strings.IndexByte(s[off:], '\n')
@@ -158,7 +124,7 @@ func fillLF(s string, base int32, ends []int32, keys *Set, occ [][]int32, hits *
 				if occ != nil {
 					occ[k] = append(occ[k], int32(n))
 				} else {
-					*hits = append(*hits, hit{int32(k), int32(n)})
+					*hits = append(*hits, Hit{Key: int32(k), Line: int32(n)})
 				}
 			}
 		}

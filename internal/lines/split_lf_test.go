@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/applypatch/applypatch/internal/turns"
 )
 
 // TestSplitSharedAsOnePass: a content large enough to be split and indexed on two
@@ -34,8 +36,8 @@ func TestSplitSharedAsOnePass(t *testing.T) {
 		if round%2 == 1 {
 			s += "last line without a newline"
 		}
-		if cuts := cutLF(s, pieces); len(cuts) != pieces {
-			t.Fatalf("round %d: a %d-byte content was cut into %d pieces, want %d", round, len(s), len(cuts), pieces)
+		if cuts := cutLF(s, turns.Pieces); len(cuts) != turns.Pieces {
+			t.Fatalf("round %d: a %d-byte content was cut into %d pieces, want %d", round, len(s), len(cuts), turns.Pieces)
 		}
 		keys := testKeys()
 		occ := make([][]int32, keys.Len())

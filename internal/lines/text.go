@@ -8,6 +8,7 @@ package lines
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/applypatch/applypatch/internal/prefault"
 )
@@ -164,4 +165,21 @@ func SplitIndexed(s string, keys *Set, occ [][]int32) *Text {
 		t.Style = EOLCR // every line ends in a lone CR
 	}
 	return t
+}
+
+// NonASCII returns the index of the first byte of s outside ASCII, or -1. It looks at
+// eight bytes at a time: a line of source is mostly ASCII.
+func NonASCII(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return -1
 }

@@ -114,3 +114,26 @@ func TestDecodeBinary(t *testing.T) {
 		t.Errorf("decode(NUL at byte %d) = %v, want errBinary", BinaryProbe-1, err)
 	}
 }
+
+// TestNonASCII: the first byte outside ASCII is found wherever it falls against the
+// eight bytes looked at at once, and none in ASCII text.
+func TestNonASCII(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{"", -1},
+		{"plain", -1},
+		{"eight by", -1},
+		{"sixteen bytes ok", -1},
+		{"\u00e9", 0},
+		{"seven b\u00e9", 7},
+		{"eight by\u00e9", 8},
+		{"a longer line, then \u201cquotes\u201d", 20},
+		{"\x80", 0},
+	} {
+		if got := NonASCII(tc.s); got != tc.want {
+			t.Errorf("NonASCII(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}

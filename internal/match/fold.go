@@ -1,11 +1,11 @@
 package match
 
 import (
-	"encoding/binary"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/applypatch/applypatch/internal/lines"
 )
 
 // Pass is the rung of the matching ladder that placed a hunk. Each rung
@@ -86,47 +86,39 @@ func (p Pass) Normalize(s string) string { return normalize[p](s) }
 // something to fold are ASCII, and looking each up in the table cost a fuzzy index of
 // 100,000 lines a third of its time.
 func fold(s string) string {
-	i := nextFold(s)
+	i, n, to := nextFold(s)
 	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	for ; i >= 0; i = nextFold(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
+	for ; i >= 0; i, n, to = nextFold(s) {
 		b.WriteString(s[:i])
-		b.WriteString(typographicFold[r])
+		b.WriteString(to)
 		s = s[i+n:]
 	}
 	b.WriteString(s)
 	return b.String()
 }
 
-// nextFold returns the index in s of the first character the fold table folds, or -1.
-// Every such character lies outside ASCII, between foldLow and foldHigh, so the table
-// is asked about no other.
-func nextFold(s string) int {
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && ascii8(s[i:i+8]) {
-			i += 8
-			continue
+// nextFold finds the first character of s the fold table folds: its index, its width
+// and what it folds to; the index is -1 when there is none. Every such character lies
+// outside ASCII, between foldLow and foldHigh, so the table is asked about no other.
+func nextFold(s string) (at, width int, to string) {
+	for at = 0; ; at += width {
+		i := lines.NonASCII(s[at:])
+		if i < 0 {
+			return -1, 0, ""
 		}
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
+		at += i
+		var r rune
+		r, width = utf8.DecodeRuneInString(s[at:])
+		if r >= foldLow && r <= foldHigh {
+			if to, ok := typographicFold[r]; ok {
+				return at, width, to
+			}
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= foldLow && r <= foldHigh && folds(r) {
-			return i
-		}
-		i += n
 	}
-	return -1
-}
-
-// ascii8 reports whether the eight bytes of s are all ASCII.
-func ascii8(s string) bool {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))&0x8080808080808080 == 0
 }
 
 // foldLow and foldHigh bound the characters the fold table folds (a test holds them to
@@ -135,12 +127,6 @@ const (
 	foldLow  = '\u00A0'
 	foldHigh = '\u3000'
 )
-
-// folds reports whether the fold table folds r.
-func folds(r rune) bool {
-	_, ok := typographicFold[r]
-	return ok
-}
 
 // normalized returns the lines normalised for pass p, which the caller must not modify:
 // for the exact pass, the lines themselves.

@@ -90,44 +90,25 @@ func buildLevel(x *lineIndex, p Pass) *level {
 	return lv
 }
 
-// sharedLines is the fewest lines a pass's index is built for on two goroutines, and
-// levelPieces how many pieces they take in turn: a pass that normalises each line
-// (the loosest, whose fold looks for typographic punctuation) spends about 60 ns a
-// line, so 16,384 lines are a millisecond of work.
-const (
-	sharedLines = 1 << 14
-	levelPieces = 16
-)
+// sharedLines is the fewest lines a pass's index is built for on two goroutines: a pass
+// that normalises each line (the loosest, whose fold looks for typographic punctuation)
+// spends about 60 ns a line, so 16,384 lines are a millisecond of work.
+const sharedLines = 1 << 14
 
-// seeShared sees the text's n lines on two goroutines, which take pieces of them in
-// turn (see turns.Take); the wanted lines are only read, each piece's hits are kept
-// apart and appended in piece order, so every wanted line's positions stay in file
-// order, each list made once at its length.
+// seeShared sees the text's n lines on two goroutines, which take turns.Pieces pieces of
+// them in turn (see turns.Take); the wanted lines are only read, and each piece's hits
+// are kept apart and appended in piece order (lines.AppendHits), so every wanted line's
+// positions stay in file order.
 func (lv *level) seeShared(n int) {
-	hits := make([][]int32, levelPieces) // by piece: a wanted line's number, then the line's
-	turns.Take(levelPieces, func(k int) {
-		for i := n * k / levelPieces; i < n*(k+1)/levelPieces; i++ {
+	hits := make([][]lines.Hit, turns.Pieces)
+	turns.Take(turns.Pieces, func(k int) {
+		for i := n * k / turns.Pieces; i < n*(k+1)/turns.Pieces; i++ {
 			if id := lv.lookup(lv.t.Line(i)); id >= 0 {
-				hits[k] = append(hits[k], int32(id), int32(i))
+				hits[k] = append(hits[k], lines.Hit{Key: int32(id), Line: int32(i)})
 			}
 		}
 	})
-	count := make([]int32, len(lv.occ))
-	for _, hs := range hits {
-		for j := 0; j < len(hs); j += 2 {
-			count[hs[j]]++
-		}
-	}
-	for id, c := range count {
-		if c > 0 {
-			lv.occ[id] = make([]int32, 0, c)
-		}
-	}
-	for _, hs := range hits {
-		for j := 0; j < len(hs); j += 2 {
-			lv.occ[hs[j]] = append(lv.occ[hs[j]], hs[j+1])
-		}
-	}
+	lines.AppendHits(lv.occ, hits)
 }
 
 // newLevel makes the index of pass p before any file line is seen: the exact and the

@@ -1,9 +1,9 @@
-// Package turns shares many pieces of independent work between the calling goroutine
-// and one more, which take the pieces in turn: whichever is free takes the next, so
-// neither waits for the other longer than one piece, however late the second starts (a
-// thread the runtime has parked can take a tenth of a millisecond or more to run again)
-// and however uneven the pieces are. Two fixed halves would leave the caller waiting for
-// whatever the other's late start and slower half added.
+// Package turns runs work beside the calling goroutine, on one more: a function on its
+// own (Start), two halves of a range (Halves), or many pieces of independent work that
+// the two goroutines take in turn (Take). A panic on the other goroutine is raised again
+// on the calling one, where the caller can recover from it, never ending the process
+// from a goroutine the caller cannot reach. Whether sharing work pays is the caller's to
+// decide (see package overlap).
 package turns
 
 import (
@@ -11,11 +11,53 @@ import (
 	"sync/atomic"
 )
 
+// Pieces is how many pieces a pass over a large input is cut into for Take: enough that
+// neither goroutine waits for the other longer than about a sixteenth of the pass.
+const Pieces = 16
+
+// Start runs f on a goroutine of its own and returns the function that waits for it to
+// end. A panic in f is raised again by the first wait, on the waiting goroutine, as it
+// would have been had f run there: a caller that recovers from it still can, and the
+// process is not brought down from a goroutine it cannot reach. Later waits, from any
+// goroutine, return once f has ended.
+func Start(f func()) (wait func()) {
+	done := make(chan struct{})
+	var panicked atomic.Pointer[any]
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				panicked.Store(&r)
+			}
+		}()
+		f()
+	}()
+	return func() {
+		<-done
+		if r := panicked.Swap(nil); r != nil {
+			panic(*r)
+		}
+	}
+}
+
+// Halves runs f on [0, n/2) on the calling goroutine and on [n/2, n) on another, and
+// returns once both are done. A panic on the other goroutine is raised again on the
+// calling one (see Start).
+func Halves(n int, f func(lo, hi int)) {
+	wait := Start(func() { f(n/2, n) })
+	f(0, n/2)
+	wait()
+}
+
 // Take runs f(i) once for every i in [0, n), the pieces taken lowest first, on the
-// calling goroutine and, where a second processor can run it, one more; it returns once
-// every call has returned. A panic in f, on either goroutine, stops the pieces not yet
-// taken and is raised again on the calling goroutine once the other has stopped, as it
-// would have been had every piece run there; where both panic, the caller's is raised.
+// calling goroutine and, where a second processor can run it, one more, whichever is
+// free taking the next: neither waits for the other longer than one piece, however late
+// the second starts (a thread the runtime has parked can take a tenth of a millisecond
+// or more to run again) and however uneven the pieces are, where with two fixed halves
+// the caller waited for whatever the other's late start and slower half added. It
+// returns once every call has returned. A panic in f, on either goroutine, stops the
+// pieces not yet taken and is raised again on the calling goroutine once the other has
+// stopped; where both panic, the caller's is raised.
 func Take(n int, f func(i int)) {
 	if n < 2 || runtime.GOMAXPROCS(0) < 2 {
 		for i := range n {
@@ -30,30 +72,27 @@ func Take(n int, f func(i int)) {
 		}
 	}
 	stop := func() { next.Store(int64(n)) }
-	done := make(chan struct{})
-	var panicked *any // the other goroutine's panic, set before done is closed
-	go func() {
-		defer close(done)
+	wait := Start(func() {
 		defer func() {
 			if r := recover(); r != nil {
 				stop()
-				panicked = &r
+				panic(r) // raised again by wait
 			}
 		}()
 		take()
-	}()
+	})
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				stop()
-				<-done
+				func() {
+					defer func() { recover() }() // the other's panic gives way to this one
+					wait()
+				}()
 				panic(r)
 			}
 		}()
 		take()
 	}()
-	<-done
-	if panicked != nil {
-		panic(*panicked)
-	}
+	wait()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/applypatch/applypatch/internal/cleanpath"
 	"github.com/applypatch/applypatch/internal/overlap"
+	"github.com/applypatch/applypatch/internal/turns"
 )
 
 // removeJournalDir removes a journal directory's files, then the directory.
@@ -43,7 +44,7 @@ func removeNames(fsys afero.Fs, dir string, names []string) error {
 		return remove(names)
 	}
 	var head, tail error
-	overlap.Halves(len(names), func(lo, hi int) {
+	turns.Halves(len(names), func(lo, hi int) {
 		if err := remove(names[lo:hi]); lo == 0 {
 			head = err
 		} else {

@@ -1,4 +1,4 @@
-package overlap
+package turns
 
 import (
 	"sync/atomic"
