@@ -119,8 +119,6 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 	if len(plan) == 0 {
 		h = nil // a commit that writes nothing records nothing, and sweeps nothing
 	}
-	draft := pr.draftEntry(h)
-	defer draft.discard() // unless the entry was recorded from it
 	spent, swept := func() {}, func() {}
 	if h != nil {
 		if sweepBeside(plan) {
@@ -150,7 +148,7 @@ func (pr *Proposal) commitLocked(ctx context.Context) (*Result, error) {
 		h.sweepStart() // a commit of few steps sweeps now, beside its entry
 	}
 	res := withRecovery(ahead.take(pr), rec)
-	pr.recordHistory(plan, res, kept, made, id, draft)
+	pr.recordHistory(plan, res, kept, made, id)
 	pr.refreshBuffers(plan, res)
 	return res, nil
 }
@@ -273,7 +271,7 @@ func Apply(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*
 		return errorResult(errNoFs), errNoFs
 	}
 	return applyUnderLock(ctx, fsys, opts, func() (*Proposal, error) {
-		return resolvePayload(ctx, fsys, payload, opts, true)
+		return ResolvePayload(ctx, fsys, payload, opts)
 	})
 }
 
@@ -310,9 +308,6 @@ func applyUnderLock(ctx context.Context, fsys afero.Fs, opts *Options, propose f
 		return withRecovery(errorResult(err), rec), err
 	}
 	pr, err := propose()
-	if pr != nil {
-		defer pr.draft.discard() // a commit that ends before it records
-	}
 	if err == nil && len(pr.outsideDirs()) > 0 {
 		unlock()
 		res, err := Commit(ctx, pr)
@@ -371,4 +366,25 @@ func commitResolved(ctx context.Context, pr *Proposal, err error) (*Result, erro
 	}
 	pr.readLocked = true // read under this lock, with nothing written since
 	return pr.commitLocked(ctx)
+}
+
+// ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size
+// against Options.Limits: the entry for a host that reviews a payload before it
+// commits it, as [Apply] is for one that does not. Nothing is written.
+func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if limit := opts.Limits.withDefaults().Payload; len(payload) > limit {
+		return nil, overLimit("the patch has %s bytes", len(payload), limit, false)
+	}
+	p, err := Parse(payload)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := resolve(ctx, fsys, p, opts, true)
+	if pr != nil {
+		pr.payload = payload
+	}
+	return pr, err
 }

@@ -21,7 +21,7 @@ import (
 // recordHistory runs after a commit is durable: it records the commit in the history the
 // options name or, for an undo or a redo, marks the entry it reverted. It never fails
 // the commit: what went wrong is a note of the result.
-func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string, draft *entryDraft) {
+func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) {
 	if rv := pr.reverts; rv != nil {
 		err := rv.mark(pr.keptBackNames())
 		if err != nil {
@@ -40,7 +40,7 @@ func (pr *Proposal) recordHistory(plan []*txn.Step, res *Result, kept *keptBasel
 	if pr.opts.History == nil || len(plan) == 0 {
 		return // a commit that wrote nothing is no change to undo, and leaves the redo offered
 	}
-	err := pr.writeHistory(plan, res, kept, made, id, draft.take())
+	err := pr.writeHistory(plan, res, kept, made, id)
 	if err == nil {
 		pr.intended(id) // recorded; a change that is not keeps its note, so no undo passes over it
 	}
@@ -190,9 +190,8 @@ func (pr *Proposal) stillReverting() error {
 }
 
 // writeHistory records the commit of plan: every path's baseline and what the commit
-// left, the payload, the time and the tallies; the entry's file is finished from draft
-// where one was begun.
-func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string, draft *history.Draft) error {
+// left, the payload, the time and the tallies.
+func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaselines, made []string, id string) error {
 	s, err := pr.opts.History.writing()
 	if err != nil {
 		return err
@@ -244,9 +243,6 @@ func (pr *Proposal) writeHistory(plan []*txn.Step, res *Result, kept *keptBaseli
 			}
 		}
 		e.Files = append(e.Files, file)
-	}
-	if draft != nil {
-		return draft.Record(e, r.contents)
 	}
 	return s.Record(e, r.contents)
 }

@@ -46,9 +46,6 @@ type Proposal struct {
 	// entry records; reverts is set on an undo's or a redo's proposal.
 	payload string
 	reverts *reverting
-	// draft is the history entry [Apply] began as soon as the payload parsed, for its
-	// commit to finish (see draftEntry).
-	draft *entryDraft
 	// restores are, during Resolve of an undo or a redo, the restoreSpec of each
 	// operation.
 	restores []*restoreSpec

@@ -35,44 +35,6 @@ func resolve(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed
 	return resolveWith(ctx, fsys, p, opts, parsed, nil, nil)
 }
 
-// ResolvePayload is [Parse] then [Resolve] for a payload text, after checking its size
-// against Options.Limits: the entry for a host that reviews a payload before it
-// commits it, as [Apply] is for one that does not. Nothing is written.
-func ResolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options) (*Proposal, error) {
-	return resolvePayload(ctx, fsys, payload, opts, false)
-}
-
-// resolvePayload is ResolvePayload; drafts is set for a proposal committed at once
-// ([Apply]), whose history entry is begun as soon as the payload parses, beside the
-// resolve (see beginDraft).
-func resolvePayload(ctx context.Context, fsys afero.Fs, payload string, opts *Options, drafts bool) (pr *Proposal, err error) {
-	if opts == nil {
-		opts = &Options{}
-	}
-	if limit := opts.Limits.withDefaults().Payload; len(payload) > limit {
-		return nil, overLimit("the patch has %s bytes", len(payload), limit, false)
-	}
-	p, err := Parse(payload)
-	if err != nil {
-		return nil, err
-	}
-	if drafts {
-		draft := beginDraft(opts.History, payload)
-		defer func() { // also when a host's callback panics
-			if pr == nil || err != nil {
-				draft.discard()
-			} else {
-				pr.draft = draft
-			}
-		}()
-	}
-	pr, err = resolve(ctx, fsys, p, opts, true)
-	if pr != nil {
-		pr.payload = payload
-	}
-	return pr, err
-}
-
 // resolveWith is resolve for a patch built in the library, whose operations carry what an
 // undo or a redo restores, or the edit each one makes.
 func resolveWith(ctx context.Context, fsys afero.Fs, p *Patch, opts *Options, parsed bool, restores []*restoreSpec, edits []*Edit) (*Proposal, error) {

@@ -17,7 +17,7 @@ func FuzzEntry(f *testing.F) {
 	e, c := entry("aaaaaaaaaaaa", "one\n", "two\n")
 	var b bytes.Buffer
 	s := Open(afero.NewMemMapFs(), "/h", key, Limits{})
-	writeEntry(&b, e, c, s.mac, -1)
+	writeEntry(&b, e, c, s.mac)
 	raw := b.Bytes()
 	start := bytes.Index(raw, []byte(`{"id"`))
 	end := bytes.LastIndexByte(raw[:len(raw)-1], '\n')

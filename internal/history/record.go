@@ -86,10 +86,7 @@ func (s *Store) Discard(id string, size int64) {
 // number, drops the entries that could be redone (a new commit starts a new line of
 // history), writes the entry file whole (a temporary file renamed into place) and prunes
 // the oldest entries past the limits, never the new one.
-func (s *Store) Record(e *Entry, contents []Content) error { return s.record(e, contents, nil) }
-
-// record is Record, finishing the draft d where it holds the entry's payload.
-func (s *Store) record(e *Entry, contents []Content, d *Draft) error {
+func (s *Store) Record(e *Entry, contents []Content) error {
 	for _, dir := range []string{s.entries(), s.undone()} {
 		if err := EnsureDir(s.fs, dir); err != nil {
 			return fmt.Errorf("the history cannot be created: %w", pathless(err))
@@ -117,7 +114,7 @@ func (s *Store) record(e *Entry, contents []Content, d *Draft) error {
 	}
 	e.PayloadBlob = len(contents)
 	contents = append(contents, text(e.Payload))
-	file, size, err := s.write(e, contents, d)
+	file, size, err := s.write(e, contents)
 	if err != nil {
 		return err
 	}
@@ -131,23 +128,13 @@ func (s *Store) record(e *Entry, contents []Content, d *Draft) error {
 
 // write writes the entry file: the magic line, the contents, the entry's JSON and the
 // trailer, to a temporary file renamed, once complete, to the entry's name with its size.
-// Where the draft d holds the entry's payload, its file is finished instead; where that
-// fails, the entry is written whole as if there were no draft.
-func (s *Store) write(e *Entry, contents []Content, d *Draft) (name string, size int64, err error) {
-	if d.holds(e) {
-		contents[e.PayloadBlob] = drafted{d.blob}
-		if name, size, err = s.finish(e, contents, d); err == nil {
-			return name, size, nil
-		}
-		contents[e.PayloadBlob] = text(e.Payload)
-	}
-	d.Discard()
+func (s *Store) write(e *Entry, contents []Content) (name string, size int64, err error) {
 	tmp := path.Join(s.entries(), fmt.Sprintf("%010d-%s.entry.tmp-%s", e.Seq, e.ID, strconv.FormatInt(time.Now().UnixNano(), 36)))
 	f, err := s.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", 0, fmt.Errorf("the history cannot be written: %w", pathless(err))
 	}
-	size, err = writeEntry(f, e, contents, s.mac, -1)
+	size, err = writeEntry(f, e, contents, s.mac)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -181,25 +168,17 @@ func (c *counter) WriteString(s string) (int, error) {
 	return n, err
 }
 
-// writeEntry writes the entry file's bytes to w and returns how many the file holds. A
-// draft's file already holds the magic line and begun bytes of contents after it, and w
-// writes on after them; begun is -1 for a file written whole.
-func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []byte, begun int64) (int64, error) {
+// writeEntry writes the entry file's bytes to w and returns how many it wrote.
+func writeEntry(w io.Writer, e *Entry, contents []Content, mac func([]byte) []byte) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	off := max(begun, 0)
-	if begun < 0 {
-		if _, err := bw.WriteString(entryMagic); err != nil {
-			return 0, err
-		}
+	if _, err := bw.WriteString(entryMagic); err != nil {
+		return 0, err
 	}
 	e.Blobs = make([]Blob, len(contents))
+	var off int64
 	for i, c := range contents {
-		switch c := c.(type) {
-		case Kept:
-			e.Blobs[i] = Blob{Len: c.Len, CRC: c.CRC, File: c.File}
-			continue
-		case drafted:
-			e.Blobs[i] = c.Blob
+		if k, ok := c.(Kept); ok {
+			e.Blobs[i] = Blob{Len: k.Len, CRC: k.CRC, File: k.File}
 			continue
 		}
 		cw := &counter{w: bw}
