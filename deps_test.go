@@ -43,7 +43,7 @@ var allowedImports = map[string][]string{
 	"internal/fence":     {"internal/cleanpath", "internal/fserr", "internal/pathpattern", "internal/pathwalk", "internal/splitfs", "internal/sysstat"},
 	"internal/filestate": {"internal/fserr", "internal/prefault"},
 	"internal/history":   {"internal/crc32c", "internal/eintr", "internal/fserr"},
-	"internal/overlap":   {"internal/splitfs"},
+	"internal/overlap":   {"internal/splitfs", "internal/turns"},
 	"internal/match":     {"internal/diff", "internal/lines", "internal/show", "internal/turns"},
 	// Level 3: the transaction, which confines recovery through the fence.
 	"internal/txn": {"internal/cleanpath", "internal/crc32c", "internal/fence", "internal/filestate", "internal/fserr", "internal/overlap", "internal/show",

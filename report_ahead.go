@@ -1,9 +1,6 @@
 package applypatch
 
-import (
-	"github.com/applypatch/applypatch/internal/overlap"
-	"github.com/applypatch/applypatch/internal/turns"
-)
+import "github.com/applypatch/applypatch/internal/turns"
 
 // resultAheadMin is the fewest lines (an applied change's or hunk's) a commit's result
 // reports for it to be built beside the commit: below it the goroutine costs more than
@@ -27,7 +24,7 @@ type resultAhead struct {
 // nothing still reads the proposal when its owner may change it.
 func (pr *Proposal) resultAhead() *resultAhead {
 	ra := &resultAhead{wait: func() {}}
-	if applied, _ := pr.tally(); applied >= resultAheadMin && overlap.SecondProcessor() && pr.opts.Encoding == nil {
+	if applied, _ := pr.tally(); applied >= resultAheadMin && turns.SecondProcessor() && pr.opts.Encoding == nil {
 		ra.wait = turns.Start(func() { ra.res = pr.result() })
 	}
 	return ra

@@ -7,7 +7,8 @@ import (
 )
 
 // TestAppendHits: pieces' hits land on their keys in piece order, after any positions a
-// key already holds; a key without hits keeps no list (T2).
+// key already holds; a key without hits keeps no list (M1, PERF5: candidates are found
+// in file order).
 func TestAppendHits(t *testing.T) {
 	occ := [][]int32{{1}, nil, nil, nil}
 	AppendHits(occ, [][]Hit{

@@ -1,7 +1,6 @@
 package lines
 
 import (
-	"runtime"
 	"strings"
 
 	"github.com/applypatch/applypatch/internal/prefault"
@@ -17,7 +16,7 @@ const sharedMin = 1 << 20
 // large content is split and indexed on two goroutines where two processors run (see
 // splitShared).
 func splitLF(s string, keys *Set, occ [][]int32) *Text {
-	if len(s) >= sharedMin && runtime.GOMAXPROCS(0) >= 2 {
+	if len(s) >= sharedMin && turns.SecondProcessor() {
 		if cuts := cutLF(s, turns.Pieces); len(cuts) > 1 {
 			return splitShared(s, cuts, keys, occ)
 		}

@@ -96,7 +96,7 @@ func checkOnePass(t *testing.T, what, s string, keys *Set, got *Text, occ [][]in
 	}
 }
 
-// TestCutLFAfterALineFeed: every piece but the last ends just past a LF, no piece is
+// TestCutLFAfterALineFeed (T2, PERF5): every piece but the last ends just past a LF, no piece is
 // empty, and a content with no LF to cut at is one piece.
 func TestCutLFAfterALineFeed(t *testing.T) {
 	long := strings.Repeat("x", 64)

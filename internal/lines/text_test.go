@@ -115,8 +115,9 @@ func TestDecodeBinary(t *testing.T) {
 	}
 }
 
-// TestNonASCII: the first byte outside ASCII is found wherever it falls against the
-// eight bytes looked at at once, and none in ASCII text.
+// TestNonASCII (M1: the punctuation pass folds only what it finds outside ASCII): the
+// first byte outside ASCII is found wherever it falls against the eight bytes looked at
+// at once, and none in ASCII text.
 func TestNonASCII(t *testing.T) {
 	for _, tc := range []struct {
 		s    string

@@ -80,7 +80,7 @@ func buildLevel(x *lineIndex, p Pass) *level {
 	n := x.t.Count()
 	switch {
 	case lv.wanted == nil:
-	case n < sharedLines:
+	case n < sharedLines || !turns.SecondProcessor():
 		for i := range n {
 			lv.see(i, x.t.Line(i))
 		}
@@ -90,9 +90,10 @@ func buildLevel(x *lineIndex, p Pass) *level {
 	return lv
 }
 
-// sharedLines is the fewest lines a pass's index is built for on two goroutines: a pass
-// that normalises each line (the loosest, whose fold looks for typographic punctuation)
-// spends about 60 ns a line, so 16,384 lines are a millisecond of work.
+// sharedLines is the fewest lines a pass's index is built for on two goroutines, where a
+// second processor runs: a pass that normalises each line (the loosest, whose fold looks
+// for typographic punctuation) spends about 60 ns a line, so 16,384 lines are a
+// millisecond of work.
 const sharedLines = 1 << 14
 
 // seeShared sees the text's n lines on two goroutines, which take turns.Pieces pieces of

@@ -6,11 +6,10 @@
 package overlap
 
 import (
-	"runtime"
-
 	"github.com/spf13/afero"
 
 	"github.com/applypatch/applypatch/internal/splitfs"
+	"github.com/applypatch/applypatch/internal/turns"
 )
 
 // Worth reports whether n pieces of work on fsys are worth a second goroutine: at least
@@ -20,8 +19,4 @@ func Worth(fsys afero.Fs, n, least int) bool { return n >= least && Possible(fsy
 
 // Possible reports whether work on fsys can be shared with a second goroutine at all: a
 // second processor to run it, and a filesystem known to be safe for concurrent use.
-func Possible(fsys afero.Fs) bool { return SecondProcessor() && splitfs.Concurrent(fsys) }
-
-// SecondProcessor reports whether a second goroutine can run beside the caller's: work
-// that touches no filesystem needs nothing more.
-func SecondProcessor() bool { return runtime.GOMAXPROCS(0) >= 2 }
+func Possible(fsys afero.Fs) bool { return turns.SecondProcessor() && splitfs.Concurrent(fsys) }

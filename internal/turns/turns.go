@@ -15,6 +15,11 @@ import (
 // neither goroutine waits for the other longer than about a sixteenth of the pass.
 const Pieces = 16
 
+// SecondProcessor reports whether a second goroutine can run beside the caller's: all
+// that work touching no filesystem needs to be worth sharing (see package overlap for
+// work that does).
+func SecondProcessor() bool { return runtime.GOMAXPROCS(0) >= 2 }
+
 // Start runs f on a goroutine of its own and returns the function that waits for it to
 // end. A panic in f is raised again by the first wait, on the waiting goroutine, as it
 // would have been had f run there: a caller that recovers from it still can, and the
@@ -59,7 +64,7 @@ func Halves(n int, f func(lo, hi int)) {
 // pieces not yet taken and is raised again on the calling goroutine once the other has
 // stopped; where both panic, the caller's is raised.
 func Take(n int, f func(i int)) {
-	if n < 2 || runtime.GOMAXPROCS(0) < 2 {
+	if n < 2 || !SecondProcessor() {
 		for i := range n {
 			f(i)
 		}
