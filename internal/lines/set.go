@@ -1,10 +1,8 @@
 package lines
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
-	"unsafe"
 )
 
 // Set numbers the distinct lines a file is searched for (the hunks' lines,
@@ -15,11 +13,11 @@ import (
 type Set struct {
 	seed maphash.Seed
 	keys []string
-	// filter is a Bloom filter of the keys with two probes from quickHash: it never
-	// turns a key away, and lets few other lines through (a file that defeats the
-	// cheap hash costs a full hash a line, no more).
+	// filter is a Bloom filter of the keys with two probes in one word (see probes): it
+	// never turns a key away, and lets few other lines through (a file that defeats the
+	// cheap mix costs a full hash a line, no more). It has 1<<(64-fshift) words.
 	filter []uint64
-	fmask  uint64
+	fshift uint
 	// slots is an open-addressing table of key numbers plus one (0 is empty), at most
 	// half full; tags holds the top bits of each slot's hash, so a probe compares strings
 	// only when they very likely match.
@@ -28,8 +26,9 @@ type Set struct {
 	smask uint64
 }
 
-// filterBitsPerKey sizes the filter: with two probes, under 1% of other lines pass.
-const filterBitsPerKey = 16
+// filterBitsPerKey sizes the filter: with two probes in one word, under one in a hundred
+// of the other lines pass.
+const filterBitsPerKey = 32
 
 // Len is the number of keys in the set.
 func (ls *Set) Len() int { return len(ls.keys) }
@@ -37,10 +36,10 @@ func (ls *Set) Len() int { return len(ls.keys) }
 // NewSet makes a set with room for n keys.
 func NewSet(n int) *Set {
 	n = max(n, 4)
-	fsize := 1 << bits.Len(uint(n*filterBitsPerKey-1))
+	fbits := max(bits.Len(uint(n*filterBitsPerKey-1)), 6) - 6 // in words
 	ssize := 1 << bits.Len(uint(2*n-1))
 	return &Set{seed: maphash.MakeSeed(), keys: make([]string, 0, n),
-		filter: make([]uint64, fsize/64), fmask: uint64(fsize - 1),
+		filter: make([]uint64, 1<<fbits), fshift: uint(64 - fbits),
 		slots: make([]int32, ssize), tags: make([]uint32, ssize), smask: uint64(ssize - 1)}
 }
 
@@ -57,27 +56,34 @@ func (ls *Set) Add(s string) int {
 	}
 	ls.keys = append(ls.keys, s)
 	ls.slots[i], ls.tags[i] = int32(len(ls.keys)), uint32(h>>32)
-	q := quickHash(s)
-	a, b := q&ls.fmask, (q>>32)&ls.fmask
-	ls.filter[a/64] |= 1 << (a % 64)
-	ls.filter[b/64] |= 1 << (b % 64)
+	x, y := words(s, 0, len(s))
+	w, m := ls.probes(x, y, len(s))
+	ls.filter[w] |= m
 	return len(ls.keys) - 1
 }
 
 // Find returns the number of s, or -1 when it is not in the set.
 func (ls *Set) Find(s string) int {
-	if !ls.MayHold(quickHash(s)) {
+	if x, y := words(s, 0, len(s)); !ls.MayHold(ls.probes(x, y, len(s))) {
 		return -1
 	}
 	return ls.Lookup(s)
 }
 
-// MayHold reports whether the filter lets a line of quickHash q through: false means
-// the line is none of the keys. Small enough to be inlined into a loop over a file's
-// lines, most of which it turns away.
-func (ls *Set) MayHold(q uint64) bool {
-	a, b := q&ls.fmask, (q>>32)&ls.fmask
-	return ls.filter[a/64]&(1<<(a%64)) != 0 && ls.filter[b/64]&(1<<(b%64)) != 0
+// MayHold reports whether the filter lets through a line whose probes are w and m:
+// false means the line is none of the keys. Small enough to be inlined into a loop over
+// a file's lines, most of which it turns away.
+func (ls *Set) MayHold(w, m uint64) bool { return ls.filter[w]&m == m }
+
+// probes are the word of the filter a line of n bytes answers for and the two bits of
+// it, from x and y, its first and last eight bytes (see words): a mix of the three, a
+// sum of products, whose top bits pick the word and bits 36 to 47 the two bits (bits
+// the word's do not include up to 65,536 words). A bit of a product depends on every
+// bit of its factors at or below it, so the word depends on every byte of the line's
+// ends; lines of a file mostly differ in their last bytes.
+func (ls *Set) probes(x, y uint64, n int) (w, m uint64) {
+	h := x*0x9e3779b97f4a7c15 ^ y*0xc2b2ae3d27d4eb4f ^ uint64(n)*0x165667b19e3779f9
+	return h >> ls.fshift, 1<<(h>>42&63) | 1<<(h>>36&63)
 }
 
 // Lookup is [Set.Find] past the filter: the number of s in the table, or -1.
@@ -111,29 +117,4 @@ func (ls *Set) grow() {
 		i, _ := ls.Probe(s, h)
 		ls.slots[i], ls.tags[i] = int32(k+1), uint32(h>>32)
 	}
-}
-
-// quickHash mixes a line's length with its first and last eight bytes: lines of a file
-// mostly differ there, and reading them costs two loads where a hash reads every byte.
-func quickHash(s string) uint64 {
-	n := len(s)
-	var x, y uint64
-	if n >= 8 {
-		x, y = load64(s), load64(s[n-8:])
-	} else {
-		for i := range n {
-			x |= uint64(s[i]) << (8 * i)
-		}
-	}
-	h := x ^ bits.RotateLeft64(y, 29) ^ uint64(n)*0x9e3779b97f4a7c15
-	h ^= h >> 33 // the finaliser of MurmurHash3
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	return h ^ h>>33
-}
-
-// load64 reads the first eight bytes of s, which has at least eight.
-func load64(s string) uint64 {
-	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
 }

@@ -172,7 +172,7 @@ func SplitIndexed(s string, keys *Set, occ [][]int32) *Text {
 func NonASCII(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if load64(s[i:])&0x8080808080808080 != 0 {
+		if word(s, i)&0x8080808080808080 != 0 {
 			break
 		}
 	}
