@@ -99,3 +99,28 @@ func TestMissingLineVerifiesNothing(t *testing.T) {
 		t.Errorf("%d starts verified for a hunk with a line the file lacks", pl.idx.verified)
 	}
 }
+
+// TestUniqueHunkVerifiedOnce: PERF5, M2. A hunk whose lines occur at one start has that
+// start verified once, though the pass and the tie-breaks ask about it several times
+// (the pass for any start below the anchor, then for a second start, then for the one).
+func TestUniqueHunkVerifiedOnce(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "func f%d() {\n\treturn %d\n}\n\n", i, i)
+	}
+	var hunks []testHunk
+	for i := 0; i < 2000; i += 10 {
+		hunks = append(hunks, testHunk{Lines: []testLine{{Context, fmt.Sprintf("func f%d() {", i)},
+			{Remove, fmt.Sprintf("\treturn %d", i)}, {Add, "\treturn 0"}, {Context, "}"}}})
+	}
+	_, pl := Index(b.String(), hunksOf(hunks), "f.go")
+	for i := range hunks {
+		got, merr := pl.Place(&hunks[i])
+		if merr != nil || got.Start != 40*i {
+			t.Fatalf("hunk %d: placed at %d (%+v), want %d", i+1, got.Start, merr, 40*i)
+		}
+	}
+	if pl.idx.verified != len(hunks) {
+		t.Errorf("%d starts verified for %d hunks placed at one start each, want one each", pl.idx.verified, len(hunks))
+	}
+}

@@ -15,6 +15,10 @@ type matchSet struct {
 	off   int
 	only  int  // when not negative, the one start allowed (an End of File hunk)
 	count *int // starts verified, for tests that bound the work
+	// known is the last start verified plus one (0 for none), and held its answer: the
+	// tie-breaks ask about the one start a placed hunk has several times over.
+	known int
+	held  bool
 }
 
 // matches sets ms to the set of starts at which the file holds old at pass p. The caller
@@ -81,13 +85,18 @@ func (x *lineIndex) newSide(lines []string, context []int, p Pass) *matchSet {
 // lineBudget bounds the lines compared to try a hunk with no context line at each start.
 const lineBudget = 1 << 20
 
-// ok reports whether the file holds the set's lines from start s.
+// ok reports whether the file holds the set's lines from start s, verifying each start
+// once of the times it is asked in a row.
 func (ms *matchSet) ok(s int) bool {
-	if ms.only >= 0 && s != ms.only {
+	switch {
+	case ms.only >= 0 && s != ms.only:
 		return false
+	case ms.known == s+1:
+		return ms.held
 	}
 	*ms.count++
-	return ms.lv.matchesAt(ms.want, s)
+	ms.known, ms.held = s+1, ms.lv.matchesAt(ms.want, s)
+	return ms.held
 }
 
 // from returns the index in rare of the first position whose start is at least lo.
