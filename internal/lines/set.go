@@ -64,16 +64,22 @@ func (ls *Set) Add(s string) int {
 
 // Find returns the number of s, or -1 when it is not in the set.
 func (ls *Set) Find(s string) int {
-	if x, y := words(s, 0, len(s)); !ls.MayHold(ls.probes(x, y, len(s))) {
+	if !ls.passes(s, 0, len(s)) {
 		return -1
 	}
 	return ls.Lookup(s)
 }
 
-// MayHold reports whether the filter lets through a line whose probes are w and m:
-// false means the line is none of the keys. Small enough to be inlined into a loop over
-// a file's lines, most of which it turns away.
-func (ls *Set) MayHold(w, m uint64) bool { return ls.filter[w]&m == m }
+// passes reports whether the filter lets the line s[lo:hi] through: false means it is
+// none of the keys. A loop over a file's lines, most of which the filter turns away,
+// writes it out with holds, which is inlined where this is too large to be.
+func (ls *Set) passes(s string, lo, hi int) bool {
+	x, y := words(s, lo, hi)
+	return ls.holds(ls.probes(x, y, hi-lo))
+}
+
+// holds reports whether the filter has both bits m of its word w (see probes).
+func (ls *Set) holds(w, m uint64) bool { return ls.filter[w]&m == m }
 
 // probes are the word of the filter a line of n bytes answers for and the two bits of
 // it, from x and y, its first and last eight bytes (see words): a mix of the three, a

@@ -122,7 +122,7 @@ func fillLF(s string, base int32, ends []int32, keys *Set, occ [][]int32, hits *
 		for found := feedsIn(s, c, min(c+fillChunk, len(s)), ends, n); n < found; n++ {
 			end := int(ends[n])
 			if keys != nil {
-				if x, y := words(s, start, end-1); keys.MayHold(keys.probes(x, y, end-1-start)) {
+				if x, y := words(s, start, end-1); keys.holds(keys.probes(x, y, end-1-start)) { // passes, inlined
 					note(keys, s[start:end-1], n, occ, hits)
 				}
 			}
@@ -131,10 +131,8 @@ func fillLF(s string, base int32, ends []int32, keys *Set, occ [][]int32, hits *
 		}
 	}
 	if n < len(ends) { // a last line without a LF
-		if keys != nil {
-			if x, y := words(s, start, len(s)); keys.MayHold(keys.probes(x, y, len(s)-start)) {
-				note(keys, s[start:], n, occ, hits)
-			}
+		if keys != nil && keys.passes(s, start, len(s)) {
+			note(keys, s[start:], n, occ, hits)
 		}
 		ends[n] = base + int32(len(s))
 	}
